@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install what building and testing tfbuild needs, on Debian 12.
+# Quiet and quick when everything is already there; needs root otherwise.
+set -eu
+
+pkgs="gcc make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
+      libarchive-dev libelf-dev patch python3 python3-venv python3-dev
+      python3-wheel"
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "tfbuild: installing:$missing" >&2
+if [ "$(id -u)" != 0 ]; then
+	echo "tfbuild: not root; install these with apt-get:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,86 @@
+# Shared library for end-to-end tests, in the manner of git's t/test-lib.sh.
+# A test script sources it, then calls expect_success, and ends with
+# test_done. Each script gets its own scratch directory, $TRASH, and runs
+# its test bodies from inside it.
+#
+#   . "$(dirname "$0")/../lib/test-lib.sh"
+#   expect_success 'what it checks' '
+#       tfbuild sha256 file >out &&
+#       compare expect out
+#   '
+#   test_done
+
+set -u
+: "${TFBUILD:?set TFBUILD to the tfbuild binary}"
+: "${TESTS_DIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${SRC_ROOT:=$(dirname "$TESTS_DIR")}"
+PYTHON=${PYTHON:-/usr/bin/python3}
+test_name=$(basename "$0" .sh)
+TRASH="$TESTS_DIR/tmp/$test_name"
+rm -rf "$TRASH"
+mkdir -p "$TRASH"
+cd "$TRASH" || exit 1
+export HOME="$TRASH/home" XDG_CACHE_HOME="$TRASH/home/.cache"
+mkdir -p "$HOME"
+unset TFBUILD_CACHE TFMINI_PLUGINS 2>/dev/null || true
+test_count=0 test_failed=0
+cleanup_cmds=""
+
+tfbuild() { "$TFBUILD" "$@"; }
+
+# Run "$@" at exit (servers, background jobs).
+at_exit() { cleanup_cmds="$1; $cleanup_cmds"; }
+trap 'eval "$cleanup_cmds"' EXIT
+
+expect_success() { # description, body
+	test_count=$((test_count + 1))
+	if (eval "$2") >"$TRASH/.last.log" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' "$TRASH/.last.log"
+	fi
+}
+
+# Skip a test with a reason: counted as neither passed nor failed.
+skip() { echo "ok - # SKIP $1"; }
+
+# compare EXPECTED ACTUAL: like git's test_cmp.
+compare() { diff -u "$1" "$2"; }
+
+# expect_code N cmd...: run cmd, fail unless it exits with N.
+expect_code() {
+	want=$1; shift
+	"$@"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "expected exit code $want, got $got from: $*" >&2
+		return 1
+	fi
+}
+
+# Start the test HTTP server on 127.0.0.1 serving DIR; sets HTTP_URL.
+start_httpd() {
+	dir=$1
+	rm -f "$TRASH/.httpd.port"
+	"$PYTHON" "$TESTS_DIR/lib/httpd.py" --root "$dir" \
+		--port-file "$TRASH/.httpd.port" >"$TRASH/.httpd.log" 2>&1 &
+	httpd_pid=$!
+	at_exit "kill $httpd_pid 2>/dev/null"
+	i=0
+	while [ ! -s "$TRASH/.httpd.port" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "httpd did not start" >&2; return 1; }
+		sleep 0.1
+	done
+	HTTP_URL="http://127.0.0.1:$(cat "$TRASH/.httpd.port")"
+	export HTTP_URL
+}
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+test_done() {
+	echo "# passed $((test_count - test_failed)) failed $test_failed"
+	[ "$test_failed" = 0 ]
+}

@@ -1,0 +1,88 @@
+#include "unit.h"
+
+#include <stdlib.h>
+
+#include "buf.h"
+#include "path.h"
+
+static void test_buf(void)
+{
+	struct tf_buf b = TF_BUF_INIT;
+
+	CHECK(b.buf != NULL && b.buf[0] == '\0');
+	tf_buf_addstr(&b, "abc");
+	tf_buf_addf(&b, "-%d", 42);
+	CHECK_STR(b.buf, "abc-42");
+	CHECK_INT(b.len, 6);
+	tf_buf_reset(&b);
+	CHECK_STR(b.buf, "");
+	tf_buf_release(&b);
+	tf_buf_release(&b);
+	CHECK(b.buf != NULL && b.len == 0);
+}
+
+static void test_buf_cap(void)
+{
+	struct tf_buf b = TF_BUF_INIT;
+
+	b.cap = 4;
+	CHECK_INT(tf_buf_addstr(&b, "abcd"), 0);
+	CHECK_INT(tf_buf_addch(&b, 'e'), -1);
+	CHECK_STR(b.buf, "abcd");
+	tf_buf_release(&b);
+}
+
+static void test_strvec(void)
+{
+	struct tf_strvec sv = TF_STRVEC_INIT;
+	struct tf_buf b = TF_BUF_INIT;
+	int i;
+
+	CHECK(sv.v[0] == NULL);
+	for (i = 0; i < 20; i++)
+		tf_strvec_pushf(&sv, "s%d", i);
+	CHECK_INT(sv.nr, 20);
+	CHECK(sv.v[20] == NULL);
+	tf_strvec_join(&sv, ",", &b);
+	CHECK(!strncmp(b.buf, "s0,s1,s2,", 9));
+	tf_strvec_release(&sv);
+	tf_strvec_release(&sv);
+	CHECK(sv.nr == 0 && sv.v[0] == NULL);
+	tf_buf_release(&b);
+}
+
+static void test_paths(void)
+{
+	static const struct {
+		const char *path;
+		int safe;
+	} cases[] = {
+		{ "a/b", 1 },     { "a/../b", 0 }, { "/etc/passwd", 0 },
+		{ "..", 0 },      { "", 0 },       { "a/..b", 1 },
+		{ "a/b/..", 0 },  { "./a", 1 },    { "a//b", 1 },
+	};
+	struct tf_buf b = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		CHECK_INT(tf_path_is_safe_relative(cases[i].path), cases[i].safe);
+	tf_path_join(&b, "a/", "/b");
+	CHECK_STR(b.buf, "a/b");
+	tf_buf_reset(&b);
+	tf_path_dirname(&b, "x/y/z.yaml");
+	CHECK_STR(b.buf, "x/y");
+	tf_buf_reset(&b);
+	tf_path_dirname(&b, "z.yaml");
+	CHECK_STR(b.buf, ".");
+	CHECK_STR(tf_path_basename("x/y/z.yaml"), "z.yaml");
+	tf_buf_release(&b);
+}
+
+int main(void)
+{
+	test_buf();
+	test_buf_cap();
+	test_strvec();
+	test_paths();
+	return unit_done();
+}

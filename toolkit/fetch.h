@@ -1,0 +1,53 @@
+#ifndef TF_FETCH_H
+#define TF_FETCH_H
+
+/*
+ * Fetch: download sources into a content-addressed cache, verifying
+ * their SHA-256 while the bytes arrive. fetch.c is the only file that
+ * includes libcurl.
+ *
+ * Cache layout: <cache_dir>/sha256/<64 hex digits> holds verified files
+ * only; partial downloads live in <cache_dir>/tmp/ and are renamed into
+ * place only after their digest matched.
+ */
+
+#include "buf.h"
+
+struct tf_fetch_opts {
+	const char *cache_dir;   /* borrowed; created if missing */
+	int offline;             /* 1: never touch the network, cache only */
+	long connect_timeout;    /* seconds to connect, 0 for the default (30) */
+	long low_speed_time;     /* abort if under 1 KiB/s this long (s), 0: 60 */
+	int retries;             /* extra tries per URL on transient errors;
+				    -1 for the default (3) */
+	long retry_delay_ms;     /* first backoff delay, doubled each retry;
+				    0 for the default (500) */
+};
+
+#define TF_FETCH_OPTS_INIT { NULL, 0, 0, 0, -1, 0 }
+
+/*
+ * Make sure the file with digest sha256 (64 lowercase hex) is in the
+ * cache, downloading it from urls[0], then each mirror in turn, until one
+ * gives the right bytes. On success append the cached file's path to
+ * path_out and return 0. On failure return -1 after reporting, for each
+ * URL tried, why it failed (HTTP status, curl error, or "expected X, got
+ * Y" for a checksum mismatch). Supports http, https and file URLs. label
+ * (e.g. "source 'tfmini'") prefixes the messages.
+ */
+int tf_fetch(const struct tf_fetch_opts *o, const char *label,
+	     const char *const *urls, size_t nurls, const char *sha256,
+	     struct tf_buf *path_out);
+
+/*
+ * Stream url (http, https, file) or a local path and compute its SHA-256
+ * without caching it; hex receives 64 lowercase digits. For
+ * `tfbuild sha256`.
+ */
+int tf_fetch_digest(const struct tf_fetch_opts *o, const char *url,
+		    char hex[65]);
+
+/* Append url to out with any user:password@ credentials replaced by "***@". */
+void tf_fetch_redact_url(const char *url, struct tf_buf *out);
+
+#endif

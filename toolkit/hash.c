@@ -1,0 +1,113 @@
+#include "hash.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "log.h"
+
+struct tf_sha256 {
+	EVP_MD_CTX *ctx; /* owned */
+};
+
+struct tf_sha256 *tf_sha256_new(void)
+{
+	struct tf_sha256 *h = malloc(sizeof(*h));
+
+	if (!h || !(h->ctx = EVP_MD_CTX_new()) ||
+	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+		die(TF_EXIT_FAILURE, "cannot start a sha256 digest");
+	return h;
+}
+
+void tf_sha256_update(struct tf_sha256 *h, const void *data, size_t n)
+{
+	if (EVP_DigestUpdate(h->ctx, data, n) != 1)
+		BUG("EVP_DigestUpdate failed");
+}
+
+void tf_sha256_final(struct tf_sha256 *h, unsigned char out[TF_SHA256_LEN])
+{
+	unsigned int len = 0;
+
+	if (EVP_DigestFinal_ex(h->ctx, out, &len) != 1 || len != TF_SHA256_LEN)
+		BUG("EVP_DigestFinal_ex failed");
+	tf_sha256_free(h);
+}
+
+void tf_sha256_free(struct tf_sha256 *h)
+{
+	if (!h)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
+void tf_sha256_hex(const unsigned char md[TF_SHA256_LEN],
+		   char hex[TF_SHA256_HEX_LEN + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < TF_SHA256_LEN; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[TF_SHA256_HEX_LEN] = '\0';
+}
+
+void tf_sha256_b64(const unsigned char md[TF_SHA256_LEN], char out[44])
+{
+	unsigned char tmp[48];
+	int n = EVP_EncodeBlock(tmp, md, TF_SHA256_LEN);
+	int i, j = 0;
+
+	for (i = 0; i < n && tmp[i] != '='; i++)
+		out[j++] = tmp[i] == '+' ? '-' : tmp[i] == '/' ? '_' : (char)tmp[i];
+	out[j] = '\0';
+}
+
+int tf_sha256_is_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == TF_SHA256_HEX_LEN;
+}
+
+int tf_sha256_file(const char *path, unsigned char md[TF_SHA256_LEN],
+		   long long *size)
+{
+	struct tf_sha256 *h;
+	char chunk[65536];
+	long long total = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
+	h = tf_sha256_new();
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error_errno("cannot read '%s'", path);
+			tf_sha256_free(h);
+			close(fd);
+			return -1;
+		}
+		tf_sha256_update(h, chunk, (size_t)n);
+		total += n;
+	}
+	close(fd);
+	tf_sha256_final(h, md);
+	if (size)
+		*size = total;
+	return 0;
+}

@@ -1,0 +1,40 @@
+#ifndef TF_HASH_H
+#define TF_HASH_H
+
+/*
+ * SHA-256, streamed. The only file that includes OpenSSL is hash.c; the
+ * rest of tfbuild sees struct tf_sha256 as an opaque handle.
+ */
+
+#include <stddef.h>
+
+#define TF_SHA256_LEN 32
+#define TF_SHA256_HEX_LEN 64
+
+struct tf_sha256;
+
+/* Start a digest; never returns NULL (aborts on OOM). */
+struct tf_sha256 *tf_sha256_new(void);
+void tf_sha256_update(struct tf_sha256 *h, const void *data, size_t n);
+/* Finish into out[32] and free h. */
+void tf_sha256_final(struct tf_sha256 *h, unsigned char out[TF_SHA256_LEN]);
+/* Free an unfinished digest; accepts NULL. */
+void tf_sha256_free(struct tf_sha256 *h);
+
+/* Lowercase hex of a digest into hex[65] (NUL-terminated). */
+void tf_sha256_hex(const unsigned char md[TF_SHA256_LEN],
+		   char hex[TF_SHA256_HEX_LEN + 1]);
+/* RECORD form: urlsafe base64 without padding, into out[44]. */
+void tf_sha256_b64(const unsigned char md[TF_SHA256_LEN], char out[44]);
+/* 1 if s is exactly 64 lowercase hex digits, else 0. */
+int tf_sha256_is_hex(const char *s);
+
+/*
+ * Digest a file by path, streaming it; the digest goes to md and, if
+ * size is not NULL, the byte count to *size. Returns 0, or -1 after
+ * reporting an error naming the path.
+ */
+int tf_sha256_file(const char *path, unsigned char md[TF_SHA256_LEN],
+		   long long *size);
+
+#endif

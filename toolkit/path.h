@@ -1,0 +1,60 @@
+#ifndef TF_PATH_H
+#define TF_PATH_H
+
+/* File-system helpers. Each reports its own error and returns -1. */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* mkdir -p with mode 0755; 0 if it exists as a directory. */
+int tf_mkdir_p(const char *path);
+/* rm -rf; 0 if the path did not exist. Never follows symlinks. */
+int tf_rm_rf(const char *path);
+/* Append "a/b" to out, without doubling or dropping slashes. */
+void tf_path_join(struct tf_buf *out, const char *a, const char *b);
+/* Make path absolute against the current directory (no symlink resolution). */
+void tf_path_absolute(struct tf_buf *out, const char *path);
+/* The directory part of path ("." when there is none), appended to out. */
+void tf_path_dirname(struct tf_buf *out, const char *path);
+/* The last component of path (borrowed pointer into path). */
+const char *tf_path_basename(const char *path);
+/* 1 if path exists (lstat), else 0. */
+int tf_path_exists(const char *path);
+/* 1 if path is a directory (stat), else 0. */
+int tf_path_is_dir(const char *path);
+
+/*
+ * Create a unique temporary directory "<dir>/.<prefix>.XXXXXX" (so it can
+ * later be renamed within the same file system) and append its path to out.
+ */
+int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out);
+
+/*
+ * Write data to path atomically: a temporary file beside it, fsync, then
+ * rename. With mode 0 the file gets 0644.
+ */
+int tf_write_file_atomic(const char *path, const void *data, size_t len,
+			 mode_t mode);
+/* Read a whole (small) file into out; -1 with an error if it fails. */
+int tf_read_file(const char *path, struct tf_buf *out);
+
+/*
+ * Copy a directory tree src to dst (dst must not exist): regular files,
+ * directories and symlinks (copied as links); modes kept. Skips nothing.
+ */
+int tf_copy_tree(const char *src, const char *dst);
+/* Copy one regular file, streaming, keeping the mode's exec bits. */
+int tf_copy_file(const char *src, const char *dst);
+
+/*
+ * A path is "safe" relative path when it is not absolute, not empty and
+ * has no ".." component. Returns 1 if safe.
+ */
+int tf_path_is_safe_relative(const char *path);
+
+/* Names in a directory, sorted bytewise, without "." and "..". */
+int tf_list_dir(const char *path, struct tf_strvec *names);
+
+#endif

@@ -1,0 +1,31 @@
+#ifndef TF_PYNAME_H
+#define TF_PYNAME_H
+
+/*
+ * Python packaging names and versions: pure functions, no I/O.
+ */
+
+#include "buf.h"
+
+/* PEP 503 normalize ("Foo.Bar_baz" -> "foo-bar-baz"), appended to out. */
+void tf_pyname_normalize(const char *name, struct tf_buf *out);
+/* Wheel filename form: runs of "-_." become "_", lowercase. */
+void tf_pyname_wheel_escape(const char *name, struct tf_buf *out);
+/* 1 if name is a valid distribution name (core metadata "Name"). */
+int tf_pyname_is_valid(const char *name);
+
+/*
+ * Parse a PEP 440 version and append its normalized form to out
+ * ("1.0.0-RC1" -> "1.0.0rc1", "1.0+M1" -> "1.0+m1", "v1.0" -> "1.0").
+ * Returns 0, or -1 if version is not valid PEP 440 (out unchanged; no
+ * message printed: the caller knows where the version came from).
+ */
+int tf_pep440_normalize(const char *version, struct tf_buf *out);
+
+/*
+ * 1 if tag is a valid wheel tag component (python, abi or platform):
+ * non-empty, only [A-Za-z0-9_.] and dots separate compressed alternatives.
+ */
+int tf_wheel_tag_is_valid(const char *tag);
+
+#endif

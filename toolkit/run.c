@@ -1,0 +1,268 @@
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+
+extern char **environ;
+
+void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < argv->nr; i++) {
+		const char *a = argv->v[i];
+
+		if (i)
+			tf_buf_addch(out, ' ');
+		if (*a && !a[strcspn(a, " \t\n'\"\\$`;&|<>()*?[]#~{}")]) {
+			tf_buf_addstr(out, a);
+			continue;
+		}
+		tf_buf_addch(out, '\'');
+		for (; *a; a++) {
+			if (*a == '\'')
+				tf_buf_addstr(out, "'\\''");
+			else
+				tf_buf_addch(out, *a);
+		}
+		tf_buf_addch(out, '\'');
+	}
+}
+
+void tf_run_describe_status(int status, struct tf_buf *out)
+{
+	if (status > 128)
+		tf_buf_addf(out, "killed by signal %d (%s)", status - 128,
+			    strsignal(status - 128));
+	else
+		tf_buf_addf(out, "exit status %d", status);
+}
+
+/* Build the child's environment: ours plus r->env, or r->env alone. */
+static char **child_env(struct tf_run *r, struct tf_strvec *merged)
+{
+	size_t i, j;
+
+	if (r->clean_env)
+		return r->env.v;
+	for (i = 0; environ[i]; i++) {
+		size_t klen = strcspn(environ[i], "=");
+		int overridden = 0;
+
+		for (j = 0; j < r->env.nr && !overridden; j++)
+			overridden = !strncmp(r->env.v[j], environ[i], klen) &&
+				     r->env.v[j][klen] == '=';
+		if (!overridden)
+			tf_strvec_push(merged, environ[i]);
+	}
+	tf_strvec_pushv(merged, (const char *const *)r->env.v);
+	return merged->v;
+}
+
+/* In the child, after fork: never returns. */
+static void exec_child(struct tf_run *r, char **envp, int out_fd)
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		close(null);
+	}
+	if (out_fd >= 0) {
+		dup2(out_fd, 1);
+		dup2(out_fd, 2);
+		if (out_fd > 2)
+			close(out_fd);
+	}
+	if (r->dir && chdir(r->dir) < 0) {
+		dprintf(2, "tfbuild: cannot change to '%s': %s\n", r->dir,
+			strerror(errno));
+		_exit(127);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	execvpe(r->argv.v[0], r->argv.v, envp);
+	dprintf(2, "tfbuild: cannot run '%s': %s\n", r->argv.v[0],
+		strerror(errno));
+	_exit(127);
+}
+
+/*
+ * The tee supervisor: runs the command with its output on a pipe and
+ * copies each line to the log and, prefixed, to stderr. Exits with the
+ * command's status so the parent sees one child either way.
+ */
+static void tee_child(struct tf_run *r, char **envp, int log_fd)
+{
+	struct tf_buf line = TF_BUF_INIT;
+	char chunk[4096];
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds) < 0)
+		_exit(127);
+	pid = fork();
+	if (pid < 0)
+		_exit(127);
+	if (!pid) {
+		close(fds[0]);
+		close(log_fd);
+		exec_child(r, envp, fds[1]);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+		ssize_t i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (write(log_fd, chunk, (size_t)n) < 0)
+			break;
+		for (i = 0; i < n; i++) {
+			tf_buf_addch(&line, chunk[i]);
+			if (chunk[i] == '\n') {
+				dprintf(2, "%s%s", r->tee_prefix, line.buf);
+				tf_buf_reset(&line);
+			}
+		}
+	}
+	if (line.len)
+		dprintf(2, "%s%s\n", r->tee_prefix, line.buf);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		_exit(128 + WTERMSIG(status));
+	_exit(WEXITSTATUS(status));
+}
+
+int tf_run_start(struct tf_run *r)
+{
+	struct tf_strvec merged = TF_STRVEC_INIT;
+	char **envp;
+	int log_fd = -1;
+
+	if (!r->argv.nr)
+		BUG("tf_run_start with an empty argv");
+	if (tf_verbosity >= 2) {
+		struct tf_buf cmd = TF_BUF_INIT;
+
+		tf_run_quote_argv(&r->argv, &cmd);
+		verbose("run: %s%s%s", cmd.buf, r->dir ? " (in " : "",
+			r->dir ? r->dir : "");
+		tf_buf_release(&cmd);
+	}
+	if (r->log_path) {
+		log_fd = open(r->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			      0644);
+		if (log_fd < 0)
+			return error_errno("cannot open log '%s'", r->log_path);
+	}
+	envp = child_env(r, &merged);
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0) {
+		r->pid = 0;
+		if (log_fd >= 0)
+			close(log_fd);
+		tf_strvec_release(&merged);
+		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
+	}
+	if (!r->pid) {
+		if (log_fd >= 0 && r->tee_prefix)
+			tee_child(r, envp, log_fd);
+		exec_child(r, envp, log_fd);
+	}
+	if (log_fd >= 0)
+		close(log_fd);
+	tf_strvec_release(&merged);
+	return 0;
+}
+
+int tf_run_wait(struct tf_run *r)
+{
+	int status;
+
+	if (!r->pid)
+		BUG("tf_run_wait on a child that was not started");
+	while (waitpid(r->pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			r->pid = 0;
+			return error_errno("cannot wait for '%s'", r->argv.v[0]);
+		}
+	}
+	r->pid = 0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int tf_run_sync(struct tf_run *r)
+{
+	if (tf_run_start(r) < 0)
+		return -1;
+	return tf_run_wait(r);
+}
+
+int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
+{
+	struct tf_strvec merged = TF_STRVEC_INIT;
+	char chunk[4096];
+	char **envp;
+	int fds[2];
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return error_errno("cannot create a pipe");
+	envp = child_env(r, &merged);
+	if (tf_verbosity >= 2) {
+		struct tf_buf cmd = TF_BUF_INIT;
+
+		tf_run_quote_argv(&r->argv, &cmd);
+		verbose("run: %s", cmd.buf);
+		tf_buf_release(&cmd);
+	}
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0) {
+		r->pid = 0;
+		close(fds[0]);
+		close(fds[1]);
+		tf_strvec_release(&merged);
+		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
+	}
+	if (!r->pid) {
+		close(fds[0]);
+		exec_child(r, envp, fds[1]);
+	}
+	close(fds[1]);
+	tf_strvec_release(&merged);
+	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (out->len < cap)
+			tf_buf_add(out, chunk,
+				   (size_t)n < cap - out->len ? (size_t)n
+							      : cap - out->len);
+	}
+	close(fds[0]);
+	return tf_run_wait(r);
+}
+
+void tf_run_release(struct tf_run *r)
+{
+	if (!r)
+		return;
+	tf_strvec_release(&r->argv);
+	tf_strvec_release(&r->env);
+}

@@ -1,0 +1,50 @@
+#ifndef TF_RUN_H
+#define TF_RUN_H
+
+/*
+ * Child processes: fork and exec with an explicit argv, environment,
+ * directory and log file. No shell is involved unless argv[0] is one.
+ * With tf_verbosity >= 2 the exact argv is printed before it runs.
+ */
+
+#include <sys/types.h>
+
+#include "buf.h"
+
+struct tf_run {
+	struct tf_strvec argv; /* owned; argv.v[0] is looked up in PATH */
+	struct tf_strvec env;  /* owned; the whole environment if clean_env */
+	int clean_env;         /* 1: env is all the child gets; 0: env adds to ours */
+	const char *dir;       /* borrowed; directory to run in, NULL for ours */
+	const char *log_path;  /* borrowed; stdout+stderr appended here, NULL: ours */
+	const char *tee_prefix; /* borrowed; with log_path, also copy output live
+				   to stderr, each line prefixed (NULL: don't) */
+	pid_t pid;             /* set by tf_run_start; 0 when not running */
+};
+
+#define TF_RUN_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0 }
+
+/* Start the child. Returns 0, or -1 with an error printed. */
+int tf_run_start(struct tf_run *r);
+/*
+ * Wait for a started child. Returns its exit status (0-255), 128 + the
+ * signal number if it was killed, or -1 if waiting failed.
+ */
+int tf_run_wait(struct tf_run *r);
+/* tf_run_start + tf_run_wait. */
+int tf_run_sync(struct tf_run *r);
+/*
+ * Run synchronously, collecting stdout and stderr into out (appended,
+ * at most cap bytes kept: the rest is read and dropped). Returns as
+ * tf_run_wait does.
+ */
+int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap);
+/* Free argv and env; safe twice. */
+void tf_run_release(struct tf_run *r);
+
+/* Describe a status from tf_run_wait: "exit status 2", "signal 11 (...)". */
+void tf_run_describe_status(int status, struct tf_buf *out);
+/* Shell-quote argv into out, for -v and error messages. */
+void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out);
+
+#endif

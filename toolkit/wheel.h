@@ -1,0 +1,57 @@
+#ifndef TF_WHEEL_H
+#define TF_WHEEL_H
+
+/*
+ * Wheel: write a PyPA binary distribution (.whl) with libarchive.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct tf_wheel_file {
+	const char *src; /* borrowed; file on disk (links are followed) */
+	const char *dst; /* borrowed; path inside the wheel, '/'-separated */
+};
+
+struct tf_wheel_entry_point {
+	const char *group; /* borrowed; e.g. "console_scripts" */
+	const char *name;  /* borrowed */
+	const char *value; /* borrowed; "module:attr" */
+};
+
+struct tf_wheel_spec {
+	const char *name;            /* distribution name as written */
+	const char *version;         /* PEP 440, normalized by the writer */
+	const char *python_tag;      /* "py3", "cp38", "py2.py3" */
+	const char *abi_tag;         /* "none", "abi3" */
+	const char *platform_tag;    /* "any", "linux_x86_64", "manylinux_2_17_x86_64" */
+	const char *summary;         /* may be NULL */
+	const char *license;         /* SPDX expression, may be NULL */
+	const char *requires_python; /* may be NULL */
+	const char *home_page;       /* may be NULL */
+	const char *const *requires_dist; /* NULL-terminated, may be NULL */
+	const struct tf_wheel_entry_point *entry_points;
+	size_t nr_entry_points;
+	const struct tf_wheel_file *files;
+	size_t nr_files;
+	long long source_date_epoch; /* entry times; clamped to 1980-01-01 */
+	int compression_level;       /* deflate level 0-9, -1 for default (6) */
+};
+
+/*
+ * Write the wheel into out_dir as <name>-<version>-<tags>.whl: files in
+ * sorted order, .dist-info last with RECORD last, fixed timestamps,
+ * modes 0644 or 0755. METADATA is core metadata 2.4 (License-Expression)
+ * when a license is given. Written to a temporary file in out_dir and
+ * renamed; on failure nothing is left. Refuses duplicate, absolute or
+ * ".." destinations and files that would collide with .dist-info,
+ * naming the file. Appends the wheel's path to path_out.
+ */
+int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
+		  struct tf_buf *path_out);
+
+/* Append the wheel's filename (no directory) to out; -1 if invalid. */
+int tf_wheel_filename(const struct tf_wheel_spec *w, struct tf_buf *out);
+
+#endif
