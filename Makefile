@@ -40,14 +40,23 @@ $(O)/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(O)/unit
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
 
-unit: $(UNIT_BINS)
+TOOL_SRCS = $(sort $(wildcard tests/tool/test-*.c))
+TOOL_BINS = $(TOOL_SRCS:tests/tool/%.c=$(O)/tool/%)
+
+# Test tools let shell tests call internals (like git's test-tool).
+$(O)/tool/%: tests/tool/%.c $(LIB_OBJS)
+	@mkdir -p $(O)/tool
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
+
+unit: $(UNIT_BINS) $(TOOL_BINS)
 
 deps:
 	@sh ci/install-deps.sh
 
 test: deps
 	$(MAKE) $(BIN) unit
-	TFBUILD=$(CURDIR)/$(BIN) UNIT_DIR=$(CURDIR)/$(O)/unit sh tests/run.sh
+	TFBUILD=$(CURDIR)/$(BIN) UNIT_DIR=$(CURDIR)/$(O)/unit \
+		TOOL_DIR=$(CURDIR)/$(O)/tool sh tests/run.sh
 
 check: deps
 	$(MAKE) O=obj-san BIN=tfbuild-san CFLAGS="$(SAN_FLAGS)" \
@@ -55,6 +64,7 @@ check: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	TFBUILD=$(CURDIR)/tfbuild-san UNIT_DIR=$(CURDIR)/obj-san/unit \
+	TOOL_DIR=$(CURDIR)/obj-san/tool \
 		sh tests/run.sh
 
 demo: deps $(BIN)
@@ -64,4 +74,4 @@ bench: deps $(BIN)
 	sh bench/run.sh
 
 clean:
-	rm -rf $(O) obj-san tfbuild tfbuild-san build tests/tmp
+	rm -rf $(O) obj-* tfbuild tfbuild-* build tests/tmp

@@ -1,0 +1,35 @@
+#ifndef TF_CMD_H
+#define TF_CMD_H
+
+/*
+ * Subcommands: one thin cmd_<name>.c each. A command parses its own
+ * options (argv[0] is the command name), calls the stages, and returns
+ * an exit code from enum tf_exit. Commands are the only code besides
+ * main() that decides exit codes.
+ */
+
+struct tf_cmd {
+	const char *name;    /* as typed: "recipe" */
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line for `tfbuild --help` */
+	const char *usage;   /* full text for `tfbuild help NAME` */
+};
+
+/* The command table, ending with a NULL name. */
+extern const struct tf_cmd tf_commands[];
+const struct tf_cmd *tf_cmd_find(const char *name);
+/* Print "usage: ..." for cmd to stderr and return TF_EXIT_USAGE. */
+int tf_cmd_usage_error(const struct tf_cmd *cmd, const char *fmt, ...);
+
+int cmd_recipe(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_sha256(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+extern const char tf_usage_recipe[];
+extern const char tf_usage_fetch[];
+extern const char tf_usage_verify[];
+extern const char tf_usage_sha256[];
+
+#endif
