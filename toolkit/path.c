@@ -278,11 +278,6 @@ static int copy_entry(const char *src, const char *dst)
 	return 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * List a directory's entries, sorted, without "." and "..". The caller
  * releases names. Sorted so every walk in tfbuild is deterministic.
@@ -298,7 +293,7 @@ int tf_list_dir(const char *path, struct tf_strvec *names)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			tf_strvec_push(names, de->d_name);
 	closedir(d);
-	qsort(names->v, names->nr, sizeof(*names->v), cmp_names);
+	qsort(names->v, names->nr, sizeof(*names->v), tf_strcmp_ptr);
 	return 0;
 }
 
