@@ -36,7 +36,7 @@ int cmd_fetch(int argc, char **argv)
 	ret = tf_session_parse(&s, argc, argv, tf_usage_fetch, 0);
 	if (ret) {
 		tf_session_release(&s);
-		return ret > 0 ? TF_EXIT_OK : TF_EXIT_USAGE;
+		return ret < 0 ? TF_EXIT_OK : ret;
 	}
 	ret = tf_session_open(&s, 0);
 	for (i = 0; !ret && i < s.nr_plans; i++) {

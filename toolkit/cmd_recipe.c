@@ -82,7 +82,7 @@ int cmd_recipe(int argc, char **argv)
 	ret = tf_session_parse(&s, argc, argv, tf_usage_recipe, TF_OPT_BUILD);
 	if (ret) {
 		tf_session_release(&s);
-		return ret > 0 ? TF_EXIT_OK : TF_EXIT_USAGE;
+		return ret < 0 ? TF_EXIT_OK : ret;
 	}
 	ret = tf_session_open(&s, 1);
 	if (!ret)

@@ -35,23 +35,6 @@ static void print_line(const char *hex, const char *arg)
 }
 
 /*
- * Like tf_cmd_usage_error(), which lives in main.c and so is missing from
- * the test tools that link every other toolkit file.
- */
-static int usage_error(const char *fmt, ...) TF_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tfbuild: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n\n%s", tf_usage_sha256);
-	return TF_EXIT_USAGE;
-}
-
-/*
  * Check the command line: the only option is "--", which ends options;
  * *dashdash gets its index (0 if absent). Returns 0, or TF_EXIT_USAGE
  * after printing the usage error.
@@ -65,10 +48,10 @@ static int parse_args(int argc, char **argv, int *dashdash)
 		if (!strcmp(argv[i], "--"))
 			*dashdash = i;
 		else if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("unknown option '%s'", argv[i]);
+			return tf_usage_error(tf_usage_sha256, "unknown option '%s'", argv[i]);
 	}
 	if (argc - 1 - (*dashdash != 0) == 0)
-		return usage_error("no FILE or URL given");
+		return tf_usage_error(tf_usage_sha256, "no FILE or URL given");
 	return 0;
 }
 

@@ -155,21 +155,6 @@ static int check_response(struct xfer *x)
 	return -1;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* libcurl's write callback: keep and hash the bytes; 0 aborts. */
 static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 {
@@ -178,7 +163,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 
 	if (!x->checked && check_response(x) < 0)
 		return 0;
-	if (x->fd >= 0 && write_all(x->fd, p, len) < 0) {
+	if (x->fd >= 0 && tf_write_all(x->fd, p, len) < 0) {
 		x->write_errno = errno;
 		return 0;
 	}

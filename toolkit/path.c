@@ -152,7 +152,7 @@ int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int tf_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -179,7 +179,7 @@ int tf_write_file_atomic(const char *path, const void *data, size_t len,
 		ret = error_errno("cannot create a temporary file for '%s'", path);
 		goto out;
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (tf_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		ret = error_errno("cannot write '%s'", tmp);
 		close(fd);
 		unlink(tmp);
@@ -244,7 +244,7 @@ int tf_copy_file(const char *src, const char *dst)
 			ret = error_errno("cannot read '%s'", src);
 			break;
 		}
-		if (write_all(out, chunk, (size_t)n) < 0) {
+		if (tf_write_all(out, chunk, (size_t)n) < 0) {
 			ret = error_errno("cannot write '%s'", dst);
 			break;
 		}

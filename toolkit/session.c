@@ -6,17 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "log.h"
 #include "path.h"
 #include "target.h"
-
-static int usage_error(const char *usage, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "tfbuild: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n\n%s", usage);
-	return -1;
-}
 
 static int parse_jobs(const char *arg, int *jobs)
 {
@@ -77,7 +70,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		int build_only = strchr("oBjk", c) != NULL;
 
 		if (build_only && !(flags & TF_OPT_BUILD))
-			return usage_error(usage, "option '%s' does not apply here",
+			return tf_usage_error(usage, "option '%s' does not apply here",
 					   argv[optind - 1]);
 		switch (c) {
 		case 'o': o->out_dir = optarg; break;
@@ -85,7 +78,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		case 'B': free((char *)o->build_dir); o->build_dir = tf_strdup(optarg); break;
 		case 'j':
 			if (parse_jobs(optarg, &o->jobs))
-				return usage_error(usage, "--jobs wants a number from 1 to 1024, not '%s'",
+				return tf_usage_error(usage, "--jobs wants a number from 1 to 1024, not '%s'",
 						   optarg);
 			break;
 		case 'O': o->offline = 1; break;
@@ -95,14 +88,15 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		case 'D': tf_strvec_push(&o->sets, optarg); break;
 		case 'v': tf_verbosity++; break;
 		case 'q': tf_verbosity = 0; break;
-		case 'h': fputs(usage, stdout); return 1;
+		case 'h': fputs(usage, stdout); return -1;
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return tf_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind + 1 != argc)
-		return usage_error(usage, "%s", optind == argc ? "missing the recipe file" :
-				   "too many arguments");
+	if (optind + 1 != argc) {
+		return tf_usage_error(usage, "%s", optind == argc ?
+				      "missing the recipe file" : "too many arguments");
+	}
 	o->recipe = argv[optind];
 	set_defaults(o);
 	return 0;
@@ -180,8 +174,10 @@ int tf_session_open(struct tf_session *s, int check_tools)
 		    !ret)
 			ret = s->plans[i].dir ? TF_EXIT_RECIPE : TF_EXIT_BUILD;
 	}
+	s->fetch = (struct tf_fetch_opts)TF_FETCH_OPTS_INIT;
 	s->fetch.cache_dir = s->opt.cache_dir;
 	s->fetch.offline = s->opt.offline;
+	s->fetch.recheck = s->opt.recheck;
 	tf_strvec_release(&targets);
 	return ret;
 }

@@ -39,9 +39,9 @@ enum {
 };
 
 /*
- * Parse argv (argv[0] is the command) into s->opt. Returns -1 after a
- * usage error has been printed (the caller exits 2), 1 if --help was
- * given and handled, else 0.
+ * Parse argv (argv[0] is the command) into s->opt. Returns 0 to go on,
+ * TF_EXIT_USAGE after printing a usage error, or -1 if --help was given
+ * and printed (the command then exits 0).
  */
 int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		     const char *usage, int flags);
