@@ -29,7 +29,7 @@ count() { # name, output file, exit code
 want() { # does this test match the optional filter?
 	[ $# -eq 1 ] && return 0
 	n=$1; shift
-	for g in "$@"; do case "$n" in $g) return 0 ;; esac; done
+	for g in "$@"; do case "$n" in $g | $g*) return 0 ;; esac; done
 	return 1
 }
 

@@ -247,3 +247,8 @@ void tf_strvec_join(const struct tf_strvec *sv, const char *sep,
 		tf_buf_addstr(out, sv->v[i]);
 	}
 }
+
+int tf_strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}

@@ -67,6 +67,8 @@ void tf_strvec_pushf(struct tf_strvec *sv, const char *fmt, ...) TF_PRINTF(2, 3)
 void tf_strvec_push_take(struct tf_strvec *sv, char *s);
 void tf_strvec_pushv(struct tf_strvec *sv, const char *const *v);
 void tf_strvec_release(struct tf_strvec *sv);
+/* qsort comparator for an array of char pointers, bytewise. */
+int tf_strcmp_ptr(const void *a, const void *b);
 /* Join with sep into out (appending). */
 void tf_strvec_join(const struct tf_strvec *sv, const char *sep,
 		    struct tf_buf *out);

@@ -18,8 +18,9 @@ struct tf_cmd {
 /* The command table, ending with a NULL name. */
 extern const struct tf_cmd tf_commands[];
 const struct tf_cmd *tf_cmd_find(const char *name);
-/* Print "usage: ..." for cmd to stderr and return TF_EXIT_USAGE. */
-int tf_cmd_usage_error(const struct tf_cmd *cmd, const char *fmt, ...);
+/* Print "tfbuild: MSG", a blank line and usage to stderr; return TF_EXIT_USAGE. */
+int tf_usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 int cmd_recipe(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);

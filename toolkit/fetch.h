@@ -7,8 +7,9 @@
  * includes libcurl.
  *
  * Cache layout: <cache_dir>/sha256/<64 hex digits> holds verified files
- * only; partial downloads live in <cache_dir>/tmp/ and are renamed into
- * place only after their digest matched.
+ * only (read-only, mode 0444); partial downloads live in <cache_dir>/tmp/
+ * and are renamed into place only after their digest matched. A cache hit
+ * is trusted without re-hashing unless .recheck is set.
  */
 
 #include "buf.h"
@@ -22,9 +23,11 @@ struct tf_fetch_opts {
 				    -1 for the default (3) */
 	long retry_delay_ms;     /* first backoff delay, doubled each retry;
 				    0 for the default (500) */
+	int recheck;             /* 1: re-hash a cache hit; if it does not
+				    match, delete it and fetch again */
 };
 
-#define TF_FETCH_OPTS_INIT { NULL, 0, 0, 0, -1, 0 }
+#define TF_FETCH_OPTS_INIT { NULL, 0, 0, 0, -1, 0, 0 }
 
 /*
  * Make sure the file with digest sha256 (64 lowercase hex) is in the
@@ -42,7 +45,8 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 /*
  * Stream url (http, https, file) or a local path and compute its SHA-256
  * without caching it; hex receives 64 lowercase digits. For
- * `tfbuild sha256`.
+ * `tfbuild sha256`. Prints no progress; returns 0, or -1 after reporting
+ * one error naming the (redacted) URL or the path. o->cache_dir is unused.
  */
 int tf_fetch_digest(const struct tf_fetch_opts *o, const char *url,
 		    char hex[65]);

@@ -2,7 +2,6 @@
  * tfbuild: arguments and the command table. Global options come before
  * the command; each command parses the rest itself.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,18 +59,6 @@ const struct tf_cmd *tf_cmd_find(const char *name)
 	return NULL;
 }
 
-int tf_cmd_usage_error(const struct tf_cmd *cmd, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "tfbuild: %s\n\n%s", msg, cmd->usage);
-	return TF_EXIT_USAGE;
-}
-
 int cmd_help(int argc, char **argv)
 {
 	const struct tf_cmd *c;
@@ -81,7 +68,7 @@ int cmd_help(int argc, char **argv)
 		return TF_EXIT_OK;
 	}
 	if (argc > 2)
-		return tf_cmd_usage_error(tf_cmd_find("help"), "too many arguments");
+		return tf_usage_error(help_usage, "too many arguments");
 	c = tf_cmd_find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "tfbuild: unknown command '%s'\n\n", argv[1]);

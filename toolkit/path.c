@@ -152,7 +152,7 @@ int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int tf_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -179,7 +179,7 @@ int tf_write_file_atomic(const char *path, const void *data, size_t len,
 		ret = error_errno("cannot create a temporary file for '%s'", path);
 		goto out;
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (tf_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		ret = error_errno("cannot write '%s'", tmp);
 		close(fd);
 		unlink(tmp);
@@ -244,7 +244,7 @@ int tf_copy_file(const char *src, const char *dst)
 			ret = error_errno("cannot read '%s'", src);
 			break;
 		}
-		if (write_all(out, chunk, (size_t)n) < 0) {
+		if (tf_write_all(out, chunk, (size_t)n) < 0) {
 			ret = error_errno("cannot write '%s'", dst);
 			break;
 		}
@@ -278,11 +278,6 @@ static int copy_entry(const char *src, const char *dst)
 	return 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * List a directory's entries, sorted, without "." and "..". The caller
  * releases names. Sorted so every walk in tfbuild is deterministic.
@@ -298,7 +293,7 @@ int tf_list_dir(const char *path, struct tf_strvec *names)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			tf_strvec_push(names, de->d_name);
 	closedir(d);
-	qsort(names->v, names->nr, sizeof(*names->v), cmp_names);
+	qsort(names->v, names->nr, sizeof(*names->v), tf_strcmp_ptr);
 	return 0;
 }
 

@@ -37,6 +37,8 @@ int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out);
  */
 int tf_write_file_atomic(const char *path, const void *data, size_t len,
 			 mode_t mode);
+/* write(2) all of data, retrying short writes and EINTR; -1 with errno set. */
+int tf_write_all(int fd, const void *data, size_t len);
 /* Read a whole (small) file into out; -1 with an error if it fails. */
 int tf_read_file(const char *path, struct tf_buf *out);
 

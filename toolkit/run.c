@@ -205,6 +205,31 @@ int tf_run_wait(struct tf_run *r)
 	return WEXITSTATUS(status);
 }
 
+int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which)
+{
+	int status;
+	size_t i;
+	pid_t pid;
+
+	for (;;) {
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			return error_errno("cannot wait for child processes");
+		for (i = 0; i < n; i++)
+			if (runs[i] && runs[i]->pid == pid)
+				break;
+		if (i < n)
+			break;
+	}
+	runs[i]->pid = 0;
+	*which = i;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 int tf_run_sync(struct tf_run *r)
 {
 	if (tf_run_start(r) < 0)

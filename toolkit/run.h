@@ -31,6 +31,12 @@ int tf_run_start(struct tf_run *r);
  * signal number if it was killed, or -1 if waiting failed.
  */
 int tf_run_wait(struct tf_run *r);
+/*
+ * Wait for whichever started child of runs[0..n) ends first (NULL
+ * entries and children not started are skipped); set *which to its
+ * index and return its status as tf_run_wait does.
+ */
+int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which);
 /* tf_run_start + tf_run_wait. */
 int tf_run_sync(struct tf_run *r);
 /*

@@ -1,0 +1,262 @@
+#include "pack.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+#include "verify.h"
+#include "wheel.h"
+
+/* The files of one wheel, with storage for their paths. */
+struct file_list {
+	struct tf_wheel_file *v; /* owned array */
+	size_t nr, alloc;
+	struct tf_strvec store;  /* owned: every src and dst string */
+	int has_elf;             /* some file starts with the ELF magic */
+};
+
+static int is_elf(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == 4 && !memcmp(magic, "\177ELF", 4);
+}
+
+static void add_file(struct file_list *fl, const char *src, const char *dst)
+{
+	if (fl->nr == fl->alloc) {
+		fl->alloc = fl->alloc ? fl->alloc * 2 : 16;
+		fl->v = tf_realloc(fl->v, fl->alloc * sizeof(*fl->v));
+	}
+	tf_strvec_push(&fl->store, src);
+	fl->v[fl->nr].src = fl->store.v[fl->store.nr - 1];
+	tf_strvec_push(&fl->store, dst);
+	fl->v[fl->nr].dst = fl->store.v[fl->store.nr - 1];
+	fl->nr++;
+	fl->has_elf |= is_elf(src);
+}
+
+/* Add src (a file, or a directory and all below it) as dst. */
+static int add_tree(struct file_list *fl, const char *src, const char *dst)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf s = TF_BUF_INIT, d = TF_BUF_INIT;
+	struct stat st;
+	size_t i;
+	int ret = 0;
+
+	if (stat(src, &st) < 0)
+		return error_errno("cannot read '%s'", src);
+	if (S_ISREG(st.st_mode)) {
+		add_file(fl, src, dst);
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return error("'%s' is neither a file nor a directory", src);
+	ret = tf_list_dir(src, &names);
+	for (i = 0; !ret && i < names.nr; i++) {
+		tf_buf_reset(&s);
+		tf_buf_reset(&d);
+		tf_path_join(&s, src, names.v[i]);
+		tf_path_join(&d, dst, names.v[i]);
+		ret = add_tree(fl, s.buf, d.buf);
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&s);
+	tf_buf_release(&d);
+	return ret;
+}
+
+static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
+			const struct tf_plan_file *f, struct file_list *fl)
+{
+	const struct tf_plan_step *ps = &p->steps[f->step];
+	struct tf_buf pattern = TF_BUF_INIT, dst = TF_BUF_INIT;
+	glob_t g;
+	size_t i;
+	int ret = 0, rc;
+
+	tf_path_join(&pattern, ps->stage, f->src);
+	rc = glob(pattern.buf, GLOB_ERR, NULL, &g);
+	if (rc == GLOB_NOMATCH)
+		ret = tf_error_at(&f->def->src.pos,
+				  "wheel '%s': '%s' matches nothing in the stage of step '%s' (%s)",
+				  pw->spec.name, f->src, ps->def->name.s, ps->stage);
+	else if (rc)
+		ret = error("wheel '%s': cannot search '%s'", pw->spec.name,
+			    pattern.buf);
+	for (i = 0; !ret && i < g.gl_pathc; i++) {
+		tf_buf_reset(&dst);
+		if (strcmp(f->dst, "."))
+			tf_path_join(&dst, f->dst, tf_path_basename(g.gl_pathv[i]));
+		else
+			tf_buf_addstr(&dst, tf_path_basename(g.gl_pathv[i]));
+		ret = add_tree(fl, g.gl_pathv[i], dst.buf);
+	}
+	if (rc != GLOB_NOMATCH && rc != GLOB_NOSPACE)
+		globfree(&g);
+	tf_buf_release(&pattern);
+	tf_buf_release(&dst);
+	return ret;
+}
+
+static void file_list_release(struct file_list *fl)
+{
+	free(fl->v);
+	tf_strvec_release(&fl->store);
+	memset(fl, 0, sizeof(*fl));
+}
+
+/* Pack one wheel into dir and verify it; its path goes to path_out. */
+static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
+		    const char *dir, struct tf_buf *path_out)
+{
+	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
+	struct tf_wheel_spec spec = pw->spec;
+	struct tf_buf platform = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < pw->def->nr_files; i++)
+		ret = collect_rule(p, pw, &pw->files[i], &fl);
+	if (ret)
+		goto out;
+	if (!spec.platform_tag) {
+		if (fl.has_elf)
+			tf_buf_addf(&platform, "linux_%s", p->target.name);
+		else
+			tf_buf_addstr(&platform, "any");
+		spec.platform_tag = platform.buf;
+	}
+	spec.files = fl.v;
+	spec.nr_files = fl.nr;
+	ret = tf_wheel_pack(&spec, dir, path_out);
+	if (!ret && tf_verify_wheel(path_out->buf))
+		ret = error("wheel '%s' failed verification right after packing",
+			    spec.name);
+out:
+	file_list_release(&fl);
+	tf_buf_release(&platform);
+	return ret;
+}
+
+static int write_sums(const char *out_dir, const struct tf_strvec *written)
+{
+	struct tf_strvec lines = TF_STRVEC_INIT;
+	struct tf_buf text = TF_BUF_INIT, path = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < written->nr; i++) {
+		unsigned char md[TF_SHA256_LEN];
+		char hex[TF_SHA256_HEX_LEN + 1];
+
+		ret = tf_sha256_file(written->v[i], md, NULL);
+		tf_sha256_hex(md, hex);
+		tf_strvec_pushf(&lines, "%s  %s\n", hex,
+				tf_path_basename(written->v[i]));
+	}
+	/* sha256sum -c order does not matter; sort for stable bytes. */
+	qsort(lines.v, lines.nr, sizeof(*lines.v), tf_strcmp_ptr);
+	for (i = 0; i < lines.nr; i++)
+		tf_buf_addstr(&text, lines.v[i]);
+	tf_path_join(&path, out_dir, "SHA256SUMS");
+	if (!ret)
+		ret = tf_write_file_atomic(path.buf, text.buf, text.len, 0644);
+	tf_strvec_release(&lines);
+	tf_buf_release(&text);
+	tf_buf_release(&path);
+	return ret;
+}
+
+/* Wheels identical across targets (pure Python) are packed once. */
+static int already_made(const struct tf_strvec *made, const char *path,
+			int *same)
+{
+	unsigned char a[TF_SHA256_LEN], b[TF_SHA256_LEN];
+	size_t i;
+
+	for (i = 0; i < made->nr; i++) {
+		if (strcmp(tf_path_basename(made->v[i]), tf_path_basename(path)))
+			continue;
+		*same = !tf_sha256_file(made->v[i], a, NULL) &&
+			!tf_sha256_file(path, b, NULL) && !memcmp(a, b, sizeof(a));
+		return 1;
+	}
+	return 0;
+}
+
+static int pack_all(struct tf_plan **plans, size_t nr_plans, const char *tmp,
+		    struct tf_strvec *made)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i, j;
+	int ret = 0, same;
+
+	for (i = 0; !ret && i < nr_plans; i++)
+		for (j = 0; !ret && j < plans[i]->recipe->nr_wheels; j++) {
+			struct tf_buf sub = TF_BUF_INIT;
+
+			/* Each wheel in its own directory: targets may collide. */
+			tf_buf_addf(&sub, "%s/%zu-%zu", tmp, i, j);
+			tf_buf_reset(&path);
+			ret = tf_mkdir_p(sub.buf) ||
+			      pack_one(plans[i], &plans[i]->wheels[j], sub.buf, &path);
+			tf_buf_release(&sub);
+			if (ret)
+				break;
+			if (!already_made(made, path.buf, &same))
+				tf_strvec_push(made, path.buf);
+			else if (!same)
+				ret = error("wheel '%s' differs between targets but has the same name",
+					    tf_path_basename(path.buf));
+		}
+	tf_buf_release(&path);
+	return ret ? -1 : 0;
+}
+
+int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
+		   const char *out_dir, struct tf_strvec *written)
+{
+	struct tf_strvec made = TF_STRVEC_INIT;
+	struct tf_buf tmp = TF_BUF_INIT, dst = TF_BUF_INIT;
+	size_t i;
+	int ret;
+
+	ret = tf_mkdir_p(out_dir);
+	if (!ret)
+		ret = tf_mkdtemp_in(out_dir, "tfbuild-wheels", &tmp);
+	if (ret)
+		goto out;
+	ret = pack_all(plans, nr_plans, tmp.buf, &made);
+	for (i = 0; !ret && i < made.nr; i++) {
+		tf_buf_reset(&dst);
+		tf_path_join(&dst, out_dir, tf_path_basename(made.v[i]));
+		if (rename(made.v[i], dst.buf) < 0)
+			ret = error_errno("cannot move wheel to '%s'", dst.buf);
+		else
+			tf_strvec_push(written, dst.buf);
+	}
+	if (!ret)
+		ret = write_sums(out_dir, written);
+	tf_rm_rf(tmp.buf);
+out:
+	tf_strvec_release(&made);
+	tf_buf_release(&tmp);
+	tf_buf_release(&dst);
+	return ret;
+}

@@ -1,0 +1,25 @@
+#ifndef TF_PACK_H
+#define TF_PACK_H
+
+/*
+ * Pack: turn the wheels of built plans into .whl files. Collects each
+ * wheel's files from step stages by its file rules, derives tags the
+ * recipe left out, writes every wheel (wheel.c) into a temporary
+ * directory, verifies each (verify.c), and only then moves them into the
+ * output directory and writes SHA256SUMS there.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "plan.h"
+
+/*
+ * Pack every wheel of every plan into out_dir. On success append each
+ * wheel's path to `written` and return 0; on failure leave no wheel or
+ * partial file in out_dir and return -1.
+ */
+int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
+		   const char *out_dir, struct tf_strvec *written);
+
+#endif

@@ -1,0 +1,413 @@
+/*
+ * Expanding a recipe for one target. Errors are counted, not returned
+ * at the first one, so a user sees every undefined variable at once.
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "path.h"
+#include "pyname.h"
+
+/* Keep s in the plan's store and return the stored copy. */
+static const char *keep(struct tf_plan *p, char *s)
+{
+	tf_strvec_push_take(&p->store, s);
+	return s;
+}
+
+static const char *keepf(struct tf_plan *p, const char *fmt, ...)
+	TF_PRINTF(2, 3);
+static const char *keepf(struct tf_plan *p, const char *fmt, ...)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tf_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	return keep(p, tf_buf_detach(&b));
+}
+
+/* Expand s into the store; NULL (and *errors bumped) if it fails. */
+static const char *expand(struct tf_plan *p, const struct tf_str *s, int *errors)
+{
+	char *v;
+
+	if (!s->s)
+		return NULL;
+	v = tf_expand_dup(&p->vars, s);
+	if (!v) {
+		(*errors)++;
+		return NULL;
+	}
+	return keep(p, v);
+}
+
+static const char *const builtins[] = {
+	"name", "version", "target", "jobs", "recipe_dir", "build_dir", "cc",
+	"ar", "strip", "cflags", "ldflags", "python", "python_include", NULL,
+};
+
+static int is_builtin(const char *name)
+{
+	const char *const *b;
+
+	for (b = builtins; *b; b++)
+		if (!strcmp(*b, name))
+			return 1;
+	return !strncmp(name, "src.", 4) || !strncmp(name, "stage.", 6) ||
+	       !strncmp(name, "work.", 5);
+}
+
+static void set_dirs(struct tf_plan *p)
+{
+	const struct tf_recipe *r = p->recipe;
+	size_t i;
+
+	for (i = 0; i < r->nr_sources; i++) {
+		p->sources[i].dir = keepf(p, "%s/src/%s", p->dir, r->sources[i].name.s);
+		tf_vars_set(&p->vars, keepf(p, "src.%s", r->sources[i].name.s),
+			    p->sources[i].dir);
+	}
+	for (i = 0; i < r->nr_steps; i++) {
+		struct tf_plan_step *s = &p->steps[i];
+		const char *n = r->steps[i].name.s;
+
+		s->work = keepf(p, "%s/work/%s", p->dir, n);
+		s->stage = keepf(p, "%s/stage/%s", p->dir, n);
+		s->log = keepf(p, "%s/logs/%s.log", p->dir, n);
+		tf_vars_set(&p->vars, keepf(p, "stage.%s", n), s->stage);
+		tf_vars_set(&p->vars, keepf(p, "work.%s", n), s->work);
+	}
+}
+
+static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+	const struct tf_target *t = &p->target;
+	struct tf_vars *v = &p->vars;
+	size_t i;
+	int errors = 0;
+
+	tf_vars_set(v, "name", r->name.s);
+	tf_vars_set(v, "version", r->version.s);
+	tf_vars_set(v, "target", t->name);
+	tf_vars_set(v, "jobs", keepf(p, "%d", o->jobs));
+	tf_vars_set(v, "recipe_dir", r->dir);
+	tf_vars_set(v, "build_dir", p->dir);
+	tf_vars_set(v, "cc", t->cc);
+	tf_vars_set(v, "ar", t->ar);
+	tf_vars_set(v, "strip", t->strip);
+	tf_vars_set(v, "cflags", t->cflags);
+	tf_vars_set(v, "ldflags", t->ldflags);
+	tf_vars_set(v, "python", t->python);
+	tf_vars_set(v, "python_include", t->python_include);
+	set_dirs(p);
+	for (i = 0; i < r->nr_vars; i++) {
+		const struct tf_kv *kv = &r->vars[i];
+
+		if (is_builtin(kv->key.s)) {
+			errors++;
+			tf_error_at(&kv->key.pos,
+				    "variable '%s' is built in and cannot be redefined",
+				    kv->key.s);
+			continue;
+		}
+		tf_vars_set_raw(v, kv->key.s, &kv->value);
+	}
+	for (i = 0; o->sets && i < o->sets->nr; i++) {
+		const char *s = o->sets->v[i], *eq = strchr(s, '=');
+		char *name = tf_strndup(s, eq ? (size_t)(eq - s) : strlen(s));
+		size_t j;
+
+		for (j = 0; j < r->nr_vars && strcmp(r->vars[j].key.s, name); j++)
+			;
+		if (!eq || j == r->nr_vars) {
+			errors++;
+			error(!eq ? "--set '%s': expected NAME=VALUE"
+				  : "--set '%s': '%s' is not a variable of %s",
+			      s, name, r->path);
+		} else {
+			tf_vars_set(v, name, eq + 1);
+		}
+		free(name);
+	}
+	return errors;
+}
+
+static int url_ok(const char *url)
+{
+	return !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8) ||
+	       !strncmp(url, "file://", 7);
+}
+
+/* A path in the recipe is relative to the recipe's directory. */
+static const char *recipe_path(struct tf_plan *p, const char *path)
+{
+	if (path[0] == '/')
+		return path;
+	return keepf(p, "%s/%s", p->recipe->dir, path);
+}
+
+static int plan_url(struct tf_plan *p, struct tf_plan_source *ps,
+		    const struct tf_str *u)
+{
+	int errors = 0;
+	const char *url = expand(p, u, &errors);
+
+	if (!url)
+		return errors;
+	if (!url_ok(url)) {
+		tf_error_at(&u->pos, "'%s' is not an http, https or file URL", url);
+		return 1;
+	}
+	tf_strvec_push(&ps->urls, url);
+	return 0;
+}
+
+static int plan_source(struct tf_plan *p, size_t i)
+{
+	const struct tf_source *s = &p->recipe->sources[i];
+	struct tf_plan_source *ps = &p->sources[i];
+	const char *v;
+	size_t j;
+	int errors = 0;
+
+	ps->def = s;
+	if (s->url.s) {
+		errors += plan_url(p, ps, &s->url);
+		for (j = 0; j < s->nr_mirrors; j++)
+			errors += plan_url(p, ps, &s->mirrors[j]);
+	} else if ((v = expand(p, &s->path, &errors))) {
+		ps->local = recipe_path(p, v);
+		if (!tf_path_is_dir(ps->local)) {
+			errors++;
+			tf_error_at(&s->path.pos, "source directory '%s' does not exist",
+				    v);
+		}
+	}
+	for (j = 0; j < s->nr_patches; j++) {
+		if (!(v = expand(p, &s->patches[j], &errors)))
+			continue;
+		v = recipe_path(p, v);
+		if (!tf_path_exists(v)) {
+			errors++;
+			tf_error_at(&s->patches[j].pos, "patch '%s' does not exist",
+				    s->patches[j].s);
+		}
+		tf_strvec_push(&ps->patches, v);
+	}
+	return errors;
+}
+
+static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
+{
+	const struct tf_target *t = &p->target;
+	struct tf_strvec *e = &ps->env;
+
+	tf_strvec_pushf(e, "PATH=%s", tf_target_path);
+	tf_strvec_pushf(e, "HOME=%s/home", p->dir);
+	tf_strvec_pushf(e, "TMPDIR=%s/tmp", p->dir);
+	tf_strvec_push(e, "LC_ALL=C");
+	tf_strvec_push(e, "TZ=UTC");
+	tf_strvec_pushf(e, "SOURCE_DATE_EPOCH=%lld", p->recipe->source_date_epoch);
+	tf_strvec_pushf(e, "TARGET=%s", t->name);
+	tf_strvec_pushf(e, "JOBS=%d", p->jobs);
+	tf_strvec_pushf(e, "CC=%s", t->cc);
+	tf_strvec_pushf(e, "AR=%s", t->ar);
+	tf_strvec_pushf(e, "STRIP=%s", t->strip);
+	tf_strvec_pushf(e, "CFLAGS=%s", t->cflags);
+	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
+	tf_strvec_pushf(e, "PYTHON=%s", t->python);
+	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
+	tf_strvec_pushf(e, "SRCDIR=%s", ps->cwd);
+	tf_strvec_pushf(e, "BUILDDIR=%s", ps->work);
+	tf_strvec_pushf(e, "STAGE=%s", ps->stage);
+	tf_strvec_pushf(e, "PREFIX=%s", ps->stage);
+}
+
+static int plan_step(struct tf_plan *p, size_t i)
+{
+	const struct tf_step *s = &p->recipe->steps[i];
+	struct tf_plan_step *ps = &p->steps[i];
+	size_t j;
+	int errors = 0;
+
+	ps->def = s;
+	ps->cwd = s->source_index >= 0 ? p->sources[s->source_index].dir : ps->work;
+	ps->script = expand(p, &s->run, &errors);
+	step_env(p, ps);
+	for (j = 0; j < s->nr_env; j++) {
+		const char *v = expand(p, &s->env[j].value, &errors);
+
+		if (v)
+			tf_strvec_pushf(&ps->env, "%s=%s", s->env[j].key.s, v);
+	}
+	return errors;
+}
+
+/* Check an expanded wheel value with a validator, reporting at its position. */
+static int check_value(const struct tf_str *s, const char *v,
+		       int (*ok)(const char *), const char *what)
+{
+	if (!v || ok(v))
+		return 0;
+	tf_error_at(&s->pos, "'%s' is not a valid %s", v, what);
+	return 1;
+}
+
+static int version_ok(const char *v)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	int ok = tf_pep440_normalize(v, &b) == 0;
+
+	tf_buf_release(&b);
+	return ok;
+}
+
+static int dst_ok(const char *v)
+{
+	return !strcmp(v, ".") || tf_path_is_safe_relative(v);
+}
+
+static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
+{
+	const struct tf_wheel_def *w = pw->def;
+	size_t i;
+	int errors = 0;
+
+	pw->files = tf_calloc(w->nr_files, sizeof(*pw->files));
+	for (i = 0; i < w->nr_files; i++) {
+		struct tf_plan_file *f = &pw->files[i];
+
+		f->def = &w->files[i];
+		f->step = (size_t)w->files[i].step_index;
+		f->src = expand(p, &w->files[i].src, &errors);
+		f->dst = expand(p, &w->files[i].dst, &errors);
+		errors += check_value(&w->files[i].src, f->src,
+				      tf_path_is_safe_relative,
+				      "relative path inside the stage");
+		errors += check_value(&w->files[i].dst, f->dst, dst_ok,
+				      "relative path inside the wheel");
+	}
+	return errors;
+}
+
+static int plan_wheel(struct tf_plan *p, size_t i)
+{
+	const struct tf_wheel_def *w = &p->recipe->wheels[i];
+	struct tf_plan_wheel *pw = &p->wheels[i];
+	struct tf_wheel_spec *spec = &pw->spec;
+	size_t j;
+	int errors = 0;
+
+	pw->def = w;
+	spec->name = expand(p, &w->name, &errors);
+	spec->version = expand(p, &w->version, &errors);
+	spec->python_tag = w->python.s ? expand(p, &w->python, &errors) : "py3";
+	spec->abi_tag = w->abi.s ? expand(p, &w->abi, &errors) : "none";
+	spec->platform_tag = expand(p, &w->platform, &errors);
+	spec->summary = expand(p, &w->summary, &errors);
+	spec->license = expand(p, &w->license, &errors);
+	spec->requires_python = expand(p, &w->requires_python, &errors);
+	spec->source_date_epoch = p->recipe->source_date_epoch;
+	spec->compression_level = -1;
+	errors += check_value(&w->name, spec->name, tf_pyname_is_valid,
+			      "distribution name");
+	errors += check_value(&w->version, spec->version, version_ok,
+			      "PEP 440 version");
+	errors += check_value(&w->python, w->python.s ? spec->python_tag : NULL,
+			      tf_wheel_tag_is_valid, "python tag");
+	errors += check_value(&w->abi, w->abi.s ? spec->abi_tag : NULL,
+			      tf_wheel_tag_is_valid, "ABI tag");
+	errors += check_value(&w->platform, spec->platform_tag,
+			      tf_wheel_tag_is_valid, "platform tag");
+	pw->requires = tf_calloc(w->nr_requires_dist + 1, sizeof(char *));
+	for (j = 0; j < w->nr_requires_dist; j++)
+		pw->requires[j] = expand(p, &w->requires_dist[j], &errors);
+	spec->requires_dist = pw->requires;
+	pw->entry_points = tf_calloc(w->nr_entry_points + 1,
+				     sizeof(*pw->entry_points));
+	for (j = 0; j < w->nr_entry_points; j++) {
+		pw->entry_points[j].group = expand(p, &w->entry_points[j].group, &errors);
+		pw->entry_points[j].name = expand(p, &w->entry_points[j].name, &errors);
+		pw->entry_points[j].value = expand(p, &w->entry_points[j].value, &errors);
+	}
+	spec->entry_points = pw->entry_points;
+	spec->nr_entry_points = w->nr_entry_points;
+	return errors + plan_files(p, pw);
+}
+
+int tf_plan_make(const struct tf_recipe *r, const char *target,
+		 const struct tf_plan_opts *o, struct tf_plan *p)
+{
+	size_t i;
+	int errors;
+
+	memset(p, 0, sizeof(*p));
+	p->recipe = r;
+	p->jobs = o->jobs;
+	p->store = (struct tf_strvec)TF_STRVEC_INIT;
+	if (tf_target_setup(target, &p->target, o->check_tools))
+		return -1;
+	p->dir = keepf(p, "%s/%s", o->build_dir, target);
+	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
+	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
+	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
+	for (i = 0; i < r->nr_sources; i++) {
+		p->sources[i].urls = (struct tf_strvec)TF_STRVEC_INIT;
+		p->sources[i].patches = (struct tf_strvec)TF_STRVEC_INIT;
+	}
+	for (i = 0; i < r->nr_steps; i++)
+		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
+	errors = set_vars(p, o);
+	for (i = 0; i < r->nr_vars; i++) {
+		const char *name = r->vars[i].key.s;
+		struct tf_str ref = { NULL, r->vars[i].key.pos, TF_STR_PLAIN, 0 };
+		struct tf_buf b = TF_BUF_INIT;
+
+		if (is_builtin(name))
+			continue;
+		/* Expand each variable once so unused ones are checked too. */
+		ref.s = keepf(p, "${%s}", name);
+		if (tf_expand(&p->vars, &ref, &b))
+			errors++;
+		tf_buf_release(&b);
+	}
+	for (i = 0; i < r->nr_sources; i++)
+		errors += plan_source(p, i);
+	for (i = 0; i < r->nr_steps; i++)
+		errors += plan_step(p, i);
+	for (i = 0; i < r->nr_wheels; i++)
+		errors += plan_wheel(p, i);
+	return errors ? -1 : 0;
+}
+
+void tf_plan_release(struct tf_plan *p)
+{
+	size_t i;
+
+	if (!p || !p->recipe)
+		return;
+	for (i = 0; i < p->recipe->nr_sources && p->sources; i++) {
+		tf_strvec_release(&p->sources[i].urls);
+		tf_strvec_release(&p->sources[i].patches);
+	}
+	for (i = 0; i < p->recipe->nr_steps && p->steps; i++)
+		tf_strvec_release(&p->steps[i].env);
+	for (i = 0; i < p->recipe->nr_wheels && p->wheels; i++) {
+		free(p->wheels[i].requires);
+		free(p->wheels[i].entry_points);
+		free(p->wheels[i].files);
+	}
+	free(p->sources);
+	free(p->steps);
+	free(p->wheels);
+	tf_vars_release(&p->vars);
+	tf_target_release(&p->target);
+	tf_strvec_release(&p->store);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,75 @@
+#ifndef TF_PLAN_H
+#define TF_PLAN_H
+
+/*
+ * The plan: a recipe expanded for one target. Every ${...} is resolved,
+ * every path made absolute and every step's environment built, so all
+ * recipe errors surface before anything is fetched or run. Stages take
+ * a plan, never the raw recipe strings.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "recipe.h"
+#include "target.h"
+#include "vars.h"
+#include "wheel.h"
+
+struct tf_plan_source {
+	const struct tf_source *def; /* borrowed from the recipe */
+	struct tf_strvec urls;       /* owned: url, then mirrors, expanded */
+	const char *local;           /* store: absolute directory of a path source */
+	struct tf_strvec patches;    /* owned: absolute patch paths, in order */
+	const char *dir;             /* store: where the prepared tree goes */
+	const char *archive;         /* store: cached archive, set by fetching */
+};
+
+struct tf_plan_step {
+	const struct tf_step *def;   /* borrowed */
+	const char *script;          /* store: the expanded `run` */
+	struct tf_strvec env;        /* owned: the step's whole environment */
+	const char *cwd;             /* store: source tree or work dir */
+	const char *work, *stage;    /* store: scratch and stage directories */
+	const char *log;             /* store: its log file */
+};
+
+struct tf_plan_file {
+	const struct tf_file_rule *def; /* borrowed */
+	size_t step;                 /* index of the step whose stage it reads */
+	const char *src, *dst;       /* store: expanded pattern and wheel dir */
+};
+
+struct tf_plan_wheel {
+	const struct tf_wheel_def *def; /* borrowed */
+	struct tf_wheel_spec spec;   /* strings in store; files filled by pack */
+	const char **requires;       /* owned array (strings in store), NULL-ended */
+	struct tf_wheel_entry_point *entry_points; /* owned array */
+	struct tf_plan_file *files;  /* owned array, def->nr_files long */
+};
+
+struct tf_plan_opts {
+	const char *build_dir;       /* absolute; the target's tree goes below */
+	int jobs;                    /* for ${jobs} and $JOBS */
+	const struct tf_strvec *sets; /* NAME=VALUE overrides (--set), may be NULL */
+	int check_tools;             /* 1: the toolchain must exist */
+};
+
+struct tf_plan {
+	const struct tf_recipe *recipe; /* borrowed */
+	struct tf_target target;     /* owned */
+	const char *dir;             /* store: <build_dir>/<target> */
+	int jobs;                    /* parallel jobs, as --jobs */
+	struct tf_vars vars;         /* owned */
+	struct tf_strvec store;      /* owned: every expanded string */
+	struct tf_plan_source *sources; /* owned array, recipe->nr_sources */
+	struct tf_plan_step *steps;  /* owned array, recipe->nr_steps */
+	struct tf_plan_wheel *wheels; /* owned array, recipe->nr_wheels */
+};
+
+/* Expand recipe r for target; -1 after reporting every problem found. */
+int tf_plan_make(const struct tf_recipe *r, const char *target,
+		 const struct tf_plan_opts *o, struct tf_plan *p);
+void tf_plan_release(struct tf_plan *p);
+
+#endif

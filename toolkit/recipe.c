@@ -1,0 +1,1012 @@
+/*
+ * Recipe parsing and schema checks. libyaml builds a document tree whose
+ * nodes carry marks; we walk it with one table per mapping type, so the
+ * schema in docs/recipe.md and the code here read alike.
+ */
+#include "recipe.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+
+/* Recipes are small; a cap keeps a hostile file from eating memory. */
+#define RECIPE_MAX_BYTES (4 << 20)
+/* Stop after this many errors: the rest are usually consequences. */
+#define MAX_ERRORS 20
+
+struct tf_arena_block {
+	struct tf_arena_block *next; /* owned */
+	size_t used, size;           /* bytes used and available in data */
+	char data[];
+};
+
+static void *arena_alloc(struct tf_recipe *r, size_t n)
+{
+	struct tf_arena_block *b = r->arena;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!b || b->size - b->used < n) {
+		size_t size = n > 16384 ? n : 16384;
+
+		b = tf_malloc(sizeof(*b) + size);
+		b->next = r->arena;
+		b->used = 0;
+		b->size = size;
+		r->arena = b;
+	}
+	b->used += n;
+	return memset(b->data + b->used - n, 0, n);
+}
+
+static const char *arena_strdup(struct tf_recipe *r, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(arena_alloc(r, n), s, n);
+}
+
+void tf_recipe_release(struct tf_recipe *r)
+{
+	struct tf_arena_block *b, *next;
+
+	if (!r)
+		return;
+	for (b = r->arena; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+int tf_error_at(const struct tf_pos *pos, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error("%s:%d:%d: %s", pos->file, pos->line, pos->col, msg);
+}
+
+/* The state of one load. */
+struct loader {
+	struct tf_recipe *r;   /* the recipe being filled */
+	yaml_document_t *doc;  /* borrowed */
+	const char *text;      /* borrowed: the recipe's bytes, for columns */
+	int errors;            /* errors reported so far */
+};
+
+static struct tf_pos pos_of(struct loader *l, const yaml_node_t *n)
+{
+	struct tf_pos p = { l->r->path, (int)n->start_mark.line + 1,
+			    (int)n->start_mark.column + 1 };
+	return p;
+}
+
+static int bad(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
+	TF_PRINTF(3, 4);
+static int bad(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
+{
+	struct tf_pos p = pos_of(l, n);
+	char msg[2048];
+	va_list ap;
+
+	if (++l->errors > MAX_ERRORS)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tf_error_at(&p, "%s", msg);
+}
+
+static const char *kind_name(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return "a scalar";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	default:
+		return "empty";
+	}
+}
+
+/* The text of a scalar node, for messages; "" for other nodes. */
+static const char *scalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+					   : "";
+}
+
+/* A plain scalar "~", "null" or empty is YAML's null. */
+static int is_null(const yaml_node_t *n)
+{
+	const char *s = scalar(n);
+
+	return n->type == YAML_SCALAR_NODE &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null"));
+}
+
+static yaml_node_t *node(struct loader *l, int id)
+{
+	return yaml_document_get_node(l->doc, id);
+}
+
+/* The column where a block scalar's first content line starts. */
+static int block_indent(struct loader *l, const yaml_node_t *n)
+{
+	const char *p = l->text + n->start_mark.index;
+	const char *end = l->text + n->end_mark.index;
+
+	p = memchr(p, '\n', (size_t)(end - p));
+	while (p && p < end) {
+		const char *q = ++p;
+
+		while (q < end && *q == ' ')
+			q++;
+		if (q < end && *q != '\n')
+			return (int)(q - p) + 1;
+		p = memchr(p, '\n', (size_t)(end - p));
+	}
+	return (int)n->start_mark.column + 1;
+}
+
+struct tf_pos tf_str_pos_at(const struct tf_str *s, size_t off)
+{
+	struct tf_pos p = s->pos;
+	const char *nl = NULL, *c;
+
+	for (c = s->s; c < s->s + off && *c; c++)
+		if (*c == '\n') {
+			p.line++;
+			nl = c;
+		}
+	if (s->style == TF_STR_BLOCK) {
+		p.line++;
+		p.col = s->indent + (int)(nl ? off - (size_t)(nl + 1 - s->s) : off);
+	} else if (!nl) {
+		p.col += (int)off + (s->style == TF_STR_QUOTED);
+	}
+	return p;
+}
+
+static int get_str(struct loader *l, const char *key, yaml_node_t *n,
+		   struct tf_str *out)
+{
+	if (n->type != YAML_SCALAR_NODE || is_null(n))
+		return bad(l, n, "'%s' must be a string, not %s", key,
+			   is_null(n) ? "null" : kind_name(n));
+	out->s = arena_strdup(l->r, scalar(n));
+	out->pos = pos_of(l, n);
+	switch (n->data.scalar.style) {
+	case YAML_LITERAL_SCALAR_STYLE:
+	case YAML_FOLDED_SCALAR_STYLE:
+		out->style = TF_STR_BLOCK;
+		out->indent = block_indent(l, n);
+		break;
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		out->style = TF_STR_QUOTED;
+		break;
+	default:
+		out->style = TF_STR_PLAIN;
+	}
+	return 0;
+}
+
+static int get_int(struct loader *l, const char *key, yaml_node_t *n,
+		   long long min, long long max, long long *out)
+{
+	const char *s = scalar(n);
+	char *end;
+
+	if (n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*s)
+		return bad(l, n, "'%s' must be an integer, not %s", key,
+			   n->type == YAML_SCALAR_NODE ? "a string" : kind_name(n));
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (*end || errno)
+		return bad(l, n, "'%s' must be an integer, not '%s'", key, s);
+	if (*out < min || *out > max)
+		return bad(l, n, "'%s' must be between %lld and %lld, not %lld",
+			   key, min, max, *out);
+	return 0;
+}
+
+static int get_str_list(struct loader *l, const char *key, yaml_node_t *n,
+			struct tf_str **out, size_t *nr)
+{
+	yaml_node_item_t *it;
+	size_t i = 0;
+	int ret = 0;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return bad(l, n, "'%s' must be a list of strings, not %s", key,
+			   kind_name(n));
+	*nr = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	*out = arena_alloc(l->r, (*nr ? *nr : 1) * sizeof(**out));
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++)
+		ret |= get_str(l, key, node(l, *it), &(*out)[i++]);
+	return ret ? -1 : 0;
+}
+
+static int get_str_map(struct loader *l, const char *key, yaml_node_t *n,
+		       struct tf_kv **out, size_t *nr)
+{
+	yaml_node_pair_t *p;
+	size_t i = 0, j;
+	int ret = 0;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return bad(l, n, "'%s' must be a mapping of strings, not %s", key,
+			   kind_name(n));
+	*nr = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	*out = arena_alloc(l->r, (*nr ? *nr : 1) * sizeof(**out));
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++, i++) {
+		struct tf_kv *kv = &(*out)[i];
+
+		ret |= get_str(l, "key", node(l, p->key), &kv->key);
+		ret |= get_str(l, kv->key.s ? kv->key.s : key, node(l, p->value),
+			       &kv->value);
+		for (j = 0; kv->key.s && j < i; j++)
+			if ((*out)[j].key.s && !strcmp((*out)[j].key.s, kv->key.s))
+				ret |= bad(l, node(l, p->key),
+					   "duplicate key '%s' in '%s'", kv->key.s,
+					   key);
+	}
+	return ret ? -1 : 0;
+}
+
+/*
+ * Schema tables: a mapping is described by its fields. `parse` fills the
+ * field in `obj` from the value node; `required` makes absence an error.
+ */
+struct field {
+	const char *key;
+	int required;
+	int (*parse)(struct loader *l, yaml_node_t *v, void *obj,
+		     const char *where);
+};
+
+static int walk_map(struct loader *l, yaml_node_t *n, const struct field *fields,
+		    void *obj, const char *where)
+{
+	yaml_node_pair_t *p, *q;
+	const struct field *f;
+	int ret = 0;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return bad(l, n, "'%s' must be a mapping, not %s", where,
+			   kind_name(n));
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node(l, p->key);
+
+		for (q = n->data.mapping.pairs.start; q < p; q++)
+			if (!strcmp(scalar(node(l, q->key)), scalar(k)))
+				break;
+		if (q < p) {
+			ret |= bad(l, k, "duplicate key '%s' in '%s'", scalar(k), where);
+			continue;
+		}
+		for (f = fields; f->key && strcmp(f->key, scalar(k)); f++)
+			;
+		if (!f->key || k->type != YAML_SCALAR_NODE) {
+			ret |= bad(l, k, "unknown key '%s' in '%s'", scalar(k), where);
+			continue;
+		}
+		ret |= f->parse(l, node(l, p->value), obj, where);
+	}
+	for (f = fields; f->key; f++) {
+		if (!f->required)
+			continue;
+		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+			if (!strcmp(scalar(node(l, p->key)), f->key))
+				break;
+		if (p == n->data.mapping.pairs.top)
+			ret |= bad(l, n, "missing required key '%s' in '%s'", f->key,
+				   where);
+	}
+	return ret ? -1 : 0;
+}
+
+/* Generate a field parser for a string member of a struct. */
+#define STR_FIELD(type, member, key)                                         \
+	static int parse_##type##_##member(struct loader *l, yaml_node_t *v,  \
+					   void *obj, const char *where)      \
+	{                                                                     \
+		(void)where;                                                  \
+		return get_str(l, key, v, &((struct type *)obj)->member);     \
+	}
+
+static int check_name(struct loader *l, const struct tf_str *s, const char *what)
+{
+	const char *p;
+
+	for (p = s->s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+		      *p == '-'))
+			break;
+	if (*s->s && !*p)
+		return 0;
+	l->errors++;
+	return tf_error_at(&s->pos,
+			   "%s '%s' may only use letters, digits, '.', '_' and '-'",
+			   what, s->s);
+}
+
+/* ---- sources ---- */
+
+STR_FIELD(tf_source, name, "name")
+STR_FIELD(tf_source, url, "url")
+STR_FIELD(tf_source, sha256, "sha256")
+STR_FIELD(tf_source, path, "path")
+
+static int parse_source_mirrors(struct loader *l, yaml_node_t *v, void *obj,
+				const char *where)
+{
+	struct tf_source *s = obj;
+
+	return get_str_list(l, "mirrors", v, &s->mirrors, &s->nr_mirrors);
+}
+
+static int parse_source_strip(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	long long n;
+
+	if (get_int(l, "strip", v, 0, 64, &n))
+		return -1;
+	((struct tf_source *)obj)->strip = (int)n;
+	return 0;
+}
+
+static int parse_patch_strip(struct loader *l, yaml_node_t *v, void *obj,
+			     const char *where)
+{
+	long long n;
+
+	if (get_int(l, "strip", v, 0, 64, &n))
+		return -1;
+	((struct tf_source *)obj)->patch_strip = (int)n;
+	return 0;
+}
+
+static int parse_patch_series(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_source *s = obj;
+
+	return get_str_list(l, "series", v, &s->patches, &s->nr_patches);
+}
+
+static const struct field patch_fields[] = {
+	{ "strip", 1, parse_patch_strip },
+	{ "series", 1, parse_patch_series },
+	{ NULL, 0, NULL },
+};
+
+static int parse_source_patches(struct loader *l, yaml_node_t *v, void *obj,
+				const char *where)
+{
+	struct tf_buf w = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&w, "%s.patches", where);
+	((struct tf_source *)obj)->has_patches = 1;
+	ret = walk_map(l, v, patch_fields, obj, w.buf);
+	tf_buf_release(&w);
+	return ret;
+}
+
+static const struct field source_fields[] = {
+	{ "name", 1, parse_tf_source_name },
+	{ "url", 0, parse_tf_source_url },
+	{ "mirrors", 0, parse_source_mirrors },
+	{ "sha256", 0, parse_tf_source_sha256 },
+	{ "strip", 0, parse_source_strip },
+	{ "path", 0, parse_tf_source_path },
+	{ "patches", 0, parse_source_patches },
+	{ NULL, 0, NULL },
+};
+
+/* Checks that involve more than one key of a source. */
+static int check_source(struct loader *l, yaml_node_t *n, struct tf_source *s,
+			const char *where)
+{
+	if (s->name.s && check_name(l, &s->name, "source name"))
+		return -1;
+	if (!s->url.s && !s->path.s)
+		return bad(l, n, "'%s' needs 'url' or 'path'", where);
+	if (s->url.s && s->path.s)
+		return bad(l, n, "'%s' has both 'url' and 'path'; use one", where);
+	if (s->path.s && (s->sha256.s || s->nr_mirrors || s->strip)) {
+		const char *k = s->sha256.s ? "sha256" : s->nr_mirrors ? "mirrors"
+								       : "strip";
+		return bad(l, n, "'%s' is a local 'path' source; '%s' applies only to 'url' sources",
+			   where, k);
+	}
+	if (s->url.s && !s->sha256.s)
+		return bad(l, n, "missing required key 'sha256' in '%s'", where);
+	if (s->sha256.s && !tf_sha256_is_hex(s->sha256.s)) {
+		l->errors++;
+		return tf_error_at(&s->sha256.pos,
+				   "'sha256' must be 64 lowercase hex digits, not '%s'",
+				   s->sha256.s);
+	}
+	return 0;
+}
+
+/* ---- steps ---- */
+
+STR_FIELD(tf_step, name, "name")
+STR_FIELD(tf_step, source, "source")
+STR_FIELD(tf_step, run, "run")
+
+static int parse_step_needs(struct loader *l, yaml_node_t *v, void *obj,
+			    const char *where)
+{
+	struct tf_step *s = obj;
+
+	return get_str_list(l, "needs", v, &s->needs, &s->nr_needs);
+}
+
+static int parse_step_env(struct loader *l, yaml_node_t *v, void *obj,
+			  const char *where)
+{
+	struct tf_step *s = obj;
+	size_t i;
+
+	if (get_str_map(l, "env", v, &s->env, &s->nr_env))
+		return -1;
+	for (i = 0; i < s->nr_env; i++) {
+		const char *k = s->env[i].key.s;
+
+		if (!*k || k[strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")] ||
+		    (*k >= '0' && *k <= '9')) {
+			l->errors++;
+			return tf_error_at(&s->env[i].key.pos,
+					   "'%s' is not a valid environment variable name",
+					   k);
+		}
+	}
+	return 0;
+}
+
+static const struct field step_fields[] = {
+	{ "name", 1, parse_tf_step_name },
+	{ "source", 0, parse_tf_step_source },
+	{ "needs", 0, parse_step_needs },
+	{ "env", 0, parse_step_env },
+	{ "run", 1, parse_tf_step_run },
+	{ NULL, 0, NULL },
+};
+
+/* ---- wheels ---- */
+
+STR_FIELD(tf_file_rule, from, "from")
+STR_FIELD(tf_file_rule, src, "src")
+STR_FIELD(tf_file_rule, dst, "dst")
+
+static const struct field file_fields[] = {
+	{ "from", 1, parse_tf_file_rule_from },
+	{ "src", 1, parse_tf_file_rule_src },
+	{ "dst", 1, parse_tf_file_rule_dst },
+	{ NULL, 0, NULL },
+};
+
+STR_FIELD(tf_wheel_def, name, "name")
+STR_FIELD(tf_wheel_def, version, "version")
+STR_FIELD(tf_wheel_def, python, "python")
+STR_FIELD(tf_wheel_def, abi, "abi")
+STR_FIELD(tf_wheel_def, platform, "platform")
+STR_FIELD(tf_wheel_def, summary, "summary")
+STR_FIELD(tf_wheel_def, license, "license")
+STR_FIELD(tf_wheel_def, requires_python, "requires-python")
+
+static int parse_wheel_requires(struct loader *l, yaml_node_t *v, void *obj,
+				const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "requires-dist", v, &w->requires_dist,
+			    &w->nr_requires_dist);
+}
+
+static int parse_wheel_entry_points(struct loader *l, yaml_node_t *v,
+				    void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	yaml_node_pair_t *p;
+	size_t n = 0;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return bad(l, v, "'entry-points' must be a mapping of groups, not %s",
+			   kind_name(v));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *g = node(l, p->value);
+
+		if (g->type == YAML_MAPPING_NODE)
+			n += (size_t)(g->data.mapping.pairs.top -
+				      g->data.mapping.pairs.start);
+	}
+	w->entry_points = arena_alloc(l->r, (n ? n : 1) * sizeof(*w->entry_points));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		struct tf_str group = { NULL, { NULL, 0, 0 }, 0, 0 };
+		struct tf_kv *kvs = NULL;
+		size_t i, nr = 0;
+
+		ret |= get_str(l, "entry-points", node(l, p->key), &group);
+		if (!group.s || get_str_map(l, group.s, node(l, p->value), &kvs, &nr)) {
+			ret = -1;
+			continue;
+		}
+		for (i = 0; i < nr; i++) {
+			struct tf_entry_point *e = &w->entry_points[w->nr_entry_points++];
+
+			e->group = group;
+			e->name = kvs[i].key;
+			e->value = kvs[i].value;
+		}
+	}
+	return ret ? -1 : 0;
+}
+
+static int parse_wheel_files(struct loader *l, yaml_node_t *v, void *obj,
+			     const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	yaml_node_item_t *it;
+	struct tf_buf sub = TF_BUF_INIT;
+	int ret = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return bad(l, v, "'files' must be a list, not %s", kind_name(v));
+	w->nr_files = (size_t)(v->data.sequence.items.top -
+			       v->data.sequence.items.start);
+	if (!w->nr_files)
+		return bad(l, v, "'files' in '%s' is empty", where);
+	w->files = arena_alloc(l->r, w->nr_files * sizeof(*w->files));
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		struct tf_file_rule *f = &w->files[it - v->data.sequence.items.start];
+
+		tf_buf_setf(&sub, "%s.files[%d]", where,
+			    (int)(it - v->data.sequence.items.start));
+		f->pos = pos_of(l, node(l, *it));
+		ret |= walk_map(l, node(l, *it), file_fields, f, sub.buf);
+	}
+	tf_buf_release(&sub);
+	return ret ? -1 : 0;
+}
+
+static const struct field wheel_fields[] = {
+	{ "name", 1, parse_tf_wheel_def_name },
+	{ "version", 1, parse_tf_wheel_def_version },
+	{ "python", 0, parse_tf_wheel_def_python },
+	{ "abi", 0, parse_tf_wheel_def_abi },
+	{ "platform", 0, parse_tf_wheel_def_platform },
+	{ "summary", 0, parse_tf_wheel_def_summary },
+	{ "license", 0, parse_tf_wheel_def_license },
+	{ "requires-python", 0, parse_tf_wheel_def_requires_python },
+	{ "requires-dist", 0, parse_wheel_requires },
+	{ "entry-points", 0, parse_wheel_entry_points },
+	{ "files", 1, parse_wheel_files },
+	{ NULL, 0, NULL },
+};
+
+/* ---- lists of mappings and the top level ---- */
+
+/*
+ * Parse a list whose items are mappings described by fields; items are
+ * `size` bytes each, and `check` (may be NULL) runs on each parsed item.
+ */
+static int walk_list(struct loader *l, yaml_node_t *v, const char *key,
+		     const struct field *fields, size_t size, void **items,
+		     size_t *nr,
+		     int (*check)(struct loader *, yaml_node_t *, void *,
+				  const char *))
+{
+	yaml_node_item_t *it;
+	struct tf_buf where = TF_BUF_INIT;
+	int ret = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return bad(l, v, "'%s' must be a list, not %s", key, kind_name(v));
+	*nr = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	*items = arena_alloc(l->r, (*nr ? *nr : 1) * size);
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		size_t i = (size_t)(it - v->data.sequence.items.start);
+		char *item = (char *)*items + i * size;
+		yaml_node_t *n = node(l, *it);
+
+		tf_buf_setf(&where, "%s[%zu]", key, i);
+		if (walk_map(l, n, fields, item, where.buf) ||
+		    (check && check(l, n, item, where.buf)))
+			ret = -1;
+	}
+	tf_buf_release(&where);
+	return ret;
+}
+
+static int check_source_item(struct loader *l, yaml_node_t *n, void *item,
+			     const char *where)
+{
+	struct tf_source *s = item;
+
+	s->pos = pos_of(l, n);
+	return check_source(l, n, s, where);
+}
+
+static int check_step_item(struct loader *l, yaml_node_t *n, void *item,
+			   const char *where)
+{
+	struct tf_step *s = item;
+
+	s->pos = pos_of(l, n);
+	s->source_index = -1;
+	return s->name.s ? check_name(l, &s->name, "step name") : 0;
+}
+
+static int check_wheel_item(struct loader *l, yaml_node_t *n, void *item,
+			    const char *where)
+{
+	((struct tf_wheel_def *)item)->pos = pos_of(l, n);
+	return 0;
+}
+
+static int parse_sources(struct loader *l, yaml_node_t *v, void *obj,
+			 const char *where)
+{
+	struct tf_recipe *r = obj;
+
+	return walk_list(l, v, "sources", source_fields, sizeof(*r->sources),
+			 (void **)&r->sources, &r->nr_sources, check_source_item);
+}
+
+static int parse_steps(struct loader *l, yaml_node_t *v, void *obj,
+		       const char *where)
+{
+	struct tf_recipe *r = obj;
+
+	return walk_list(l, v, "steps", step_fields, sizeof(*r->steps),
+			 (void **)&r->steps, &r->nr_steps, check_step_item);
+}
+
+static int parse_wheels(struct loader *l, yaml_node_t *v, void *obj,
+			const char *where)
+{
+	struct tf_recipe *r = obj;
+
+	return walk_list(l, v, "wheels", wheel_fields, sizeof(*r->wheels),
+			 (void **)&r->wheels, &r->nr_wheels, check_wheel_item);
+}
+
+static int parse_schema(struct loader *l, yaml_node_t *v, void *obj,
+			const char *where)
+{
+	long long n;
+
+	if (get_int(l, "schema", v, 0, INT_MAX, &n))
+		return -1;
+	if (n != 1)
+		return bad(l, v, "unsupported schema %lld: this tfbuild reads schema 1",
+			   n);
+	((struct tf_recipe *)obj)->schema = (int)n;
+	return 0;
+}
+
+STR_FIELD(tf_recipe, name, "name")
+STR_FIELD(tf_recipe, version, "version")
+
+static int parse_targets(struct loader *l, yaml_node_t *v, void *obj,
+			 const char *where)
+{
+	struct tf_recipe *r = obj;
+	size_t i, j;
+
+	if (get_str_list(l, "targets", v, &r->targets, &r->nr_targets))
+		return -1;
+	if (!r->nr_targets)
+		return bad(l, v, "'targets' is empty");
+	for (i = 0; i < r->nr_targets; i++) {
+		const struct tf_str *t = &r->targets[i];
+
+		if (strcmp(t->s, "x86_64") && strcmp(t->s, "aarch64")) {
+			l->errors++;
+			return tf_error_at(&t->pos,
+					   "unknown target '%s' (known: x86_64, aarch64)",
+					   t->s);
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->targets[j].s, t->s)) {
+				l->errors++;
+				return tf_error_at(&t->pos, "target '%s' is listed twice",
+						   t->s);
+			}
+	}
+	return 0;
+}
+
+static int parse_epoch(struct loader *l, yaml_node_t *v, void *obj,
+		       const char *where)
+{
+	return get_int(l, "source-date-epoch", v, 315532800, 4102444800LL,
+		       &((struct tf_recipe *)obj)->source_date_epoch);
+}
+
+static int parse_variables(struct loader *l, yaml_node_t *v, void *obj,
+			   const char *where)
+{
+	struct tf_recipe *r = obj;
+	size_t i;
+
+	if (get_str_map(l, "variables", v, &r->vars, &r->nr_vars))
+		return -1;
+	for (i = 0; i < r->nr_vars; i++) {
+		const char *k = r->vars[i].key.s;
+
+		if ((*k >= '0' && *k <= '9') || !*k ||
+		    k[strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")]) {
+			l->errors++;
+			return tf_error_at(&r->vars[i].key.pos,
+					   "variable name '%s' may only use letters, digits and '_'",
+					   k);
+		}
+	}
+	return 0;
+}
+
+static const struct field top_fields[] = {
+	{ "schema", 1, parse_schema },
+	{ "name", 1, parse_tf_recipe_name },
+	{ "version", 1, parse_tf_recipe_version },
+	{ "targets", 0, parse_targets },
+	{ "source-date-epoch", 0, parse_epoch },
+	{ "variables", 0, parse_variables },
+	{ "sources", 0, parse_sources },
+	{ "steps", 0, parse_steps },
+	{ "wheels", 0, parse_wheels },
+	{ NULL, 0, NULL },
+};
+
+#define DEFAULT_EPOCH 315532800LL
+
+static int parse_top(struct loader *l, yaml_node_t *root)
+{
+	l->r->source_date_epoch = DEFAULT_EPOCH;
+	if (walk_map(l, root, top_fields, l->r, "recipe"))
+		return -1;
+	return check_name(l, &l->r->name, "recipe name");
+}
+
+/* ---- cross references ---- */
+
+static int dup_name(struct loader *l, const struct tf_str *a,
+		    const struct tf_str *b, const char *what)
+{
+	l->errors++;
+	return tf_error_at(&b->pos, "%s '%s' is defined twice (first at line %d)",
+			   what, b->s, a->pos.line);
+}
+
+/* Depth-first search for a cycle through step i; state 1 = on the path. */
+static int find_cycle(struct loader *l, size_t i, char *state, size_t *path,
+		      size_t depth)
+{
+	struct tf_recipe *r = l->r;
+	size_t j;
+
+	if (state[i] == 2)
+		return 0;
+	path[depth] = i;
+	if (state[i] == 1) {
+		struct tf_buf b = TF_BUF_INIT;
+		size_t k = 0;
+
+		while (path[k] != i)
+			k++;
+		for (; k <= depth; k++)
+			tf_buf_addf(&b, "%s%s", b.len ? " -> " : "",
+				    r->steps[path[k]].name.s);
+		l->errors++;
+		tf_error_at(&r->steps[i].pos, "steps depend on each other in a cycle: %s",
+			    b.buf);
+		tf_buf_release(&b);
+		return -1;
+	}
+	state[i] = 1;
+	for (j = 0; j < r->steps[i].nr_needs; j++)
+		if (find_cycle(l, r->steps[i].need_index[j], state, path, depth + 1))
+			return -1;
+	state[i] = 2;
+	return 0;
+}
+
+static int resolve_step(struct loader *l, struct tf_step *s)
+{
+	struct tf_recipe *r = l->r;
+	size_t j;
+	int ret = 0;
+
+	if (s->source.s) {
+		s->source_index = tf_recipe_find_source(r, s->source.s);
+		if (s->source_index < 0) {
+			l->errors++;
+			ret = tf_error_at(&s->source.pos,
+					  "step '%s' uses unknown source '%s'",
+					  s->name.s, s->source.s);
+		}
+	}
+	s->need_index = arena_alloc(r, (s->nr_needs + 1) * sizeof(size_t));
+	for (j = 0; j < s->nr_needs; j++) {
+		int k = tf_recipe_find_step(r, s->needs[j].s);
+
+		if (k < 0 || !strcmp(s->needs[j].s, s->name.s)) {
+			l->errors++;
+			ret = tf_error_at(&s->needs[j].pos, k < 0 ?
+					  "step '%s' needs unknown step '%s'" :
+					  "step '%s' needs itself ('%s')",
+					  s->name.s, s->needs[j].s);
+			continue;
+		}
+		s->need_index[j] = (size_t)k;
+	}
+	return ret;
+}
+
+static int resolve(struct loader *l)
+{
+	struct tf_recipe *r = l->r;
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < r->nr_sources; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->sources[i].name.s, r->sources[j].name.s))
+				ret |= dup_name(l, &r->sources[j].name,
+						&r->sources[i].name, "source");
+	for (i = 0; i < r->nr_steps; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->steps[i].name.s, r->steps[j].name.s))
+				ret |= dup_name(l, &r->steps[j].name, &r->steps[i].name,
+						"step");
+	for (i = 0; i < r->nr_steps; i++)
+		ret |= resolve_step(l, &r->steps[i]);
+	for (i = 0; i < r->nr_wheels; i++) {
+		struct tf_wheel_def *w = &r->wheels[i];
+
+		for (j = 0; j < w->nr_files; j++) {
+			struct tf_file_rule *f = &w->files[j];
+
+			f->step_index = tf_recipe_find_step(r, f->from.s);
+			if (f->step_index < 0) {
+				l->errors++;
+				ret = tf_error_at(&f->from.pos,
+						  "wheel '%s' takes files from unknown step '%s'",
+						  w->name.s, f->from.s);
+			}
+		}
+	}
+	if (ret)
+		return -1;
+	{
+		char *state = tf_calloc(r->nr_steps + 1, 1);
+		size_t *path = tf_calloc(r->nr_steps + 1, sizeof(size_t));
+
+		for (i = 0; !ret && i < r->nr_steps; i++)
+			ret = find_cycle(l, i, state, path, 0);
+		free(state);
+		free(path);
+	}
+	return ret;
+}
+
+/*
+ * Load YAML into a document. libyaml reports syntax errors with the
+ * problem mark; we print them in the same FILE:LINE:COL form.
+ */
+static int load_document(struct tf_recipe *r, const struct tf_buf *text,
+			 yaml_document_t *doc)
+{
+	yaml_parser_t parser;
+	int ret = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return error("%s: cannot start the YAML parser", r->path);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text->buf,
+				     text->len);
+	if (!yaml_parser_load(&parser, doc)) {
+		struct tf_pos p = { r->path, (int)parser.problem_mark.line + 1,
+				    (int)parser.problem_mark.column + 1 };
+
+		ret = tf_error_at(&p, "invalid YAML: %s%s%s",
+				  parser.problem ? parser.problem : "syntax error",
+				  parser.context ? " " : "",
+				  parser.context ? parser.context : "");
+	} else if (!yaml_document_get_root_node(doc)) {
+		yaml_document_delete(doc);
+		ret = error("%s: the recipe is empty", r->path);
+	}
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+int tf_recipe_load(const char *path, struct tf_recipe *r)
+{
+	struct tf_buf text = TF_BUF_INIT, dir = TF_BUF_INIT, abs = TF_BUF_INIT;
+	yaml_document_t doc;
+	struct loader l = { r, &doc, NULL, 0 };
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->path = arena_strdup(r, path);
+	tf_path_absolute(&abs, path);
+	tf_path_dirname(&dir, abs.buf);
+	r->dir = arena_strdup(r, dir.buf);
+	text.cap = RECIPE_MAX_BYTES;
+	ret = tf_read_file(path, &text);
+	if (ret)
+		goto out;
+	{
+		struct tf_sha256 *h = tf_sha256_new();
+
+		tf_sha256_update(h, text.buf, text.len);
+		tf_sha256_final(h, r->sha256);
+	}
+	l.text = text.buf;
+	ret = load_document(r, &text, &doc);
+	if (ret)
+		goto out;
+	ret = parse_top(&l, yaml_document_get_root_node(&doc));
+	if (!ret)
+		ret = resolve(&l);
+	yaml_document_delete(&doc);
+	if (l.errors > MAX_ERRORS)
+		error("%s: too many errors, stopping", path);
+	if (l.errors)
+		ret = -1;
+out:
+	tf_buf_release(&text);
+	tf_buf_release(&dir);
+	tf_buf_release(&abs);
+	return ret;
+}
+
+int tf_recipe_find_source(const struct tf_recipe *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_sources; i++)
+		if (!strcmp(r->sources[i].name.s, name))
+			return (int)i;
+	return -1;
+}
+
+int tf_recipe_find_step(const struct tf_recipe *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_steps; i++)
+		if (!strcmp(r->steps[i].name.s, name))
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,134 @@
+#ifndef TF_RECIPE_H
+#define TF_RECIPE_H
+
+/*
+ * The recipe: parsed from YAML with libyaml (recipe.c is the only file
+ * that includes it) and checked against schema 1 (docs/recipe.md).
+ * Every value keeps its position so later stages can report errors as
+ * FILE:LINE:COLUMN. All memory lives in the recipe's arena and goes at
+ * once with tf_recipe_release().
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+
+/* A position in the recipe file, 1-based. */
+struct tf_pos {
+	const char *file; /* borrowed from the recipe: the path as given */
+	int line, col;
+};
+
+enum { TF_STR_PLAIN, TF_STR_QUOTED, TF_STR_BLOCK };
+
+/* A scalar with where it was written. s is NULL when the key is absent. */
+struct tf_str {
+	const char *s;    /* arena */
+	struct tf_pos pos;
+	int style;        /* TF_STR_PLAIN, _QUOTED or _BLOCK: how s maps to columns */
+	int indent;       /* for _BLOCK: the column (1-based) its lines start at */
+};
+
+struct tf_kv {
+	struct tf_str key, value;
+};
+
+struct tf_source {
+	struct tf_str name;
+	struct tf_str url;        /* .s NULL for a local source */
+	struct tf_str *mirrors;   /* arena, nr_mirrors entries */
+	size_t nr_mirrors;
+	struct tf_str sha256;
+	int strip;
+	struct tf_str path;       /* .s NULL for a remote source */
+	int has_patches;
+	int patch_strip;
+	struct tf_str *patches;   /* arena, in series order */
+	size_t nr_patches;
+	struct tf_pos pos;        /* of the source's mapping */
+};
+
+struct tf_step {
+	struct tf_str name;
+	struct tf_str source;     /* .s NULL: runs in its scratch directory */
+	int source_index;         /* index into sources, -1 if none */
+	struct tf_str *needs;     /* arena */
+	size_t nr_needs;
+	size_t *need_index;       /* arena; resolved indices into steps */
+	struct tf_kv *env;        /* arena, in recipe order */
+	size_t nr_env;
+	struct tf_str run;
+	struct tf_pos pos;
+};
+
+struct tf_file_rule {
+	struct tf_str from, src, dst;
+	int step_index;           /* resolved index of `from` */
+	struct tf_pos pos;
+};
+
+struct tf_entry_point {
+	struct tf_str group, name, value;
+};
+
+struct tf_wheel_def {
+	struct tf_str name, version, python, abi, platform;
+	struct tf_str summary, license, requires_python;
+	struct tf_str *requires_dist;
+	size_t nr_requires_dist;
+	struct tf_entry_point *entry_points;
+	size_t nr_entry_points;
+	struct tf_file_rule *files;
+	size_t nr_files;
+	struct tf_pos pos;
+};
+
+struct tf_arena_block;
+
+struct tf_recipe {
+	struct tf_arena_block *arena; /* owned: every pointer below lives here */
+	const char *path;         /* the recipe path as given */
+	const char *dir;          /* absolute directory holding the recipe */
+	unsigned char sha256[32]; /* of the recipe file's bytes */
+	int schema;
+	struct tf_str name, version;
+	struct tf_str *targets;
+	size_t nr_targets;
+	long long source_date_epoch;
+	struct tf_kv *vars;
+	size_t nr_vars;
+	struct tf_source *sources;
+	size_t nr_sources;
+	struct tf_step *steps;
+	size_t nr_steps;
+	struct tf_wheel_def *wheels;
+	size_t nr_wheels;
+};
+
+#define TF_RECIPE_INIT { 0 }
+
+/*
+ * Read and check the recipe at path. Every problem is printed as
+ * "tfbuild: FILE:LINE:COL: ..." (all of them, not only the first); then
+ * -1 is returned. On success the recipe is complete: names are unique,
+ * references (step sources, needs, file rule steps) resolve, the step
+ * graph has no cycle, and values have their types and ranges. Variable
+ * references are checked later, per target, by the plan.
+ */
+int tf_recipe_load(const char *path, struct tf_recipe *r);
+void tf_recipe_release(struct tf_recipe *r);
+
+/* Find by name; -1 if absent. */
+int tf_recipe_find_source(const struct tf_recipe *r, const char *name);
+int tf_recipe_find_step(const struct tf_recipe *r, const char *name);
+
+/*
+ * The position of byte offset `off` inside s's value: exact for plain and
+ * quoted one-line scalars and for literal blocks, close for the rest.
+ */
+struct tf_pos tf_str_pos_at(const struct tf_str *s, size_t off);
+
+/* Print "tfbuild: FILE:LINE:COL: MSG" and return -1. */
+int tf_error_at(const struct tf_pos *pos, const char *fmt, ...) TF_PRINTF(2, 3);
+
+#endif

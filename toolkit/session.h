@@ -1,0 +1,55 @@
+#ifndef TF_SESSION_H
+#define TF_SESSION_H
+
+/*
+ * What the recipe-driven commands (recipe, fetch) share: their options,
+ * loading the recipe, choosing targets and expanding a plan for each.
+ */
+
+#include "buf.h"
+#include "fetch.h"
+#include "plan.h"
+#include "recipe.h"
+
+struct tf_options {
+	const char *recipe;     /* borrowed from argv: the recipe path */
+	const char *out_dir;    /* borrowed; --out, default "wheels" */
+	const char *cache_dir;  /* owned; --cache, default $XDG_CACHE_HOME/tfbuild */
+	const char *build_dir;  /* owned; absolute; --build-dir, default beside recipe */
+	int jobs;               /* --jobs, default: online CPUs */
+	int offline;            /* --offline */
+	int keep_going;         /* --keep-going */
+	int recheck;            /* --recheck: re-hash cache hits */
+	struct tf_strvec targets; /* owned; --target values ("all" expanded later) */
+	struct tf_strvec sets;  /* owned; --set NAME=VALUE */
+};
+
+struct tf_session {
+	struct tf_options opt;  /* owned */
+	struct tf_recipe recipe; /* owned */
+	struct tf_plan *plans;  /* owned array, one per chosen target */
+	struct tf_plan **plan_ptrs; /* owned array of pointers into plans */
+	size_t nr_plans;
+	struct tf_fetch_opts fetch; /* points into opt */
+};
+
+/* Which options a command accepts. */
+enum {
+	TF_OPT_BUILD = 1, /* --out --build-dir --jobs --keep-going */
+};
+
+/*
+ * Parse argv (argv[0] is the command) into s->opt. Returns 0 to go on,
+ * TF_EXIT_USAGE after printing a usage error, or -1 if --help was given
+ * and printed (the command then exits 0).
+ */
+int tf_session_parse(struct tf_session *s, int argc, char **argv,
+		     const char *usage, int flags);
+/*
+ * Load the recipe and expand a plan for each chosen target. Returns an
+ * exit code: 0, or TF_EXIT_RECIPE / TF_EXIT_BUILD / TF_EXIT_USAGE.
+ */
+int tf_session_open(struct tf_session *s, int check_tools);
+void tf_session_release(struct tf_session *s);
+
+#endif

@@ -1,0 +1,142 @@
+#include "target.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+#include "run.h"
+
+const char tf_target_path[] =
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/* What each target needs; the Debian package names say what to install. */
+static const struct {
+	const char *name;      /* target name */
+	const char *triplet;   /* GNU triplet, the cross tools' prefix */
+	const char *cross_pkg; /* Debian package with the cross compiler */
+	const char *ldflags;   /* default linker flags */
+} targets[] = {
+	{ "x86_64", "x86_64-linux-gnu", "gcc-x86-64-linux-gnu", "" },
+	/* 64 KiB segments load on 4K, 16K (Apple M1) and 64K page kernels. */
+	{ "aarch64", "aarch64-linux-gnu", "gcc-aarch64-linux-gnu",
+	  "-Wl,-z,max-page-size=65536" },
+};
+
+const char *tf_target_host(void)
+{
+	struct utsname u;
+	size_t i;
+
+	if (uname(&u) < 0)
+		return NULL;
+	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
+		if (!strcmp(u.machine, targets[i].name))
+			return targets[i].name;
+	return NULL;
+}
+
+int tf_target_is_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
+		if (!strcmp(name, targets[i].name))
+			return 1;
+	return 0;
+}
+
+/* Look a program up in the fixed PATH steps get. */
+static int in_path(const char *prog)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	const char *p = tf_target_path;
+	int found = 0;
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	while (*p && !found) {
+		size_t n = strcspn(p, ":");
+
+		tf_buf_setf(&b, "%.*s/%s", (int)n, p, prog);
+		found = access(b.buf, X_OK) == 0;
+		p += n + (p[n] == ':');
+	}
+	tf_buf_release(&b);
+	return found;
+}
+
+/* Ask the build Python where the target's headers are. */
+static char *python_include(const char *python)
+{
+	struct tf_run r = TF_RUN_INIT;
+	struct tf_buf out = TF_BUF_INIT;
+	int status;
+
+	tf_strvec_pushv(&r.argv, (const char *const[]){
+		python, "-c",
+		"import sysconfig; print(sysconfig.get_path('include'))", NULL });
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_target_path);
+	status = tf_run_capture(&r, &out, 4096);
+	tf_run_release(&r);
+	while (out.len && (out.buf[out.len - 1] == '\n'))
+		tf_buf_setlen(&out, out.len - 1);
+	if (status != 0 || !out.len) {
+		tf_buf_release(&out);
+		return NULL;
+	}
+	return tf_buf_detach(&out);
+}
+
+int tf_target_setup(const char *name, struct tf_target *t, int check)
+{
+	const char *host = tf_target_host();
+	size_t i;
+
+	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
+		if (!strcmp(name, targets[i].name))
+			break;
+	if (i == sizeof(targets) / sizeof(*targets))
+		return error("unknown target '%s' (known: x86_64, aarch64)", name);
+	t->name = targets[i].name;
+	t->triplet = targets[i].triplet;
+	t->native = host && !strcmp(host, name);
+	t->cc = t->native ? tf_strdup("gcc") : tf_xstrfmt("%s-gcc", t->triplet);
+	t->ar = t->native ? tf_strdup("ar") : tf_xstrfmt("%s-ar", t->triplet);
+	t->strip = t->native ? tf_strdup("strip")
+			     : tf_xstrfmt("%s-strip", t->triplet);
+	t->cflags = tf_strdup("-O2 -fPIC");
+	t->ldflags = tf_strdup(targets[i].ldflags);
+	t->python = tf_strdup("python3");
+	if (!check) {
+		t->python_include = tf_strdup("");
+		return 0;
+	}
+	if (!in_path(t->cc))
+		return error("target '%s': compiler '%s' not found; install Debian's %s",
+			     name, t->cc, t->native ? "gcc" : targets[i].cross_pkg);
+	if (!in_path(t->python))
+		return error("target '%s': 'python3' not found; install Debian's python3",
+			     name);
+	t->python_include = python_include(t->python);
+	if (!t->python_include)
+		return error("target '%s': cannot ask python3 for its include directory",
+			     name);
+	return 0;
+}
+
+void tf_target_release(struct tf_target *t)
+{
+	if (!t)
+		return;
+	free(t->cc);
+	free(t->ar);
+	free(t->strip);
+	free(t->cflags);
+	free(t->ldflags);
+	free(t->python);
+	free(t->python_include);
+	memset(t, 0, sizeof(*t));
+}

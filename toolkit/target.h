@@ -1,0 +1,40 @@
+#ifndef TF_TARGET_H
+#define TF_TARGET_H
+
+/*
+ * Targets and their toolchains: what compiler, flags and Python headers
+ * a step gets for x86_64 or aarch64, from this x86_64 or aarch64 host.
+ * Defaults match Debian's native and cross packages.
+ */
+
+struct tf_target {
+	const char *name;     /* "x86_64" or "aarch64"; static string */
+	const char *triplet;  /* "x86_64-linux-gnu"; static string */
+	char *cc;             /* owned: C compiler command */
+	char *ar, *strip;     /* owned */
+	char *cflags;         /* owned: default CFLAGS */
+	char *ldflags;        /* owned: default LDFLAGS */
+	char *python;         /* owned: build Python */
+	char *python_include; /* owned: target's Python include directory */
+	int native;           /* 1 if the target is the host's architecture */
+};
+
+#define TF_TARGET_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+
+/* The host's target name ("x86_64", "aarch64"), or NULL if unsupported. */
+const char *tf_target_host(void);
+/* 1 if name is a known target. */
+int tf_target_is_known(const char *name);
+/*
+ * Fill t with the default toolchain for target name. With check set,
+ * also make sure its tools exist (naming the Debian package to install
+ * if not) and ask Python for its include directory; without, tools are
+ * named but not looked for (enough for fetching).
+ */
+int tf_target_setup(const char *name, struct tf_target *t, int check);
+void tf_target_release(struct tf_target *t);
+
+/* The PATH every step and tool lookup uses: fixed, not the caller's. */
+extern const char tf_target_path[];
+
+#endif

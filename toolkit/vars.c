@@ -1,0 +1,156 @@
+#include "vars.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static struct tf_var *find(const struct tf_vars *vars, const char *name,
+			   size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < vars->nr; i++)
+		if (!strncmp(vars->v[i].name, name, len) && !vars->v[i].name[len])
+			return &vars->v[i];
+	return NULL;
+}
+
+static struct tf_var *slot(struct tf_vars *vars, const char *name)
+{
+	struct tf_var *v = find(vars, name, strlen(name));
+
+	if (v) {
+		free(v->value);
+		v->value = NULL;
+		v->raw = NULL;
+		return v;
+	}
+	if (vars->nr == vars->alloc) {
+		vars->alloc = vars->alloc ? vars->alloc * 2 : 32;
+		vars->v = tf_realloc(vars->v, vars->alloc * sizeof(*vars->v));
+	}
+	v = &vars->v[vars->nr++];
+	memset(v, 0, sizeof(*v));
+	v->name = tf_strdup(name);
+	return v;
+}
+
+void tf_vars_set(struct tf_vars *vars, const char *name, const char *value)
+{
+	slot(vars, name)->value = tf_strdup(value);
+}
+
+void tf_vars_set_raw(struct tf_vars *vars, const char *name,
+		     const struct tf_str *raw)
+{
+	slot(vars, name)->raw = raw;
+}
+
+int tf_vars_has(const struct tf_vars *vars, const char *name)
+{
+	return find(vars, name, strlen(name)) != NULL;
+}
+
+void tf_vars_release(struct tf_vars *vars)
+{
+	size_t i;
+
+	if (!vars)
+		return;
+	for (i = 0; i < vars->nr; i++) {
+		free(vars->v[i].name);
+		free(vars->v[i].value);
+	}
+	free(vars->v);
+	vars->v = NULL;
+	vars->nr = vars->alloc = 0;
+}
+
+static int is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+/* Resolve one variable, expanding a recipe variable on first use. */
+static int value_of(struct tf_vars *vars, const struct tf_str *in, size_t at,
+		    const char *name, size_t len, const char **out)
+{
+	struct tf_var *v = find(vars, name, len);
+	struct tf_pos pos = tf_str_pos_at(in, at);
+
+	if (!v)
+		return tf_error_at(&pos, "undefined variable '${%.*s}'", (int)len,
+				   name);
+	if (v->failed)
+		return -1;
+	if (!v->value) {
+		struct tf_buf b = TF_BUF_INIT;
+		int ret;
+
+		if (v->busy)
+			return tf_error_at(&pos, "variable '%s' refers to itself", v->name);
+		v->busy = 1;
+		ret = tf_expand(vars, v->raw, &b);
+		v->busy = 0;
+		if (ret) {
+			v->failed = 1;
+			tf_buf_release(&b);
+			return -1;
+		}
+		v->value = tf_buf_detach(&b);
+	}
+	*out = v->value;
+	return 0;
+}
+
+int tf_expand(struct tf_vars *vars, const struct tf_str *in, struct tf_buf *out)
+{
+	const char *s = in->s, *p;
+
+	for (p = s; *p; p++) {
+		const char *name, *end, *value = NULL;
+
+		if (*p != '$') {
+			tf_buf_addch(out, *p);
+			continue;
+		}
+		if (p[1] == '$') {
+			tf_buf_addch(out, '$');
+			p++;
+			continue;
+		}
+		if (p[1] != '{') {
+			tf_buf_addch(out, '$');
+			continue;
+		}
+		name = p + 2;
+		for (end = name; is_name_char(*end); end++)
+			;
+		if (*end != '}' || end == name) {
+			struct tf_pos pos = tf_str_pos_at(in, (size_t)(p - s));
+
+			return tf_error_at(&pos, *end == '}' ? "empty variable name '${}'" :
+					   "unterminated or invalid variable reference '%.*s'",
+					   (int)(end - p + (*end != 0)), p);
+		}
+		if (value_of(vars, in, (size_t)(p - s), name, (size_t)(end - name),
+			     &value))
+			return -1;
+		tf_buf_addstr(out, value);
+		p = end;
+	}
+	return 0;
+}
+
+char *tf_expand_dup(struct tf_vars *vars, const struct tf_str *in)
+{
+	struct tf_buf b = TF_BUF_INIT;
+
+	if (tf_expand(vars, in, &b)) {
+		tf_buf_release(&b);
+		return NULL;
+	}
+	return tf_buf_detach(&b);
+}

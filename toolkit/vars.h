@@ -1,0 +1,46 @@
+#ifndef TF_VARS_H
+#define TF_VARS_H
+
+/*
+ * ${NAME} expansion. A table maps names to values; a value may itself
+ * be a recipe string still to expand (recipe variables), expanded on
+ * first use with cycle detection. "$$" gives a literal "$".
+ */
+
+#include "buf.h"
+#include "recipe.h"
+
+struct tf_var {
+	char *name;               /* owned */
+	char *value;              /* owned; NULL until expanded */
+	const struct tf_str *raw; /* borrowed from the recipe; NULL for built-ins */
+	int busy;                 /* 1 while its own value is being expanded */
+	int failed;               /* 1 once expanding it failed (reported once) */
+};
+
+struct tf_vars {
+	struct tf_var *v; /* owned array */
+	size_t nr, alloc;
+};
+
+#define TF_VARS_INIT { NULL, 0, 0 }
+
+/* Set name to a literal value (replacing any earlier one). */
+void tf_vars_set(struct tf_vars *vars, const char *name, const char *value);
+/* Set name to a recipe string, expanded when first used. */
+void tf_vars_set_raw(struct tf_vars *vars, const char *name,
+		     const struct tf_str *raw);
+/* 1 if name is defined. */
+int tf_vars_has(const struct tf_vars *vars, const char *name);
+void tf_vars_release(struct tf_vars *vars);
+
+/*
+ * Expand every ${NAME} in in->s, appending the result to out. An
+ * undefined name, a cycle or an unterminated "${" is reported at its
+ * position in the recipe and -1 returned.
+ */
+int tf_expand(struct tf_vars *vars, const struct tf_str *in, struct tf_buf *out);
+/* Like tf_expand, returning a new string the caller frees (NULL on error). */
+char *tf_expand_dup(struct tf_vars *vars, const struct tf_str *in);
+
+#endif
