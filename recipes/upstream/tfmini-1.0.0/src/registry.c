@@ -326,7 +326,8 @@ int tfm_load_plugin(const char *name, const char *path,
 	}
 	if (name && check_collision(name, who, e))
 		return -1;
-	handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	/* A name without a slash would make dlopen search the library path. */
+	handle = dlopen(strchr(path, '/') ? path : real, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
 		return tfm_fail(e, "tfmini: %s: cannot load: %s", who, dlerror());
 	sym = dlsym(handle, TFM_GET_DEVICE_API_SYMBOL);
