@@ -77,9 +77,12 @@ static void matmul_neon(const float *a, const float *b, float *c, size_t m,
 		for (j = 0; j + 2 <= n; j += 2) {
 			float64x2_t acc = vdupq_n_f64(0.0);
 
-			for (p = 0; p < k; p++)
+			for (p = 0; p < k; p++) {
+				float32x2_t bv = vld1_f32(b + p * n + j);
+
 				acc = vfmaq_f64(acc, vdupq_n_f64(row[p]),
-						vcvt_f64_f32(vld1_f32(b + p * n + j)));
+						vcvt_f64_f32(bv));
+			}
 			vst1_f32(c + i * n + j, vcvt_f32_f64(acc));
 		}
 		for (; j < n; j++)

@@ -178,8 +178,10 @@ static TFM_Error *m1_buffer_alloc(TFM_Buffer_Alloc_Args *args)
 	if (args->size > SIZE_MAX - M1_ALIGN)
 		return m1_error("cannot allocate %zu bytes", args->size);
 	rounded = (args->size + M1_ALIGN - 1) / M1_ALIGN * M1_ALIGN;
+	if (!rounded)
+		rounded = M1_ALIGN;
 	b = malloc(sizeof(*b));
-	if (!b || !(b->data = aligned_alloc(M1_ALIGN, rounded ? rounded : M1_ALIGN))) {
+	if (!b || !(b->data = aligned_alloc(M1_ALIGN, rounded))) {
 		free(b);
 		return m1_error("cannot allocate %zu bytes", args->size);
 	}

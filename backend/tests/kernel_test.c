@@ -15,6 +15,8 @@
 
 #include "kernels.h"
 
+#define ARGS(type) { .struct_size = type##_STRUCT_SIZE }
+
 const TFM_DeviceApi *TFM_GetDeviceApi(void);
 
 static int failures;
@@ -126,8 +128,8 @@ static void test_table(const struct m1_kernels *k)
 
 static int fails(const TFM_DeviceApi *api, TFM_Error *err, const char *want)
 {
-	TFM_Error_Message_Args m = { .struct_size = TFM_Error_Message_Args_STRUCT_SIZE };
-	TFM_Error_Destroy_Args x = { .struct_size = TFM_Error_Destroy_Args_STRUCT_SIZE };
+	TFM_Error_Message_Args m = ARGS(TFM_Error_Message_Args);
+	TFM_Error_Destroy_Args x = ARGS(TFM_Error_Destroy_Args);
 	int ok;
 
 	if (!err)
@@ -145,18 +147,19 @@ static int fails(const TFM_DeviceApi *api, TFM_Error *err, const char *want)
 static void test_api(void)
 {
 	const TFM_DeviceApi *api = TFM_GetDeviceApi();
-	TFM_Plugin_Initialize_Args init = { .struct_size = TFM_Plugin_Initialize_Args_STRUCT_SIZE };
-	TFM_Buffer_Alloc_Args alloc = { .struct_size = TFM_Buffer_Alloc_Args_STRUCT_SIZE };
-	TFM_Buffer_CopyToHost_Args get = { .struct_size = TFM_Buffer_CopyToHost_Args_STRUCT_SIZE };
-	TFM_Kernel_Lookup_Args look = { .struct_size = TFM_Kernel_Lookup_Args_STRUCT_SIZE };
-	TFM_Buffer_Free_Args fr = { .struct_size = TFM_Buffer_Free_Args_STRUCT_SIZE };
+	TFM_Plugin_Initialize_Args init = ARGS(TFM_Plugin_Initialize_Args);
+	TFM_Buffer_Alloc_Args alloc = ARGS(TFM_Buffer_Alloc_Args);
+	TFM_Buffer_CopyToHost_Args get = ARGS(TFM_Buffer_CopyToHost_Args);
+	TFM_Kernel_Lookup_Args look = ARGS(TFM_Kernel_Lookup_Args);
+	TFM_Buffer_Free_Args fr = ARGS(TFM_Buffer_Free_Args);
 	TFM_Device_Count_Args old = { .struct_size = sizeof(size_t) };
 	int ok = api->struct_size == TFM_DeviceApi_STRUCT_SIZE &&
 		 api->api_version_major == 1 && !api->plugin_initialize(&init);
 	float host[4];
 
 	look.op_name = "conv2d";
-	ok = ok && fails(api, api->kernel_lookup(&look), "no kernel for op 'conv2d'");
+	ok = ok && fails(api, api->kernel_lookup(&look),
+			 "no kernel for op 'conv2d'");
 	ok = ok && fails(api, api->device_count(&old), "is too small");
 	alloc.size = 8;
 	ok = ok && !api->buffer_alloc(&alloc);
