@@ -49,7 +49,7 @@ extern const char *const tfm_op_names[TFM_OP_COUNT];
 /* One registered backend: a device type with num_devices devices. */
 struct tfm_device {
 	char name[TFM_MAX_NAME + 1]; /* device type, as in "m1:0" */
-	char *library_path;   /* owned; real path of the plugin, NULL if built in */
+	char *library_path;   /* owned; the plugin's real path; NULL: built in */
 	void *handle;         /* dlopen handle, NULL if built in */
 	const TFM_DeviceApi *api; /* the plugin's table; never freed */
 	int api_major;        /* the plugin's API version */

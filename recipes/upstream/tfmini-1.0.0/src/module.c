@@ -570,8 +570,10 @@ PyMODINIT_FUNC PyInit__tfmini(void)
 	if (add_object(m, "Tensor", tensor_type) ||
 	    add_object(m, "PluginError", plugin_error) ||
 	    add_object(m, "_init_warnings", warnings) ||
-	    PyModule_AddIntConstant(m, "API_VERSION_MAJOR", TFM_API_VERSION_MAJOR) ||
-	    PyModule_AddIntConstant(m, "API_VERSION_MINOR", TFM_API_VERSION_MINOR) ||
+	    PyModule_AddIntConstant(m, "API_VERSION_MAJOR",
+				    TFM_API_VERSION_MAJOR) ||
+	    PyModule_AddIntConstant(m, "API_VERSION_MINOR",
+				    TFM_API_VERSION_MINOR) ||
 	    PyModule_AddIntConstant(m, "API_MINOR_MAX", TFM_API_MINOR_MAX))
 		goto fail;
 	if (tfm_registry_init(init_warning, warnings, &e)) {

@@ -185,19 +185,19 @@ too_small:
 			api->struct_size, need);
 }
 
-#define NEED_FN(api, field) { offsetof(TFM_DeviceApi, field), #field }
+#define NEED_FN(field) { offsetof(TFM_DeviceApi, field), #field }
 
 static int check_functions(const TFM_DeviceApi *api, const char *who,
 			   struct tfm_err *e)
 {
 	static const struct { size_t off; const char *name; } fns[] = {
-		NEED_FN(api, error_destroy), NEED_FN(api, error_message),
-		NEED_FN(api, plugin_initialize),
-		NEED_FN(api, plugin_attributes), NEED_FN(api, device_count),
-		NEED_FN(api, buffer_alloc), NEED_FN(api, buffer_free),
-		NEED_FN(api, buffer_copy_from_host),
-		NEED_FN(api, buffer_copy_to_host),
-		NEED_FN(api, kernel_lookup), NEED_FN(api, kernel_execute),
+		NEED_FN(error_destroy), NEED_FN(error_message),
+		NEED_FN(plugin_initialize),
+		NEED_FN(plugin_attributes), NEED_FN(device_count),
+		NEED_FN(buffer_alloc), NEED_FN(buffer_free),
+		NEED_FN(buffer_copy_from_host),
+		NEED_FN(buffer_copy_to_host),
+		NEED_FN(kernel_lookup), NEED_FN(kernel_execute),
 	};
 	size_t i;
 	void (*fn)(void);

@@ -163,13 +163,15 @@ static int out_shape(enum tfm_op op, const struct tfm_tensor *a,
 	if (!b)
 		return 0;
 	if (a->dev != b->dev || a->index != b->index)
-		return tfm_bad_value(e, "tfmini: %s: inputs are on different devices "
-				"('%s:%d' and '%s:%d')", name, a->dev->name,
-				a->index, b->dev->name, b->index);
+		return tfm_bad_value(e, "tfmini: %s: inputs are on different "
+				     "devices ('%s:%d' and '%s:%d')", name,
+				     a->dev->name, a->index, b->dev->name,
+				     b->index);
 	if (op != TFM_OP_MATMUL) {
 		if (!same_shape(a, b))
-			return tfm_bad_value(e, "tfmini: %s: shapes %s and %s differ",
-					name, shape_str(a, sa, sizeof(sa)),
+			return tfm_bad_value(e, "tfmini: %s: shapes %s and "
+					     "%s differ", name,
+					     shape_str(a, sa, sizeof(sa)),
 					shape_str(b, sb, sizeof(sb)));
 		return 0;
 	}

@@ -250,7 +250,7 @@ typedef struct TFM_DeviceApi {
 	size_t struct_size;
 	void *extension;
 
-	int api_version_major; /* TFM_API_VERSION_MAJOR the plugin was built with */
+	int api_version_major; /* the TFM_API_VERSION_MAJOR it was built with */
 	int api_version_minor;
 
 	TFM_Error_Destroy *error_destroy;
