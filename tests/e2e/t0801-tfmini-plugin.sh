@@ -10,6 +10,7 @@
 # every op on m1 with the reference CPU kernels. Also: the ISA m1 picks
 # and TFMINI_M1_ISA, and tfbuild verify on every wheel.
 . "$(dirname "$0")/../lib/test-lib.sh"
+unset TFMINI_M1_ISA SMOKE_DEVICES SMOKE_DEVICE SMOKE_ISA SMOKE_KIND
 
 sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null || exit 1
 start_httpd "$TRASH/mirror" || exit 1

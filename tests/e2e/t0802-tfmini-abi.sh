@@ -7,6 +7,7 @@
 # NULL table or with a short table, a missing file and a taken name all
 # give one clean message, never a crash.
 . "$(dirname "$0")/../lib/test-lib.sh"
+unset TFMINI_M1_ISA SMOKE_DEVICES SMOKE_DEVICE SMOKE_ISA SMOKE_KIND
 
 sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null || exit 1
 start_httpd "$TRASH/mirror" || exit 1
