@@ -33,6 +33,7 @@ const char tf_usage_recipe[] =
 	"      --offline         use only the download cache\n"
 	"      --recheck         re-hash cached downloads before using them\n"
 	"  -k, --keep-going      after a failing step, go on with the others\n"
+	"  -f, --force           rebuild every step, even if up to date\n"
 	"  -v, --verbose         show commands and build output\n"
 	"  -q, --quiet           show only errors\n"
 	"\n"
@@ -40,7 +41,7 @@ const char tf_usage_recipe[] =
 
 static int run_pipeline(struct tf_session *s)
 {
-	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going };
+	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force };
 	struct tf_strvec written = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -49,9 +50,10 @@ static int run_pipeline(struct tf_session *s)
 		if (tf_sources_fetch(&s->plans[i], &s->fetch))
 			return TF_EXIT_FETCH;
 	for (i = 0; i < s->nr_plans; i++)
-		if (tf_sources_prepare(&s->plans[i]))
+		if (tf_sources_stamp(&s->plans[i]) ||
+		    tf_sources_prepare(&s->plans[i], s->opt.force))
 			return TF_EXIT_BUILD;
-	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo))
+	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
 		return TF_EXIT_BUILD;
 	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written))
 		ret = TF_EXIT_WHEEL;

@@ -19,6 +19,8 @@ const struct tf_cmd tf_commands[] = {
 	  tf_usage_recipe },
 	{ "fetch", cmd_fetch, "fetch and verify a recipe's sources only",
 	  tf_usage_fetch },
+	{ "explain", cmd_explain, "say which steps a run would rebuild, and why",
+	  tf_usage_explain },
 	{ "verify", cmd_verify, "check existing wheels independently",
 	  tf_usage_verify },
 	{ "sha256", cmd_sha256, "print the SHA-256 of a file or URL",
