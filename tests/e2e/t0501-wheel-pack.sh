@@ -121,6 +121,12 @@ expect_success 'fixed times, modes and owners in every entry' '
 	compare expect actual
 '
 
+expect_success 'tfbuild verify accepts it' '
+	echo "ok  dist/$whl" >expect &&
+	tfbuild verify "dist/$whl" >actual &&
+	compare expect actual
+'
+
 expect_success 'pip installs it; the library loads via ctypes; the script runs' '
 	"$PYTHON" -m venv venv &&
 	PIP_DISABLE_PIP_VERSION_CHECK=1 venv/bin/pip install -q --no-index \
