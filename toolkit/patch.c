@@ -446,27 +446,36 @@ static void patch_env(struct tf_strvec *env)
 	tf_strvec_push(env, "QUOTING_STYLE=literal");
 }
 
+/* The last non-blank line of s, as a start and a length. */
+static const char *last_line(const char *s, int *len)
+{
+	size_t end = strlen(s), start;
+
+	while (end && isspace((unsigned char)s[end - 1]))
+		end--;
+	for (start = end; start && s[start - 1] != '\n'; start--)
+		;
+	*len = (int)(end - start);
+	return s + start;
+}
+
 static int report(const char *label, int strip, const char *output,
 		  int status)
 {
 	struct tf_strvec msgs = TF_STRVEC_INIT;
 	struct tf_buf how = TF_BUF_INIT;
+	const char *last;
 	size_t i;
+	int len;
 
 	tf_patch_explain(output, strip, &msgs);
 	for (i = 0; i < msgs.nr; i++)
 		error("%s: %s", label, msgs.v[i]);
 	if (!msgs.nr) {
-		size_t n = strlen(output);
-
-		while (n && isspace((unsigned char)output[n - 1]))
-			n--;
 		tf_run_describe_status(status, &how);
-		i = n;
-		while (i && output[i - 1] != '\n')
-			i--;
+		last = last_line(output, &len);
 		error("%s: patch failed (%s)%s%.*s", label, how.buf,
-		      n ? ": " : "", (int)(n - i), output + i);
+		      len ? ": " : "", len, last);
 	}
 	tf_strvec_release(&msgs);
 	tf_buf_release(&how);
