@@ -21,7 +21,8 @@ int tf_patch_apply(const char *tree, const char *patch_path,
 		   const char *label, int strip);
 
 /*
- * The other messages, each as "tfbuild: LABEL: ...":
+ * A patch file that cannot be read gives "tfbuild: cannot open patch
+ * 'LABEL': <strerror>". The other messages, each as "tfbuild: LABEL: ...":
  *   refusing path '../../etc/passwd' outside the source tree
  *   'src/missing.c' does not exist in the source tree
  *   already applied or reversed on 'src/a.c'
@@ -46,8 +47,9 @@ struct tf_patch_scan {
  * Look at the next line of a patch (without its newline). If it is a
  * header naming a file ("--- ", "+++ ", "*** ", "Index: ", "diff --git",
  * git's "rename/copy from/to") and that name, stripped as patch -p<strip>
- * would strip it, is absolute or has a ".." component, put the stripped
- * name in bad and return 1; else return 0. Names end as patch ends them
+ * would strip it (git's rename and copy names have no prefix and are not
+ * stripped), is absolute or has a ".." component, put the stripped name
+ * in bad and return 1; else return 0. Names end as patch ends them
  * (at a tab, or at white space when no tab follows); C-quoted names are
  * decoded; "/dev/null" is ignored. Bodies of unified hunks are counted
  * off and skipped, so a removed line "-- x" is not taken for a header.
