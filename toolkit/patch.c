@@ -302,16 +302,16 @@ static int hunk_failed(struct explain *x, const char *line)
 {
 	long hunk, at;
 	char *end;
-	const char *reason;
+	const char *num;
 
 	if (!starts(line, "Hunk #"))
 		return 0;
 	hunk = strtol(line + 6, &end, 10);
 	if (end == line + 6 || !starts(end, " FAILED at "))
 		return 0;
-	reason = end + 11;
-	at = strtol(reason, &end, 10);
-	if (end == reason)
+	num = end + 11;
+	at = strtol(num, &end, 10);
+	if (end == num)
 		return 0;
 	if (starts(end, " (") && strlen(end) > 4)
 		tf_strvec_pushf(x->msgs, "hunk #%ld of '%s' does not apply (at line %ld, %.*s)",

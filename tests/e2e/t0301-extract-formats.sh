@@ -21,9 +21,14 @@ expect_success 'set up a source tree and archives of it' '
 	chmod 4750 src/pkg-1.0/sub/run.sh &&
 	chmod 0600 src/pkg-1.0/private &&
 	chmod 0700 src/pkg-1.0/sub/deep &&
-	tar -C src -czf pkg.tar.gz pkg-1.0 &&
-	tar -C src -cJf pkg.tar.xz pkg-1.0 &&
-	tar -C src -cjf pkg.tar.bz2 pkg-1.0 &&
+	tar -C src -cf pkg.tar pkg-1.0 &&
+	gzip -n -k pkg.tar &&
+	"$PYTHON" -c "
+import bz2, lzma
+data = open(\"pkg.tar\", \"rb\").read()
+open(\"pkg.tar.bz2\", \"wb\").write(bz2.compress(data))
+open(\"pkg.tar.xz\", \"wb\").write(lzma.compress(data))
+" &&
 	(cd src && "$PYTHON" -c "
 import os, zipfile
 z = zipfile.ZipFile(\"../pkg.zip\", \"w\", zipfile.ZIP_DEFLATED)
