@@ -357,7 +357,7 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	free(s.running);
 	if (ran)
 		*ran = s.ran;
-	info("%zu of %zu steps ran, %zu were up to date", s.ran, s.nr,
+	info("%zu of %zu steps ran, %zu up to date", s.ran, s.nr,
 	     s.nr - s.ran - (s.failed ? 1 : 0));
 	return s.failed ? -1 : 0;
 }

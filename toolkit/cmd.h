@@ -27,6 +27,7 @@ int cmd_fetch(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sha256(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 extern const char tf_usage_recipe[];
@@ -34,5 +35,6 @@ extern const char tf_usage_fetch[];
 extern const char tf_usage_verify[];
 extern const char tf_usage_sha256[];
 extern const char tf_usage_explain[];
+extern const char tf_usage_diff[];
 
 #endif

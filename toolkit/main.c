@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "log.h"
@@ -23,6 +24,8 @@ const struct tf_cmd tf_commands[] = {
 	  tf_usage_explain },
 	{ "verify", cmd_verify, "check existing wheels independently",
 	  tf_usage_verify },
+	{ "diff", cmd_diff, "say how two wheels that should be identical differ",
+	  tf_usage_diff },
 	{ "sha256", cmd_sha256, "print the SHA-256 of a file or URL",
 	  tf_usage_sha256 },
 	{ "help", cmd_help, "show help for a command", help_usage },
@@ -86,6 +89,8 @@ int main(int argc, char **argv)
 	const struct tf_cmd *c;
 	int i;
 
+	/* Files tfbuild and its steps create get the same modes everywhere. */
+	umask(022);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
 			tf_verbosity++;

@@ -102,7 +102,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "cc", t->cc);
 	tf_vars_set(v, "ar", t->ar);
 	tf_vars_set(v, "strip", t->strip);
-	tf_vars_set(v, "cflags", t->cflags);
+	tf_vars_set(v, "cflags", p->cflags);
 	tf_vars_set(v, "ldflags", t->ldflags);
 	tf_vars_set(v, "python", t->python);
 	tf_vars_set(v, "python_include", t->python_include);
@@ -220,7 +220,7 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "CC=%s", t->cc);
 	tf_strvec_pushf(e, "AR=%s", t->ar);
 	tf_strvec_pushf(e, "STRIP=%s", t->strip);
-	tf_strvec_pushf(e, "CFLAGS=%s", t->cflags);
+	tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
 	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
@@ -394,6 +394,9 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		return -1;
 	p->dir = keepf(p, "%s/%s", o->build_dir, target);
 	p->stamps = keepf(p, "%s/stamps", p->dir);
+	/* Where it was built must not show in what was built. */
+	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
+			  p->target.cflags, p->dir, target, r->dir);
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));

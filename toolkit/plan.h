@@ -70,6 +70,8 @@ struct tf_plan {
 	const char *dir;             /* store: <build_dir>/<target> */
 	const char *stamps;          /* store: <dir>/stamps */
 	int jobs;                    /* parallel jobs, as --jobs */
+	const char *cflags;          /* store: the target's CFLAGS plus prefix
+					maps that keep build paths out of binaries */
 	struct tf_vars vars;         /* owned */
 	struct tf_strvec store;      /* owned: every expanded string */
 	struct tf_plan_source *sources; /* owned array, recipe->nr_sources */
