@@ -4,8 +4,8 @@
 set -eu
 
 pkgs="gcc make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
-      libarchive-dev libelf-dev patch python3 python3-venv python3-dev
-      python3-wheel"
+      libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv python3-dev
+      python3-wheel unzip"
 
 missing=
 for p in $pkgs; do

@@ -10,6 +10,8 @@
 #include "log.h"
 #include "path.h"
 #include "run.h"
+#include "source.h"
+#include "stamp.h"
 
 /* Lines of a failed step's log shown on the terminal. */
 #define TAIL_LINES 20
@@ -31,6 +33,8 @@ struct sched {
 	struct tf_run **running;   /* owned; slot i is tasks[i]'s run or NULL */
 	size_t nr_running;
 	int failed;                /* a step failed */
+	size_t ran;                /* steps that ran (were not up to date) */
+	const struct tf_build_opts *opts; /* borrowed */
 };
 
 static struct task *dep_task(struct sched *s, struct task *t, size_t j)
@@ -58,6 +62,83 @@ static int readiness(struct sched *s, struct task *t)
 	return ready;
 }
 
+/* Everything that can change what a step produces. */
+static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
+{
+	struct tf_plan *p = t->plan;
+	struct tf_plan_step *ps = &p->steps[t->step];
+	struct tf_buf b = TF_BUF_INIT;
+	size_t j;
+
+	tf_stamp_add(st, "tfbuild", TF_VERSION, strlen(TF_VERSION));
+	tf_stamp_add(st, "target", p->target.name, strlen(p->target.name));
+	tf_stamp_add(st, "toolchain", p->target.identity, strlen(p->target.identity));
+	tf_stamp_add(st, "script", ps->script, strlen(ps->script));
+	/* $JOBS changes how fast, not what: it does not count. */
+	for (j = 0; j < ps->env.nr; j++)
+		if (strncmp(ps->env.v[j], "JOBS=", 5))
+			tf_buf_addf(&b, "%s\n", ps->env.v[j]);
+	tf_stamp_add(st, "environment", b.buf, b.len);
+	for (j = 0; j < ps->nr_reads; j++) {
+		const struct tf_plan_source *src = &p->sources[ps->reads[j]];
+
+		tf_buf_setf(&b, "source:%s", src->def->name.s);
+		tf_stamp_add_hex(st, b.buf, src->key);
+	}
+	for (j = 0; j < ps->def->nr_needs; j++) {
+		struct task *d = dep_task(s, t, j);
+
+		tf_buf_setf(&b, "step:%s", d->plan->steps[d->step].def->name.s);
+		tf_stamp_add_hex(st, b.buf, d->plan->steps[d->step].output);
+	}
+	tf_buf_release(&b);
+}
+
+/*
+ * Decide whether t must run: 1 with the reason in why, or 0 when its
+ * stamp matches and its stage still holds what it produced (then its
+ * output digest is set from the stamp).
+ */
+static int must_run(struct sched *s, struct task *t, struct tf_buf *why)
+{
+	struct tf_plan_step *ps = &t->plan->steps[t->step];
+	struct tf_stamp old = TF_STAMP_INIT, now = TF_STAMP_INIT;
+	char digest[TF_SHA256_HEX_LEN + 1];
+	int run = 1;
+
+	step_inputs(s, t, &now);
+	tf_stamp_read(ps->stamp, &old);
+	if (s->opts->force)
+		tf_buf_addstr(why, "--force");
+	else if (!tf_stamp_same(&old, &now) || !*old.output)
+		tf_stamp_explain(&old, &now, why);
+	else if (tf_tree_digest(ps->stage, digest) || strcmp(digest, old.output))
+		tf_buf_addstr(why, "its stage was changed or removed");
+	else {
+		memcpy(ps->output, old.output, sizeof(ps->output));
+		run = 0;
+	}
+	tf_stamp_release(&old);
+	tf_stamp_release(&now);
+	return run;
+}
+
+/* Record what a step that just succeeded was built from and produced. */
+static int write_stamp(struct sched *s, struct task *t)
+{
+	struct tf_plan_step *ps = &t->plan->steps[t->step];
+	struct tf_stamp st = TF_STAMP_INIT;
+	int ret;
+
+	step_inputs(s, t, &st);
+	ret = tf_tree_digest(ps->stage, st.output);
+	memcpy(ps->output, st.output, sizeof(ps->output));
+	if (!ret)
+		ret = tf_stamp_write(ps->stamp, &st);
+	tf_stamp_release(&st);
+	return ret;
+}
+
 static int make_dirs(const struct tf_plan *p, const struct tf_plan_step *ps)
 {
 	struct tf_buf b = TF_BUF_INIT;
@@ -71,22 +152,29 @@ static int make_dirs(const struct tf_plan *p, const struct tf_plan_step *ps)
 	ret = ret || tf_mkdir_p(b.buf);
 	tf_buf_setf(&b, "%s/tmp", p->dir);
 	ret = ret || tf_mkdir_p(b.buf);
+	ret = ret || tf_mkdir_p(p->stamps);
 	if (!ret && unlink(ps->log) < 0 && errno != ENOENT)
 		ret = error_errno("cannot remove old log '%s'", ps->log);
+	/* No stamp while it runs: an interrupted step is never trusted. */
+	if (!ret && unlink(ps->stamp) < 0 && errno != ENOENT)
+		ret = error_errno("cannot remove old stamp '%s'", ps->stamp);
 	tf_buf_release(&b);
 	return ret ? -1 : 0;
 }
 
 static char prefix_buf[256];
 
-static int start(struct sched *s, struct task *t)
+static int start(struct sched *s, struct task *t, const char *why)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
 	struct tf_run *r = &t->run;
 
+	if (ps->def->source_index >= 0 &&
+	    tf_source_refresh(t->plan, (size_t)ps->def->source_index))
+		return -1;
 	if (make_dirs(t->plan, ps))
 		return -1;
-	info("building %s for %s", ps->def->name.s, t->plan->target.name);
+	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name, why);
 	*r = (struct tf_run)TF_RUN_INIT;
 	tf_strvec_pushv(&r->argv, (const char *const[]){
 		"sh", "-e", "-c", ps->script, ps->def->name.s, NULL });
@@ -139,8 +227,12 @@ static void finish(struct sched *s, struct task *t, int status)
 	s->nr_running--;
 	tf_run_release(&t->run);
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (status == 0 && write_stamp(s, t))
+		status = 1;
 	if (status == 0) {
 		t->state = DONE;
+		ps->ran = 1;
+		s->ran++;
 		verbose("%s for %s done in %.1fs", ps->def->name.s,
 			t->plan->target.name,
 			(double)(now.tv_sec - t->started.tv_sec) +
@@ -161,11 +253,37 @@ static void finish(struct sched *s, struct task *t, int status)
 	}
 }
 
-/* Start what can start; return how many tasks are still unfinished. */
+/* Start t if it must run, or mark it done if it is up to date. */
+static int start_or_skip(struct sched *s, struct task *t)
+{
+	struct tf_plan_step *ps = &t->plan->steps[t->step];
+	struct tf_buf why = TF_BUF_INIT;
+	int ret = 0;
+
+	if (!must_run(s, t, &why)) {
+		t->state = DONE;
+		verbose("%s for %s is up to date", ps->def->name.s,
+			t->plan->target.name);
+	} else {
+		ret = start(s, t, why.buf);
+	}
+	tf_buf_release(&why);
+	return ret;
+}
+
+/*
+ * Start what can start; return how many tasks are still unfinished.
+ * Passes repeat while some step leaves PENDING: a step found up to date
+ * may make an earlier one in the list ready.
+ */
 static size_t schedule(struct sched *s, const struct tf_build_opts *o)
 {
-	size_t i, left = 0;
+	size_t i, left;
+	int changed;
 
+again:
+	left = 0;
+	changed = 0;
 	for (i = 0; i < s->nr; i++) {
 		struct task *t = &s->tasks[i];
 		int ready;
@@ -175,6 +293,7 @@ static size_t schedule(struct sched *s, const struct tf_build_opts *o)
 		ready = readiness(s, t);
 		if (ready < 0) {
 			t->state = SKIPPED;
+			changed = 1;
 			info("skipping %s for %s: a step it needs failed",
 			     t->plan->steps[t->step].def->name.s, t->plan->target.name);
 			continue;
@@ -183,30 +302,43 @@ static size_t schedule(struct sched *s, const struct tf_build_opts *o)
 		if (!ready || (s->failed && !o->keep_going) ||
 		    s->nr_running >= (size_t)o->jobs)
 			continue;
-		if (start(s, t)) {
+		if (start_or_skip(s, t)) {
 			t->state = FAILED;
 			s->failed = 1;
-			left--;
 		}
+		changed = 1;
+		if (t->state != RUNNING)
+			left--;
 	}
+	if (changed && !s->nr_running)
+		goto again;
 	return left;
 }
 
-int tf_build_run(struct tf_plan **plans, size_t nr_plans,
-		 const struct tf_build_opts *o)
+static void sched_init(struct sched *s, struct tf_plan **plans,
+		       size_t nr_plans, const struct tf_build_opts *o)
 {
-	struct sched s = { NULL, 0, NULL, 0, 0 };
 	size_t i, j, k = 0;
 
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
 	for (i = 0; i < nr_plans; i++)
-		s.nr += plans[i]->recipe->nr_steps;
-	s.tasks = tf_calloc(s.nr + 1, sizeof(*s.tasks));
-	s.running = tf_calloc(s.nr + 1, sizeof(*s.running));
+		s->nr += plans[i]->recipe->nr_steps;
+	s->tasks = tf_calloc(s->nr + 1, sizeof(*s->tasks));
+	s->running = tf_calloc(s->nr + 1, sizeof(*s->running));
 	for (i = 0; i < nr_plans; i++)
 		for (j = 0; j < plans[i]->recipe->nr_steps; j++, k++) {
-			s.tasks[k].plan = plans[i];
-			s.tasks[k].step = j;
+			s->tasks[k].plan = plans[i];
+			s->tasks[k].step = j;
 		}
+}
+
+int tf_build_run(struct tf_plan **plans, size_t nr_plans,
+		 const struct tf_build_opts *o, size_t *ran)
+{
+	struct sched s;
+
+	sched_init(&s, plans, nr_plans, o);
 	for (;;) {
 		size_t left = schedule(&s, o), which;
 		int status;
@@ -223,5 +355,57 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	}
 	free(s.tasks);
 	free(s.running);
+	if (ran)
+		*ran = s.ran;
+	info("%zu of %zu steps ran, %zu up to date", s.ran, s.nr,
+	     s.nr - s.ran - (s.failed ? 1 : 0));
 	return s.failed ? -1 : 0;
+}
+
+static int deps_visited(struct sched *s, struct task *t)
+{
+	size_t j;
+
+	for (j = 0; j < t->plan->steps[t->step].def->nr_needs; j++)
+		if (dep_task(s, t, j)->state == PENDING)
+			return 0;
+	return 1;
+}
+
+int tf_build_explain(struct tf_plan **plans, size_t nr_plans,
+		     const struct tf_build_opts *o)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	struct sched s;
+	size_t i, j, done = 0;
+
+	sched_init(&s, plans, nr_plans, o);
+	/* Visit steps in dependency order; a step after one that will run
+	 * must run too, since that one's output is not known yet. */
+	while (done < s.nr) {
+		for (i = 0; i < s.nr; i++) {
+			struct task *t = &s.tasks[i];
+			const struct tf_step *def = t->plan->steps[t->step].def;
+			int after = 0;
+
+			if (t->state != PENDING || !deps_visited(&s, t))
+				continue;
+			tf_buf_reset(&why);
+			for (j = 0; j < def->nr_needs && !after; j++)
+				if (dep_task(&s, t, j)->state == RUNNING) {
+					tf_buf_addf(&why, "needs '%s', which will run",
+						    def->needs[j].s);
+					after = 1;
+				}
+			t->state = after || must_run(&s, t, &why) ? RUNNING : DONE;
+			printf("%s %s: %s (%s)\n", t->plan->target.name, def->name.s,
+			       t->state == RUNNING ? "will run" : "up to date",
+			       t->state == RUNNING ? why.buf : "nothing changed");
+			done++;
+		}
+	}
+	tf_buf_release(&why);
+	free(s.tasks);
+	free(s.running);
+	return 0;
 }

@@ -26,11 +26,15 @@ int cmd_recipe(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sha256(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 extern const char tf_usage_recipe[];
 extern const char tf_usage_fetch[];
 extern const char tf_usage_verify[];
 extern const char tf_usage_sha256[];
+extern const char tf_usage_explain[];
+extern const char tf_usage_diff[];
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attest.h"
 #include "build.h"
 #include "cmd.h"
 #include "hash.h"
@@ -33,14 +34,37 @@ const char tf_usage_recipe[] =
 	"      --offline         use only the download cache\n"
 	"      --recheck         re-hash cached downloads before using them\n"
 	"  -k, --keep-going      after a failing step, go on with the others\n"
+	"  -f, --force           rebuild every step, even if up to date\n"
 	"  -v, --verbose         show commands and build output\n"
 	"  -q, --quiet           show only errors\n"
 	"\n"
 	"exit codes: 0 ok, 2 usage, 3 recipe, 4 fetch, 5 build, 6 wheel.\n";
 
+/* Write SHA256SUMS and the provenance beside the wheels; list the wheels. */
+static int attest(struct tf_session *s, const struct tf_strvec *written)
+{
+	struct tf_sums sums = TF_SUMS_INIT;
+	struct tf_provenance_run run = { &s->opt.sets, &sums };
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i;
+	int ret = tf_sums_of_files(written, &sums);
+
+	tf_path_join(&path, s->opt.out_dir, "SHA256SUMS");
+	if (!ret)
+		ret = tf_sums_write(path.buf, &sums);
+	tf_buf_setf(&path, "%s/%s.intoto.json", s->opt.out_dir, s->recipe.name.s);
+	if (!ret)
+		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans, &run);
+	for (i = 0; !ret && tf_verbosity && i < written->nr; i++)
+		printf("%s  %s\n", sums.digests.v[i], written->v[i]);
+	tf_sums_release(&sums);
+	tf_buf_release(&path);
+	return ret;
+}
+
 static int run_pipeline(struct tf_session *s)
 {
-	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going };
+	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force };
 	struct tf_strvec written = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -49,24 +73,14 @@ static int run_pipeline(struct tf_session *s)
 		if (tf_sources_fetch(&s->plans[i], &s->fetch))
 			return TF_EXIT_FETCH;
 	for (i = 0; i < s->nr_plans; i++)
-		if (tf_sources_prepare(&s->plans[i]))
+		if (tf_sources_stamp(&s->plans[i]) ||
+		    tf_sources_prepare(&s->plans[i], s->opt.force))
 			return TF_EXIT_BUILD;
-	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo))
+	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
 		return TF_EXIT_BUILD;
-	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written))
+	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written) ||
+	    attest(s, &written))
 		ret = TF_EXIT_WHEEL;
-	for (i = 0; !ret && i < written.nr; i++) {
-		unsigned char md[TF_SHA256_LEN];
-		char hex[TF_SHA256_HEX_LEN + 1];
-
-		if (tf_sha256_file(written.v[i], md, NULL)) {
-			ret = TF_EXIT_WHEEL;
-			break;
-		}
-		tf_sha256_hex(md, hex);
-		if (tf_verbosity)
-			printf("%s  %s\n", hex, written.v[i]);
-	}
 	tf_strvec_release(&written);
 	return ret;
 }

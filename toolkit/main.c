@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "log.h"
@@ -19,8 +20,12 @@ const struct tf_cmd tf_commands[] = {
 	  tf_usage_recipe },
 	{ "fetch", cmd_fetch, "fetch and verify a recipe's sources only",
 	  tf_usage_fetch },
+	{ "explain", cmd_explain, "say which steps a run would rebuild, and why",
+	  tf_usage_explain },
 	{ "verify", cmd_verify, "check existing wheels independently",
 	  tf_usage_verify },
+	{ "diff", cmd_diff, "say how two wheels that should be identical differ",
+	  tf_usage_diff },
 	{ "sha256", cmd_sha256, "print the SHA-256 of a file or URL",
 	  tf_usage_sha256 },
 	{ "help", cmd_help, "show help for a command", help_usage },
@@ -84,6 +89,8 @@ int main(int argc, char **argv)
 	const struct tf_cmd *c;
 	int i;
 
+	/* Files tfbuild and its steps create get the same modes everywhere. */
+	umask(022);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
 			tf_verbosity++;

@@ -154,47 +154,27 @@ out:
 	return ret;
 }
 
-static int write_sums(const char *out_dir, const struct tf_strvec *written)
+/* 1 if both exist with the same bytes: an unchanged wheel is not rewritten. */
+static int same_file(const char *a, const char *b)
 {
-	struct tf_strvec lines = TF_STRVEC_INIT;
-	struct tf_buf text = TF_BUF_INIT, path = TF_BUF_INIT;
-	size_t i;
-	int ret = 0;
+	unsigned char ma[TF_SHA256_LEN], mb[TF_SHA256_LEN];
 
-	for (i = 0; !ret && i < written->nr; i++) {
-		unsigned char md[TF_SHA256_LEN];
-		char hex[TF_SHA256_HEX_LEN + 1];
-
-		ret = tf_sha256_file(written->v[i], md, NULL);
-		tf_sha256_hex(md, hex);
-		tf_strvec_pushf(&lines, "%s  %s\n", hex,
-				tf_path_basename(written->v[i]));
-	}
-	/* sha256sum -c order does not matter; sort for stable bytes. */
-	qsort(lines.v, lines.nr, sizeof(*lines.v), tf_strcmp_ptr);
-	for (i = 0; i < lines.nr; i++)
-		tf_buf_addstr(&text, lines.v[i]);
-	tf_path_join(&path, out_dir, "SHA256SUMS");
-	if (!ret)
-		ret = tf_write_file_atomic(path.buf, text.buf, text.len, 0644);
-	tf_strvec_release(&lines);
-	tf_buf_release(&text);
-	tf_buf_release(&path);
-	return ret;
+	if (!tf_path_exists(b))
+		return 0;
+	return !tf_sha256_file(a, ma, NULL) && !tf_sha256_file(b, mb, NULL) &&
+	       !memcmp(ma, mb, sizeof(ma));
 }
 
 /* Wheels identical across targets (pure Python) are packed once. */
 static int already_made(const struct tf_strvec *made, const char *path,
 			int *same)
 {
-	unsigned char a[TF_SHA256_LEN], b[TF_SHA256_LEN];
 	size_t i;
 
 	for (i = 0; i < made->nr; i++) {
 		if (strcmp(tf_path_basename(made->v[i]), tf_path_basename(path)))
 			continue;
-		*same = !tf_sha256_file(made->v[i], a, NULL) &&
-			!tf_sha256_file(path, b, NULL) && !memcmp(a, b, sizeof(a));
+		*same = same_file(made->v[i], path);
 		return 1;
 	}
 	return 0;
@@ -246,13 +226,13 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 	for (i = 0; !ret && i < made.nr; i++) {
 		tf_buf_reset(&dst);
 		tf_path_join(&dst, out_dir, tf_path_basename(made.v[i]));
-		if (rename(made.v[i], dst.buf) < 0)
+		if (same_file(made.v[i], dst.buf))
+			info("%s is unchanged", dst.buf);
+		else if (rename(made.v[i], dst.buf) < 0)
 			ret = error_errno("cannot move wheel to '%s'", dst.buf);
-		else
+		if (!ret)
 			tf_strvec_push(written, dst.buf);
 	}
-	if (!ret)
-		ret = write_sums(out_dir, written);
 	tf_rm_rf(tmp.buf);
 out:
 	tf_strvec_release(&made);

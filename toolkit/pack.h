@@ -6,7 +6,8 @@
  * wheel's files from step stages by its file rules, derives tags the
  * recipe left out, writes every wheel (wheel.c) into a temporary
  * directory, verifies each (verify.c), and only then moves them into the
- * output directory and writes SHA256SUMS there.
+ * output directory. A wheel whose bytes equal the one already there is
+ * left alone, so an unchanged rebuild rewrites nothing.
  */
 
 #include <stddef.h>

@@ -79,6 +79,7 @@ static void set_dirs(struct tf_plan *p)
 		s->work = keepf(p, "%s/work/%s", p->dir, n);
 		s->stage = keepf(p, "%s/stage/%s", p->dir, n);
 		s->log = keepf(p, "%s/logs/%s.log", p->dir, n);
+		s->stamp = keepf(p, "%s/step-%s", p->stamps, n);
 		tf_vars_set(&p->vars, keepf(p, "stage.%s", n), s->stage);
 		tf_vars_set(&p->vars, keepf(p, "work.%s", n), s->work);
 	}
@@ -101,7 +102,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "cc", t->cc);
 	tf_vars_set(v, "ar", t->ar);
 	tf_vars_set(v, "strip", t->strip);
-	tf_vars_set(v, "cflags", t->cflags);
+	tf_vars_set(v, "cflags", p->cflags);
 	tf_vars_set(v, "ldflags", t->ldflags);
 	tf_vars_set(v, "python", t->python);
 	tf_vars_set(v, "python_include", t->python_include);
@@ -219,7 +220,7 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "CC=%s", t->cc);
 	tf_strvec_pushf(e, "AR=%s", t->ar);
 	tf_strvec_pushf(e, "STRIP=%s", t->strip);
-	tf_strvec_pushf(e, "CFLAGS=%s", t->cflags);
+	tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
 	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
@@ -227,6 +228,43 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "BUILDDIR=%s", ps->work);
 	tf_strvec_pushf(e, "STAGE=%s", ps->stage);
 	tf_strvec_pushf(e, "PREFIX=%s", ps->stage);
+}
+
+/* 1 if text names the directory dir as a whole path component. */
+static int names_dir(const char *text, const char *dir)
+{
+	size_t n = strlen(dir);
+	const char *s = text;
+
+	while ((s = strstr(s, dir))) {
+		char c = s[n];
+
+		s += n;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The sources a step reads: its own, and every source whose tree its
+ * expanded script or environment names (directly or through variables).
+ */
+static void find_reads(struct tf_plan *p, struct tf_plan_step *ps)
+{
+	size_t k, j;
+
+	ps->reads = tf_calloc(p->recipe->nr_sources + 1, sizeof(*ps->reads));
+	for (k = 0; k < p->recipe->nr_sources; k++) {
+		int reads = ps->def->source_index == (int)k ||
+			    (ps->script && names_dir(ps->script, p->sources[k].dir));
+
+		for (j = 0; !reads && j < ps->env.nr; j++)
+			reads = names_dir(ps->env.v[j], p->sources[k].dir);
+		if (reads)
+			ps->reads[ps->nr_reads++] = k;
+	}
 }
 
 static int plan_step(struct tf_plan *p, size_t i)
@@ -246,6 +284,7 @@ static int plan_step(struct tf_plan *p, size_t i)
 		if (v)
 			tf_strvec_pushf(&ps->env, "%s=%s", s->env[j].key.s, v);
 	}
+	find_reads(p, ps);
 	return errors;
 }
 
@@ -354,6 +393,10 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (tf_target_setup(target, &p->target, o->check_tools))
 		return -1;
 	p->dir = keepf(p, "%s/%s", o->build_dir, target);
+	p->stamps = keepf(p, "%s/stamps", p->dir);
+	/* Where it was built must not show in what was built. */
+	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
+			  p->target.cflags, p->dir, target, r->dir);
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -396,8 +439,10 @@ void tf_plan_release(struct tf_plan *p)
 		tf_strvec_release(&p->sources[i].urls);
 		tf_strvec_release(&p->sources[i].patches);
 	}
-	for (i = 0; i < p->recipe->nr_steps && p->steps; i++)
+	for (i = 0; i < p->recipe->nr_steps && p->steps; i++) {
 		tf_strvec_release(&p->steps[i].env);
+		free(p->steps[i].reads);
+	}
 	for (i = 0; i < p->recipe->nr_wheels && p->wheels; i++) {
 		free(p->wheels[i].requires);
 		free(p->wheels[i].entry_points);

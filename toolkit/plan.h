@@ -23,6 +23,9 @@ struct tf_plan_source {
 	struct tf_strvec patches;    /* owned: absolute patch paths, in order */
 	const char *dir;             /* store: where the prepared tree goes */
 	const char *archive;         /* store: cached archive, set by fetching */
+	char key[65];                /* what the prepared tree is made of (stamp
+					key), set by tf_sources_stamp */
+	int fresh;                   /* 1 once prepared during this run */
 };
 
 struct tf_plan_step {
@@ -32,6 +35,12 @@ struct tf_plan_step {
 	const char *cwd;             /* store: source tree or work dir */
 	const char *work, *stage;    /* store: scratch and stage directories */
 	const char *log;             /* store: its log file */
+	const char *stamp;           /* store: what it was last built from */
+	size_t *reads;               /* owned: indices of the sources it reads:
+					its own and every ${src.NAME} it names */
+	size_t nr_reads;
+	char output[65];             /* digest of its stage once done */
+	int ran;                     /* 1 if it ran in this run (not cached) */
 };
 
 struct tf_plan_file {
@@ -59,7 +68,10 @@ struct tf_plan {
 	const struct tf_recipe *recipe; /* borrowed */
 	struct tf_target target;     /* owned */
 	const char *dir;             /* store: <build_dir>/<target> */
+	const char *stamps;          /* store: <dir>/stamps */
 	int jobs;                    /* parallel jobs, as --jobs */
+	const char *cflags;          /* store: the target's CFLAGS plus prefix
+					maps that keep build paths out of binaries */
 	struct tf_vars vars;         /* owned */
 	struct tf_strvec store;      /* owned: every expanded string */
 	struct tf_plan_source *sources; /* owned array, recipe->nr_sources */

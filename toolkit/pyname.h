@@ -28,4 +28,13 @@ int tf_pep440_normalize(const char *version, struct tf_buf *out);
  */
 int tf_wheel_tag_is_valid(const char *tag);
 
+/*
+ * Expand compressed tag sets ("py2.py3", "none", "any") into every
+ * "PY-ABI-PLATFORM" triple, python outermost, platform innermost, each
+ * in the order written, pushed onto out. Returns 0, or -1 (out
+ * unchanged) if a tag is not valid.
+ */
+int tf_wheel_tags_expand(const char *python, const char *abi,
+			 const char *platform, struct tf_strvec *out);
+
 #endif

@@ -54,6 +54,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		{ "offline", no_argument, NULL, 'O' },
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "recheck", no_argument, NULL, 'R' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "target", required_argument, NULL, 't' },
 		{ "set", required_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -66,8 +67,8 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:j:kt:D:vqh", longopts, NULL)) != -1) {
-		int build_only = strchr("oBjk", c) != NULL;
+	while ((c = getopt_long(argc, argv, "+o:j:kft:D:vqh", longopts, NULL)) != -1) {
+		int build_only = strchr("oBjkf", c) != NULL;
 
 		if (build_only && !(flags & TF_OPT_BUILD))
 			return tf_usage_error(usage, "option '%s' does not apply here",
@@ -84,6 +85,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		case 'O': o->offline = 1; break;
 		case 'k': o->keep_going = 1; break;
 		case 'R': o->recheck = 1; break;
+		case 'f': o->force = 1; break;
 		case 't': tf_strvec_push(&o->targets, optarg); break;
 		case 'D': tf_strvec_push(&o->sets, optarg); break;
 		case 'v': tf_verbosity++; break;

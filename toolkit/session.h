@@ -20,6 +20,7 @@ struct tf_options {
 	int offline;            /* --offline */
 	int keep_going;         /* --keep-going */
 	int recheck;            /* --recheck: re-hash cache hits */
+	int force;              /* --force: rebuild every step */
 	struct tf_strvec targets; /* owned; --target values ("all" expanded later) */
 	struct tf_strvec sets;  /* owned; --set NAME=VALUE */
 };

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "patch.h"
 #include "path.h"
+#include "stamp.h"
 
 int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 {
@@ -87,12 +88,118 @@ out:
 	return ret;
 }
 
-int tf_sources_prepare(struct tf_plan *p)
+static const char *stamp_path(struct tf_plan *p, const struct tf_plan_source *s,
+			      struct tf_buf *buf)
+{
+	tf_buf_setf(buf, "%s/src-%s", p->stamps, s->def->name.s);
+	return buf->buf;
+}
+
+/* The inputs a source tree is made of. */
+static int source_inputs(const struct tf_plan_source *s, struct tf_stamp *st)
+{
+	char hex[TF_SHA256_HEX_LEN + 1], strip[32];
+	unsigned char md[TF_SHA256_LEN];
+	struct tf_buf name = TF_BUF_INIT;
+	size_t j;
+	int ret = 0;
+
+	if (s->local)
+		ret = tf_tree_digest(s->local, hex);
+	else
+		memcpy(hex, s->def->sha256.s, sizeof(hex));
+	tf_stamp_add_hex(st, s->local ? "tree" : "archive", hex);
+	snprintf(strip, sizeof(strip), "%d/%d", s->def->strip, s->def->patch_strip);
+	tf_stamp_add(st, "strip", strip, strlen(strip));
+	for (j = 0; !ret && j < s->patches.nr; j++) {
+		ret = tf_sha256_file(s->patches.v[j], md, NULL);
+		tf_sha256_hex(md, hex);
+		tf_buf_setf(&name, "patch:%s", s->def->patches[j].s);
+		tf_stamp_add_hex(st, name.buf, hex);
+	}
+	tf_buf_release(&name);
+	return ret;
+}
+
+int tf_sources_stamp(struct tf_plan *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->recipe->nr_sources; i++)
-		if (prepare_one(p, &p->sources[i]))
+	for (i = 0; i < p->recipe->nr_sources; i++) {
+		struct tf_stamp st = TF_STAMP_INIT;
+		int ret = source_inputs(&p->sources[i], &st);
+
+		tf_stamp_key(&st, p->sources[i].key);
+		tf_stamp_release(&st);
+		if (ret)
 			return -1;
+	}
 	return 0;
+}
+
+/* 1 if the tree in place was made from the same inputs. */
+static int up_to_date(struct tf_plan *p, const struct tf_plan_source *s)
+{
+	struct tf_stamp old = TF_STAMP_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	char key[TF_SHA256_HEX_LEN + 1];
+	int same = 0;
+
+	if (!tf_stamp_read(stamp_path(p, s, &path), &old) &&
+	    tf_path_is_dir(s->dir)) {
+		tf_stamp_key(&old, key);
+		same = !strcmp(key, s->key);
+	}
+	tf_stamp_release(&old);
+	tf_buf_release(&path);
+	return same;
+}
+
+static int prepare_and_stamp(struct tf_plan *p, struct tf_plan_source *s)
+{
+	struct tf_stamp st = TF_STAMP_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	int ret;
+
+	/* The stamp goes first: a tree with no valid stamp is never trusted. */
+	ret = tf_mkdir_p(p->stamps);
+	if (!ret && tf_path_exists(stamp_path(p, s, &path)) && unlink(path.buf) < 0)
+		ret = error_errno("cannot remove '%s'", path.buf);
+	if (!ret)
+		ret = prepare_one(p, s);
+	if (!ret)
+		ret = source_inputs(s, &st);
+	if (!ret)
+		ret = tf_stamp_write(stamp_path(p, s, &path), &st);
+	s->fresh = !ret;
+	tf_stamp_release(&st);
+	tf_buf_release(&path);
+	return ret;
+}
+
+int tf_sources_prepare(struct tf_plan *p, int force)
+{
+	size_t i;
+
+	for (i = 0; i < p->recipe->nr_sources; i++) {
+		struct tf_plan_source *s = &p->sources[i];
+
+		if (!force && up_to_date(p, s)) {
+			verbose("source '%s' for %s is up to date", s->def->name.s,
+				p->target.name);
+			continue;
+		}
+		if (prepare_and_stamp(p, s))
+			return -1;
+	}
+	return 0;
+}
+
+int tf_source_refresh(struct tf_plan *p, size_t k)
+{
+	struct tf_plan_source *s = &p->sources[k];
+
+	if (s->fresh)
+		return 0;
+	return prepare_and_stamp(p, s);
 }

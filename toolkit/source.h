@@ -16,11 +16,27 @@
 int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo);
 
 /*
- * Prepare every source tree of plan p under <build>/<target>/src: extract
- * the archive (or copy the local directory) into a temporary directory,
- * apply the patch series in order, and only then rename it into place.
- * A failure leaves no tree behind, half-patched or otherwise.
+ * Work out what each source tree of plan p is made of: the archive's
+ * sha256 (or, for a local directory, a digest of its files), the strip
+ * level and each patch's contents. Sets each source's key; reads no
+ * archive, so it works before fetching (for `tfbuild explain`).
  */
-int tf_sources_prepare(struct tf_plan *p);
+int tf_sources_stamp(struct tf_plan *p);
+
+/*
+ * Prepare every source tree of plan p under <build>/<target>/src whose
+ * key differs from the tree already there (all of them with force):
+ * extract the archive (or copy the local directory) into a temporary
+ * directory, apply the patch series in order, and only then rename it
+ * into place. A failure leaves no tree behind, half-patched or otherwise.
+ * Call tf_sources_stamp first.
+ */
+int tf_sources_prepare(struct tf_plan *p, int force);
+
+/*
+ * Prepare source k afresh unless that already happened in this run: a
+ * step about to build inside it must not see an earlier build's files.
+ */
+int tf_source_refresh(struct tf_plan *p, size_t k);
 
 #endif

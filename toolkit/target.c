@@ -48,46 +48,76 @@ int tf_target_is_known(const char *name)
 	return 0;
 }
 
-/* Look a program up in the fixed PATH steps get. */
-static int in_path(const char *prog)
+/* Look a program up in the fixed PATH steps get; its full path or NULL. */
+static char *find_in_path(const char *prog)
 {
 	struct tf_buf b = TF_BUF_INIT;
 	const char *p = tf_target_path;
-	int found = 0;
 
 	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0;
-	while (*p && !found) {
+		return access(prog, X_OK) == 0 ? tf_strdup(prog) : NULL;
+	while (*p) {
 		size_t n = strcspn(p, ":");
 
 		tf_buf_setf(&b, "%.*s/%s", (int)n, p, prog);
-		found = access(b.buf, X_OK) == 0;
+		if (access(b.buf, X_OK) == 0)
+			return tf_buf_detach(&b);
 		p += n + (p[n] == ':');
 	}
 	tf_buf_release(&b);
-	return found;
+	return NULL;
 }
 
-/* Ask the build Python where the target's headers are. */
-static char *python_include(const char *python)
+/* Run argv in a minimal environment; its first line of output, or NULL. */
+static char *first_line(const char *const *argv)
 {
 	struct tf_run r = TF_RUN_INIT;
 	struct tf_buf out = TF_BUF_INIT;
 	int status;
 
-	tf_strvec_pushv(&r.argv, (const char *const[]){
-		python, "-c",
-		"import sysconfig; print(sysconfig.get_path('include'))", NULL });
+	tf_strvec_pushv(&r.argv, argv);
+	r.clean_env = 1;
 	tf_strvec_pushf(&r.env, "PATH=%s", tf_target_path);
+	tf_strvec_push(&r.env, "LC_ALL=C");
 	status = tf_run_capture(&r, &out, 4096);
 	tf_run_release(&r);
-	while (out.len && (out.buf[out.len - 1] == '\n'))
-		tf_buf_setlen(&out, out.len - 1);
+	tf_buf_setlen(&out, strcspn(out.buf, "\n"));
 	if (status != 0 || !out.len) {
 		tf_buf_release(&out);
 		return NULL;
 	}
 	return tf_buf_detach(&out);
+}
+
+/* Ask the build Python where the target's headers are. */
+static char *python_include(const char *python)
+{
+	return first_line((const char *const[]){
+		python, "-c",
+		"import sysconfig; print(sysconfig.get_path('include'))", NULL });
+}
+
+/* What identifies the compiler: its path, target machine and version. */
+static char *compiler_identity(const char *cc)
+{
+	char *path = find_in_path(cc);
+	char *machine = first_line((const char *const[]){ cc, "-dumpmachine", NULL });
+	char *version = first_line((const char *const[]){ cc, "--version", NULL });
+	char *id = tf_xstrfmt("%s %s %s", path ? path : cc,
+			      machine ? machine : "?", version ? version : "?");
+
+	free(path);
+	free(machine);
+	free(version);
+	return id;
+}
+
+static int in_path(const char *prog)
+{
+	char *p = find_in_path(prog);
+
+	free(p);
+	return p != NULL;
 }
 
 int tf_target_setup(const char *name, struct tf_target *t, int check)
@@ -112,6 +142,7 @@ int tf_target_setup(const char *name, struct tf_target *t, int check)
 	t->python = tf_strdup("python3");
 	if (!check) {
 		t->python_include = tf_strdup("");
+		t->identity = tf_strdup("");
 		return 0;
 	}
 	if (!in_path(t->cc))
@@ -124,6 +155,7 @@ int tf_target_setup(const char *name, struct tf_target *t, int check)
 	if (!t->python_include)
 		return error("target '%s': cannot ask python3 for its include directory",
 			     name);
+	t->identity = compiler_identity(t->cc);
 	return 0;
 }
 
@@ -138,5 +170,6 @@ void tf_target_release(struct tf_target *t)
 	free(t->ldflags);
 	free(t->python);
 	free(t->python_include);
+	free(t->identity);
 	memset(t, 0, sizeof(*t));
 }

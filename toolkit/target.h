@@ -16,10 +16,13 @@ struct tf_target {
 	char *ldflags;        /* owned: default LDFLAGS */
 	char *python;         /* owned: build Python */
 	char *python_include; /* owned: target's Python include directory */
+	char *identity;       /* owned: the compiler's path, machine and version
+				 line, e.g. "/usr/bin/gcc x86_64-linux-gnu gcc
+				 (Debian 12.2.0-14) 12.2.0"; "" unless checked */
 	int native;           /* 1 if the target is the host's architecture */
 };
 
-#define TF_TARGET_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define TF_TARGET_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 
 /* The host's target name ("x86_64", "aarch64"), or NULL if unsupported. */
 const char *tf_target_host(void);

@@ -5,6 +5,10 @@
  * Verify: check an existing wheel independently of how it was made.
  */
 
+#include <stddef.h>
+
+#include "buf.h"
+
 /*
  * Check the wheel at path: the filename parses (name, version, tags);
  * exactly one NAME-VERSION.dist-info with METADATA, WHEEL and RECORD;
@@ -16,5 +20,52 @@
  * and returns -1; returns 0 if the wheel is sound.
  */
 int tf_verify_wheel(const char *path);
+
+/* The parts of a wheel filename, NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl. */
+struct tf_wheel_name {
+	char *name;     /* owned; as written (escaped) */
+	char *version;  /* owned; as written */
+	char *build;    /* owned; NULL when there is no build tag */
+	char *python;   /* owned; may be a compressed set, "py2.py3" */
+	char *abi;      /* owned */
+	char *platform; /* owned */
+};
+
+#define TF_WHEEL_NAME_INIT { NULL, NULL, NULL, NULL, NULL, NULL }
+
+/*
+ * Parse a wheel's filename (a directory part is ignored) and check that
+ * the name, version, build tag and tags are valid. Returns 0, or -1 with
+ * what is wrong appended to why (nothing printed).
+ */
+int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
+			struct tf_buf *why);
+/* Free the parts; safe on NULL and twice. */
+void tf_wheel_name_release(struct tf_wheel_name *wn);
+
+/*
+ * Reading RECORD, a CSV file as Python's csv module writes it: fields
+ * separated by ',', optionally in double quotes with '"' doubled, rows
+ * ended by LF, CRLF or CR (also inside quotes, as data). Blank lines are
+ * skipped. Parsing is in place: the buffer is rewritten so each field
+ * is unquoted and NUL-terminated.
+ */
+struct tf_record_reader {
+	char *pos;       /* borrowed; next byte, in the caller's NUL-ended buffer */
+	size_t line;     /* the line the next row starts on, from 1 */
+	size_t row_line; /* the line the row last returned started on */
+	char *path;      /* the last row's fields, pointing into the buffer */
+	char *hash;
+	char *size;
+};
+
+#define TF_RECORD_READER_INIT(buf) { (buf), 1, 0, NULL, NULL, NULL }
+
+/*
+ * Read the next row. Returns 1 with path, hash and size set, 0 at the
+ * end, or -1 if the row is not exactly three well-quoted fields (row_line
+ * then names its line).
+ */
+int tf_record_next(struct tf_record_reader *r);
 
 #endif

@@ -51,7 +51,17 @@ struct tf_wheel_spec {
 int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 		  struct tf_buf *path_out);
 
-/* Append the wheel's filename (no directory) to out; -1 if invalid. */
+/*
+ * Append the wheel's filename (no directory) to out; -1 (out unchanged,
+ * nothing printed) if the name, version or a tag is invalid.
+ */
 int tf_wheel_filename(const struct tf_wheel_spec *w, struct tf_buf *out);
+
+/*
+ * Append field to out as one RECORD (CSV) field: as is, or in double
+ * quotes with '"' doubled when it holds ',', '"', CR or LF (what
+ * Python's csv module writes by default).
+ */
+void tf_wheel_record_field(const char *field, struct tf_buf *out);
 
 #endif

@@ -1,0 +1,307 @@
+/*
+ * SHA256SUMS and provenance. jansson builds and parses the JSON; keys
+ * are emitted sorted and compact-indented so the file is byte-stable.
+ */
+#include "attest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+
+#define STATEMENT_TYPE "https://in-toto.io/Statement/v1"
+#define PROVENANCE_TYPE "https://slsa.dev/provenance/v1"
+#define BUILD_TYPE "https://tfbuild.dev/buildtypes/recipe/v1"
+
+int tf_sums_of_files(const struct tf_strvec *paths, struct tf_sums *out)
+{
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < paths->nr; i++) {
+		if (tf_sha256_file(paths->v[i], md, NULL))
+			return -1;
+		tf_sha256_hex(md, hex);
+		tf_strvec_push(&out->names, tf_path_basename(paths->v[i]));
+		tf_strvec_push(&out->digests, hex);
+	}
+	return 0;
+}
+
+int tf_sums_write(const char *path, const struct tf_sums *sums)
+{
+	struct tf_strvec lines = TF_STRVEC_INIT;
+	struct tf_buf text = TF_BUF_INIT;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sums->names.nr; i++)
+		tf_strvec_pushf(&lines, "%s  %s\n", sums->digests.v[i],
+				sums->names.v[i]);
+	/* Sorted by name: each line starts with 66 bytes of digest and blanks. */
+	for (i = 1; i < lines.nr; i++) {
+		size_t j = i;
+
+		while (j > 0 && strcmp(lines.v[j - 1] + 66, lines.v[j] + 66) > 0) {
+			char *t = lines.v[j - 1];
+
+			lines.v[j - 1] = lines.v[j];
+			lines.v[j--] = t;
+		}
+	}
+	for (i = 0; i < lines.nr; i++)
+		tf_buf_addstr(&text, lines.v[i]);
+	ret = tf_write_file_atomic(path, text.buf, text.len, 0644);
+	tf_strvec_release(&lines);
+	tf_buf_release(&text);
+	return ret;
+}
+
+int tf_sums_read(const char *path, struct tf_sums *out)
+{
+	struct tf_buf text = TF_BUF_INIT;
+	char *line, *save = NULL;
+	int n = 0, ret = 0;
+
+	text.cap = 16 << 20;
+	if (tf_read_file(path, &text)) {
+		tf_buf_release(&text);
+		return -1;
+	}
+	for (line = strtok_r(text.buf, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char hex[TF_SHA256_HEX_LEN + 1];
+		const char *name = line + TF_SHA256_HEX_LEN + 2;
+
+		n++;
+		memcpy(hex, line, sizeof(hex) - 1);
+		hex[TF_SHA256_HEX_LEN] = '\0';
+		if (strlen(line) < TF_SHA256_HEX_LEN + 3 || !tf_sha256_is_hex(hex) ||
+		    line[TF_SHA256_HEX_LEN] != ' ' ||
+		    (name[-1] != ' ' && name[-1] != '*')) {
+			ret = error("%s:%d: not a 'SHA256  NAME' line", path, n);
+			break;
+		}
+		tf_strvec_push(&out->names, name);
+		tf_strvec_push(&out->digests, hex);
+	}
+	tf_buf_release(&text);
+	return ret;
+}
+
+const char *tf_sums_find(const struct tf_sums *sums, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sums->names.nr; i++)
+		if (!strcmp(sums->names.v[i], name))
+			return sums->digests.v[i];
+	return NULL;
+}
+
+void tf_sums_release(struct tf_sums *sums)
+{
+	if (!sums)
+		return;
+	tf_strvec_release(&sums->names);
+	tf_strvec_release(&sums->digests);
+}
+
+/* {"sha256": hex} or {ALG: hex} */
+static json_t *digest(const char *alg, const char *hex)
+{
+	return json_pack("{s:s}", alg, hex);
+}
+
+/* A resolved dependency, added unless one with that name is there. */
+static void add_dep(json_t *deps, const char *name, const char *uri,
+		    json_t *dig, json_t *annotations)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(deps, i, d)
+		if (!strcmp(json_string_value(json_object_get(d, "name")), name)) {
+			json_decref(dig);
+			json_decref(annotations);
+			return;
+		}
+	d = json_pack("{s:s, s:o}", "name", name, "digest", dig);
+	if (uri)
+		json_object_set_new(d, "uri", json_string(uri));
+	if (annotations)
+		json_object_set_new(d, "annotations", annotations);
+	json_array_append_new(deps, d);
+}
+
+static void add_sources(json_t *deps, const struct tf_plan *p)
+{
+	struct tf_buf name = TF_BUF_INIT, uri = TF_BUF_INIT;
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t i, j;
+
+	for (i = 0; i < p->recipe->nr_sources; i++) {
+		const struct tf_plan_source *s = &p->sources[i];
+		json_t *mirrors = json_array();
+
+		tf_buf_setf(&name, "source:%s", s->def->name.s);
+		for (j = 1; j < s->urls.nr; j++)
+			json_array_append_new(mirrors, json_string(s->urls.v[j]));
+		if (s->urls.nr) {
+			add_dep(deps, name.buf, s->urls.v[0],
+				digest("sha256", s->def->sha256.s),
+				json_pack("{s:o}", "mirrors", mirrors));
+		} else {
+			json_decref(mirrors);
+			tf_buf_setf(&uri, "file:%s", s->def->path.s);
+			/* A directory has no file digest: record the tree's. */
+			add_dep(deps, name.buf, uri.buf,
+				json_pack("{s:s}", "tfbuildTreeSha256", s->key), NULL);
+		}
+		for (j = 0; j < s->patches.nr; j++) {
+			if (tf_sha256_file(s->patches.v[j], md, NULL))
+				continue;
+			tf_sha256_hex(md, hex);
+			tf_buf_setf(&name, "patch:%s:%s", s->def->name.s,
+				    s->def->patches[j].s);
+			tf_buf_setf(&uri, "file:%s", s->def->patches[j].s);
+			add_dep(deps, name.buf, uri.buf, digest("sha256", hex), NULL);
+		}
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&uri);
+}
+
+static json_t *dependencies(struct tf_plan **plans, size_t nr)
+{
+	const struct tf_recipe *r = plans[0]->recipe;
+	json_t *deps = json_array();
+	struct tf_buf name = TF_BUF_INIT, uri = TF_BUF_INIT;
+	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t i;
+
+	tf_sha256_hex(r->sha256, hex);
+	tf_buf_setf(&uri, "file:%s", r->path);
+	add_dep(deps, "recipe", uri.buf, digest("sha256", hex), NULL);
+	for (i = 0; i < nr; i++)
+		add_sources(deps, plans[i]);
+	for (i = 0; i < nr; i++) {
+		const struct tf_target *t = &plans[i]->target;
+		struct tf_sha256 *h = tf_sha256_new();
+		unsigned char md[TF_SHA256_LEN];
+
+		tf_sha256_update(h, t->identity, strlen(t->identity));
+		tf_sha256_final(h, md);
+		tf_sha256_hex(md, hex);
+		tf_buf_setf(&name, "toolchain:%s", t->name);
+		add_dep(deps, name.buf, NULL, digest("sha256", hex),
+			json_pack("{s:s}", "identity", t->identity));
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&uri);
+	return deps;
+}
+
+static json_t *build_definition(struct tf_plan **plans, size_t nr,
+				const struct tf_provenance_run *run)
+{
+	const struct tf_recipe *r = plans[0]->recipe;
+	json_t *targets = json_array(), *vars = json_object();
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		json_array_append_new(targets, json_string(plans[i]->target.name));
+	for (i = 0; run->sets && i < run->sets->nr; i++) {
+		const char *s = run->sets->v[i], *eq = strchr(s, '=');
+		char *k = tf_strndup(s, eq ? (size_t)(eq - s) : strlen(s));
+
+		json_object_set_new(vars, k, json_string(eq ? eq + 1 : ""));
+		free(k);
+	}
+	return json_pack("{s:s, s:{s:{s:s, s:s, s:s}, s:o, s:o}, s:{s:I}, s:o}",
+			 "buildType", BUILD_TYPE,
+			 "externalParameters",
+			 "recipe", "path", r->path, "name", r->name.s,
+			 "version", r->version.s,
+			 "targets", targets, "variables", vars,
+			 "internalParameters", "sourceDateEpoch",
+			 (json_int_t)r->source_date_epoch,
+			 "resolvedDependencies", dependencies(plans, nr));
+}
+
+int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
+			const struct tf_provenance_run *run)
+{
+	json_t *subjects = json_array(), *doc;
+	char *text;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < run->wheels->names.nr; i++)
+		json_array_append_new(subjects,
+				      json_pack("{s:s, s:o}", "name",
+						run->wheels->names.v[i], "digest",
+						digest("sha256", run->wheels->digests.v[i])));
+	doc = json_pack("{s:s, s:o, s:s, s:{s:o, s:{s:{s:s}, s:{}}}}",
+			"_type", STATEMENT_TYPE, "subject", subjects,
+			"predicateType", PROVENANCE_TYPE, "predicate",
+			"buildDefinition", build_definition(plans, nr, run),
+			"runDetails", "builder", "id",
+			"https://tfbuild.dev/tfbuild@" TF_VERSION, "metadata");
+	if (!doc)
+		BUG("provenance document could not be built");
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	json_decref(doc);
+	if (!text)
+		return error("cannot render the provenance as JSON");
+	{
+		size_t n = strlen(text);
+
+		text = tf_realloc(text, n + 2);
+		text[n] = '\n';
+		text[n + 1] = '\0';
+		ret = tf_write_file_atomic(path, text, n + 1, 0644);
+	}
+	free(text);
+	return ret;
+}
+
+int tf_provenance_read_subjects(const char *path, struct tf_sums *out)
+{
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err), *subjects, *s;
+	const char *type;
+	size_t i;
+	int ret = 0;
+
+	if (!doc)
+		return error("%s:%d:%d: not valid JSON: %s", path, err.line,
+			     err.column, err.text);
+	type = json_string_value(json_object_get(doc, "_type"));
+	subjects = json_object_get(doc, "subject");
+	if (!type || strcmp(type, STATEMENT_TYPE) || !json_is_array(subjects))
+		ret = error("%s: not an in-toto Statement v1 with subjects", path);
+	json_array_foreach(subjects, i, s) {
+		const char *name = json_string_value(json_object_get(s, "name"));
+		const char *hex = json_string_value(
+			json_object_get(json_object_get(s, "digest"), "sha256"));
+
+		if (ret)
+			break;
+		if (!name || !hex || !tf_sha256_is_hex(hex)) {
+			ret = error("%s: subject %zu has no name or sha256 digest", path, i);
+			break;
+		}
+		tf_strvec_push(&out->names, name);
+		tf_strvec_push(&out->digests, hex);
+	}
+	json_decref(doc);
+	return ret;
+}

@@ -1,0 +1,58 @@
+#ifndef TF_ATTEST_H
+#define TF_ATTEST_H
+
+/*
+ * Attestations of a run: SHA256SUMS (the wheels and their digests) and
+ * an in-toto Statement v1 with a SLSA Provenance v1 predicate saying
+ * what the wheels were built from. attest.c is the only file that
+ * includes jansson. Both files are deterministic: the same run gives
+ * the same bytes.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "plan.h"
+
+/* A list of (file name, sha256 hex) pairs, as SHA256SUMS holds them. */
+struct tf_sums {
+	struct tf_strvec names;   /* owned: base names */
+	struct tf_strvec digests; /* owned: 64 lowercase hex digits each */
+};
+
+#define TF_SUMS_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT }
+
+/* Digest each file; names keep only the base name. */
+int tf_sums_of_files(const struct tf_strvec *paths, struct tf_sums *out);
+/* Write "<hex>  <name>" lines sorted by name, atomically. */
+int tf_sums_write(const char *path, const struct tf_sums *sums);
+/* Read a SHA256SUMS file (sha256sum's format; "*" binary marks allowed). */
+int tf_sums_read(const char *path, struct tf_sums *out);
+/* The digest listed for name, or NULL. */
+const char *tf_sums_find(const struct tf_sums *sums, const char *name);
+void tf_sums_release(struct tf_sums *sums);
+
+/* What the provenance records about the run besides the plans. */
+struct tf_provenance_run {
+	const struct tf_strvec *sets; /* borrowed: --set NAME=VALUE */
+	const struct tf_sums *wheels; /* borrowed: the subjects */
+};
+
+/*
+ * Write the provenance of a run that built plans[0..nr) into path,
+ * atomically: subjects are the wheels with their sha256; resolved
+ * dependencies are the recipe, every source (URL and pinned sha256, or
+ * local directory and tree digest), every patch and every target's
+ * toolchain identity; the build definition records targets, variables
+ * set on the command line and SOURCE_DATE_EPOCH.
+ */
+int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
+			const struct tf_provenance_run *run);
+
+/*
+ * Read the subjects of a provenance file into out. Reports a file that
+ * is not JSON, not an in-toto Statement v1, or has malformed subjects.
+ */
+int tf_provenance_read_subjects(const char *path, struct tf_sums *out);
+
+#endif

@@ -1,0 +1,961 @@
+/*
+ * Verify a wheel the way an installer sees it, without trusting who made
+ * it: nothing here uses wheel.c. The archive is read through libarchive's
+ * seekable zip reader, which walks the central directory as pip's zipfile
+ * does. Two passes keep memory bounded by RECORD (capped), not by the
+ * wheel: the first reads names and the .dist-info files, the second
+ * streams every entry through sha256 and checks it against RECORD.
+ */
+#include "verify.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+#include "pyname.h"
+
+/* Caps for what is held in memory from untrusted input. */
+#define RECORD_CAP (4u << 20)
+#define WHEEL_CAP (64u << 10)
+/* Only the headers of METADATA are read; a long description may follow. */
+#define METADATA_CAP (256u << 10)
+#define CHUNK 65536
+
+/* --- the filename --- */
+
+void tf_wheel_name_release(struct tf_wheel_name *wn)
+{
+	if (!wn)
+		return;
+	free(wn->name);
+	free(wn->version);
+	free(wn->build);
+	free(wn->python);
+	free(wn->abi);
+	free(wn->platform);
+	memset(wn, 0, sizeof(*wn));
+}
+
+/* Append why a filename is bad to why; return -1. */
+static int why_not(struct tf_buf *why, const char *fmt, ...) TF_PRINTF(2, 3);
+
+static int why_not(struct tf_buf *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tf_buf_vaddf(why, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int check_name_parts(const struct tf_wheel_name *wn, struct tf_buf *why)
+{
+	struct tf_buf v = TF_BUF_INIT;
+	int bad;
+
+	if (!tf_pyname_is_valid(wn->name))
+		return why_not(why, "'%s' is not a valid distribution name",
+			       wn->name);
+	bad = tf_pep440_normalize(wn->version, &v) < 0;
+	tf_buf_release(&v);
+	if (bad)
+		return why_not(why, "version '%s' is not a valid PEP 440 version",
+			       wn->version);
+	/* A build tag starts with a digit (binary distribution format). */
+	if (wn->build && (wn->build[0] < '0' || wn->build[0] > '9' ||
+			  !tf_wheel_tag_is_valid(wn->build)))
+		return why_not(why, "build tag '%s' is not valid", wn->build);
+	if (!tf_wheel_tag_is_valid(wn->python) ||
+	    !tf_wheel_tag_is_valid(wn->abi) ||
+	    !tf_wheel_tag_is_valid(wn->platform))
+		return why_not(why, "tags '%s-%s-%s' are not valid", wn->python,
+			       wn->abi, wn->platform);
+	return 0;
+}
+
+/* Split s in place at '-' into 5 or 6 non-empty parts; the count or -1. */
+static int split_dashes(char *s, char *parts[6])
+{
+	int i, nr = 0;
+
+	for (;;) {
+		if (nr == 6)
+			return -1;
+		parts[nr++] = s;
+		s = strchrnul(s, '-');
+		if (!*s)
+			break;
+		*s++ = '\0';
+	}
+	for (i = 0; i < nr; i++)
+		if (!*parts[i])
+			return -1;
+	return nr < 5 ? -1 : nr;
+}
+
+int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
+			struct tf_buf *why)
+{
+	const char *base = tf_path_basename(filename);
+	size_t n = strlen(base);
+	char *stem, *parts[6];
+	int nr;
+
+	tf_wheel_name_release(wn);
+	if (n < 4 || strcmp(base + n - 4, ".whl"))
+		return why_not(why, "filename does not end in '.whl'");
+	stem = tf_strndup(base, n - 4);
+	nr = split_dashes(stem, parts);
+	if (nr < 0) {
+		free(stem);
+		return why_not(why, "filename is not NAME-VERSION[-BUILD]-"
+			       "PYTHON-ABI-PLATFORM.whl");
+	}
+	wn->name = tf_strdup(parts[0]);
+	wn->version = tf_strdup(parts[1]);
+	wn->build = nr == 6 ? tf_strdup(parts[2]) : NULL;
+	wn->python = tf_strdup(parts[nr - 3]);
+	wn->abi = tf_strdup(parts[nr - 2]);
+	wn->platform = tf_strdup(parts[nr - 1]);
+	free(stem);
+	if (check_name_parts(wn, why) < 0) {
+		tf_wheel_name_release(wn);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- RECORD as CSV --- */
+
+/* Skip one blank line (LF, CRLF or CR) at r->pos; 0 if there is none. */
+static int blank_line(struct tf_record_reader *r)
+{
+	char *p = r->pos;
+
+	if (*p == '\r' && p[1] == '\n')
+		p++;
+	if (*p != '\r' && *p != '\n')
+		return 0;
+	r->pos = p + 1;
+	r->line++;
+	return 1;
+}
+
+/*
+ * One field at r->pos, unquoted and NUL-terminated in place, with the
+ * byte that ended it (',', CR, LF or NUL) in *term; NULL if a quote is
+ * not closed or text follows a closing quote.
+ */
+static char *field(struct tf_record_reader *r, char *term)
+{
+	char *start = r->pos, *w = r->pos;
+
+	if (*r->pos == '"') {
+		for (r->pos++;; r->pos++) {
+			if (!*r->pos)
+				return NULL;
+			if (*r->pos == '"' && r->pos[1] != '"')
+				break;
+			if (*r->pos == '"')
+				r->pos++;
+			else if (*r->pos == '\n')
+				r->line++;
+			*w++ = *r->pos;
+		}
+		r->pos++;
+		if (*r->pos && !strchr(",\r\n", *r->pos))
+			return NULL;
+	}
+	while (*r->pos && !strchr(",\r\n", *r->pos))
+		*w++ = *r->pos++;
+	/* Read the terminator before w, which may point at it, ends the field. */
+	*term = *r->pos;
+	*w = '\0';
+	return start;
+}
+
+int tf_record_next(struct tf_record_reader *r)
+{
+	char *f[3], term;
+	int nr = 0;
+
+	while (blank_line(r))
+		;
+	if (!*r->pos)
+		return 0;
+	r->row_line = r->line;
+	for (;;) {
+		char *s = field(r, &term);
+
+		if (!s || nr == 3)
+			return -1;
+		f[nr++] = s;
+		if (term != ',')
+			break;
+		r->pos++;
+	}
+	if (term) {
+		r->pos++;
+		if (term == '\r' && *r->pos == '\n')
+			r->pos++;
+		r->line++;
+	}
+	if (nr != 3)
+		return -1;
+	r->path = f[0];
+	r->hash = f[1];
+	r->size = f[2];
+	return 1;
+}
+
+/* --- the verifier --- */
+
+struct record_row {
+	const char *path; /* borrowed from verifier.record */
+	const char *hash; /* borrowed; "sha256=..." or "" */
+	const char *size; /* borrowed; digits or "" */
+	size_t line;      /* where it is in RECORD */
+	int seen;         /* 1 once the entry was found in the archive */
+};
+
+struct verifier {
+	const char *path;        /* borrowed; the wheel as the user named it */
+	struct tf_wheel_name wn; /* the filename's parts */
+	struct tf_buf distinfo;  /* the .dist-info directory found, no '/' */
+	struct tf_buf metadata;  /* METADATA's start (capped) */
+	struct tf_buf wheel;     /* WHEEL (capped) */
+	struct tf_buf record;    /* RECORD (capped), parsed in place */
+	int have_metadata, have_wheel, have_record; /* found in pass 1 */
+	struct record_row *rows; /* owned; sorted by path */
+	size_t nr_rows;
+};
+
+#define VERIFIER_INIT                                                      \
+	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0 }
+
+static void verifier_release(struct verifier *v)
+{
+	tf_wheel_name_release(&v->wn);
+	tf_buf_release(&v->distinfo);
+	tf_buf_release(&v->metadata);
+	tf_buf_release(&v->wheel);
+	tf_buf_release(&v->record);
+	free(v->rows);
+	v->rows = NULL;
+	v->nr_rows = 0;
+}
+
+/*
+ * Append s, with control characters as '?': names come from untrusted
+ * archives and must not drive the terminal.
+ */
+static void add_printable(struct tf_buf *out, const char *s)
+{
+	for (; *s; s++)
+		tf_buf_addch(out, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+/* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
+static int defect(const struct verifier *v, const char *entry,
+		  const char *fmt, ...) TF_PRINTF(3, 4);
+
+static int defect(const struct verifier *v, const char *entry,
+		  const char *fmt, ...)
+{
+	struct tf_buf what = TF_BUF_INIT, msg = TF_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tf_buf_vaddf(&what, fmt, ap);
+	va_end(ap);
+	/* libarchive ends some messages with a newline: keep one line. */
+	while (what.len && (what.buf[what.len - 1] == '\n' ||
+			    what.buf[what.len - 1] == ' '))
+		tf_buf_setlen(&what, what.len - 1);
+	add_printable(&msg, v->path);
+	tf_buf_addstr(&msg, ": ");
+	if (entry) {
+		add_printable(&msg, entry);
+		tf_buf_addstr(&msg, ": ");
+	}
+	add_printable(&msg, what.buf);
+	error("%s", msg.buf);
+	tf_buf_release(&what);
+	tf_buf_release(&msg);
+	return -1;
+}
+
+static struct archive *open_wheel(const struct verifier *v)
+{
+	struct archive *a = archive_read_new();
+
+	if (!a)
+		die(TF_EXIT_FAILURE, "out of memory");
+	if (archive_read_support_format_zip_seekable(a) != ARCHIVE_OK ||
+	    archive_read_open_filename(a, v->path, CHUNK) != ARCHIVE_OK) {
+		defect(v, NULL, "cannot read the zip archive: %s",
+		       archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* The name as stored (zip names are UTF-8 or plain bytes). */
+static const char *entry_name(struct archive_entry *e)
+{
+	const char *name = archive_entry_pathname_utf8(e);
+
+	return name ? name : archive_entry_pathname(e);
+}
+
+static int check_entry_name(const struct verifier *v, const char *name,
+			    int is_dir)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	int safe;
+
+	if (!name || !*name)
+		return defect(v, NULL, "an entry has an empty or unreadable name");
+	if (name[0] == '/')
+		return defect(v, name, "absolute entry name");
+	if (strchr(name, '\\'))
+		return defect(v, name, "entry name contains a backslash");
+	/* A directory's trailing '/' is not an empty component. */
+	tf_buf_addstr(&b, name);
+	if (is_dir && b.len > 1 && b.buf[b.len - 1] == '/')
+		tf_buf_setlen(&b, b.len - 1);
+	safe = tf_path_is_safe_relative(b.buf);
+	tf_buf_release(&b);
+	if (!safe)
+		return defect(v, name, "entry name has a '..' component");
+	return 0;
+}
+
+/* Remember the first top-level *.dist-info directory; a second is a defect. */
+static int note_dist_info(struct verifier *v, const char *name)
+{
+	const char *slash = strchr(name, '/');
+	size_t n = slash ? (size_t)(slash - name) : 0, sl = strlen(".dist-info");
+
+	if (n <= sl || strncmp(name + n - sl, ".dist-info", sl))
+		return 0;
+	if (!v->distinfo.len) {
+		tf_buf_add(&v->distinfo, name, n);
+		return 0;
+	}
+	if (v->distinfo.len == n && !strncmp(v->distinfo.buf, name, n))
+		return 0;
+	return defect(v, NULL, "more than one .dist-info directory: '%s' and "
+		      "'%.*s'", v->distinfo.buf, (int)n, name);
+}
+
+/* Read the current entry into b, keeping at most cap bytes. */
+static int read_capped(const struct verifier *v, struct archive *a,
+		       const char *name, struct tf_buf *b, size_t cap,
+		       int truncate)
+{
+	char chunk[CHUNK];
+	la_ssize_t n;
+
+	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		size_t room = cap - b->len;
+
+		if ((size_t)n > room && !truncate)
+			return defect(v, name, "larger than %zu KiB", cap >> 10);
+		if ((size_t)n > room) {
+			/* The rest is checked in pass 2, not kept. */
+			tf_buf_add(b, chunk, room);
+			return 0;
+		}
+		tf_buf_add(b, chunk, (size_t)n);
+	}
+	if (n < 0)
+		return defect(v, name, "corrupt data: %s",
+			      archive_error_string(a));
+	return 0;
+}
+
+/* In pass 1, keep the contents of METADATA, WHEEL and RECORD. */
+static int capture(struct verifier *v, struct archive *a, const char *name)
+{
+	size_t n = v->distinfo.len;
+	const char *base;
+
+	if (!n || strncmp(name, v->distinfo.buf, n) || name[n] != '/')
+		return 0;
+	base = name + n + 1;
+	if (!strcmp(base, "METADATA") && !v->have_metadata++)
+		return read_capped(v, a, name, &v->metadata, METADATA_CAP, 1);
+	if (!strcmp(base, "WHEEL") && !v->have_wheel++)
+		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
+	if (!strcmp(base, "RECORD") && !v->have_record++)
+		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+	return 0;
+}
+
+/* Pass 1: entry names, the .dist-info directory and its metadata. */
+static int scan(struct verifier *v)
+{
+	struct archive *a = open_wheel(v);
+	struct archive_entry *e;
+	int r, ret = -1;
+
+	if (!a)
+		return -1;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = entry_name(e);
+		int type = (int)archive_entry_filetype(e);
+
+		if (check_entry_name(v, name, type == AE_IFDIR) < 0)
+			goto out;
+		if (type == AE_IFDIR)
+			continue;
+		if (type != AE_IFREG) {
+			defect(v, name, "not a regular file");
+			goto out;
+		}
+		if (note_dist_info(v, name) < 0 || capture(v, a, name) < 0)
+			goto out;
+	}
+	if (r != ARCHIVE_EOF) {
+		defect(v, NULL, "cannot read the zip archive: %s",
+		       archive_error_string(a));
+		goto out;
+	}
+	ret = 0;
+out:
+	archive_read_free(a);
+	return ret;
+}
+
+/* --- the .dist-info files --- */
+
+/*
+ * The next "Key: value" line of an email-style header block, split in
+ * place. Returns 1, or 0 at the blank line or end closing the block.
+ * Continuation lines and lines without a colon are skipped.
+ */
+static int next_header(char **pos, char **key, char **value)
+{
+	for (;;) {
+		char *line = *pos, *end = line + strcspn(line, "\n"), *colon;
+
+		if (!*line)
+			return 0;
+		*pos = *end ? end + 1 : end;
+		if (end > line && end[-1] == '\r')
+			end--;
+		*end = '\0';
+		if (end == line)
+			return 0;
+		colon = strchr(line, ':');
+		if (*line == ' ' || *line == '\t' || !colon)
+			continue;
+		*colon = '\0';
+		for (colon++; *colon == ' ' || *colon == '\t'; colon++)
+			;
+		while (end > colon && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		*key = line;
+		*value = colon;
+		return 1;
+	}
+}
+
+/* 1 if two spellings name the same distribution (PEP 503). */
+static int same_name(const char *a, size_t alen, const char *b)
+{
+	struct tf_buf x = TF_BUF_INIT, y = TF_BUF_INIT;
+	char *tmp = tf_strndup(a, alen);
+	int same;
+
+	tf_pyname_normalize(tmp, &x);
+	tf_pyname_normalize(b, &y);
+	same = !strcmp(x.buf, y.buf);
+	free(tmp);
+	tf_buf_release(&x);
+	tf_buf_release(&y);
+	return same;
+}
+
+/* 1 if two valid PEP 440 versions are the same once normalized. */
+static int same_version(const char *a, size_t alen, const char *b)
+{
+	struct tf_buf x = TF_BUF_INIT, y = TF_BUF_INIT;
+	char *tmp = tf_strndup(a, alen);
+	int same;
+
+	same = !tf_pep440_normalize(tmp, &x) && !tf_pep440_normalize(b, &y) &&
+	       !strcmp(x.buf, y.buf);
+	free(tmp);
+	tf_buf_release(&x);
+	tf_buf_release(&y);
+	return same;
+}
+
+/* NAME-VERSION.dist-info must match the filename; try each '-' split. */
+static int check_dist_info(const struct verifier *v)
+{
+	const char *d = v->distinfo.buf, *dash;
+	size_t n;
+
+	if (!v->distinfo.len)
+		return defect(v, NULL, "no .dist-info directory");
+	n = v->distinfo.len - strlen(".dist-info");
+	for (dash = d; (dash = memchr(dash, '-', n - (size_t)(dash - d)));
+	     dash++) {
+		size_t name_len = (size_t)(dash - d);
+
+		if (same_name(d, name_len, v->wn.name) &&
+		    same_version(dash + 1, n - name_len - 1, v->wn.version))
+			return 0;
+	}
+	return defect(v, d, "does not match the filename's name '%s' and "
+		      "version '%s'", v->wn.name, v->wn.version);
+}
+
+static int check_metadata(struct verifier *v)
+{
+	char *entry = tf_xstrfmt("%s/METADATA", v->distinfo.buf);
+	char *pos = v->metadata.buf, *key, *val;
+	const char *name = NULL, *version = NULL;
+	int ret = -1;
+
+	if (!v->have_metadata) {
+		defect(v, entry, "missing");
+		goto out;
+	}
+	while (next_header(&pos, &key, &val)) {
+		if (!strcasecmp(key, "Name") && !name)
+			name = val;
+		else if (!strcasecmp(key, "Version") && !version)
+			version = val;
+	}
+	if (!name || !version)
+		defect(v, entry, "no %s field", name ? "Version" : "Name");
+	else if (!same_name(name, strlen(name), v->wn.name))
+		defect(v, entry, "Name '%s' does not match the filename's '%s'",
+		       name, v->wn.name);
+	else if (!same_version(version, strlen(version), v->wn.version))
+		defect(v, entry, "Version '%s' does not match the filename's "
+		       "'%s'", version, v->wn.version);
+	else
+		ret = 0;
+out:
+	free(entry);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort and drop repeats: Tag lines form a set. */
+static void sort_unique(struct tf_strvec *sv)
+{
+	size_t i, j = 0;
+
+	qsort(sv->v, sv->nr, sizeof(*sv->v), cmp_str);
+	for (i = 0; i < sv->nr; i++) {
+		if (j && !strcmp(sv->v[j - 1], sv->v[i]))
+			free(sv->v[i]);
+		else
+			sv->v[j++] = sv->v[i];
+	}
+	sv->nr = j;
+	if (sv->alloc)
+		sv->v[j] = NULL;
+}
+
+/* The first tag in only one of the sorted sets, as a defect. */
+static int compare_tags(const struct verifier *v, const char *entry,
+			const struct tf_strvec *got, const struct tf_strvec *want)
+{
+	size_t i = 0, j = 0;
+
+	while (i < got->nr || j < want->nr) {
+		int c = i == got->nr ? 1 : j == want->nr ? -1 :
+			strcmp(got->v[i], want->v[j]);
+
+		if (c < 0)
+			return defect(v, entry, "Tag '%s' is not in the "
+				      "filename", got->v[i]);
+		if (c > 0)
+			return defect(v, entry, "no Tag line for '%s' from the "
+				      "filename", want->v[j]);
+		i++;
+		j++;
+	}
+	return 0;
+}
+
+static int is_wheel_version_1(const char *s)
+{
+	if (s[0] != '1')
+		return 0;
+	if (!s[1])
+		return 1;
+	if (s[1] != '.' || !s[2])
+		return 0;
+	return strspn(s + 2, "0123456789") == strlen(s + 2);
+}
+
+static int check_wheel_file(struct verifier *v)
+{
+	char *entry = tf_xstrfmt("%s/WHEEL", v->distinfo.buf);
+	char *pos = v->wheel.buf, *key, *val;
+	const char *version = NULL;
+	struct tf_strvec got = TF_STRVEC_INIT, want = TF_STRVEC_INIT;
+	int ret = -1;
+
+	if (!v->have_wheel) {
+		defect(v, entry, "missing");
+		goto out;
+	}
+	while (next_header(&pos, &key, &val)) {
+		if (!strcasecmp(key, "Wheel-Version") && !version)
+			version = val;
+		else if (!strcasecmp(key, "Tag"))
+			tf_strvec_push(&got, val);
+	}
+	if (!version) {
+		defect(v, entry, "no Wheel-Version field");
+		goto out;
+	}
+	if (!is_wheel_version_1(version)) {
+		defect(v, entry, "Wheel-Version '%s' is not 1.x", version);
+		goto out;
+	}
+	if (tf_wheel_tags_expand(v->wn.python, v->wn.abi, v->wn.platform,
+				 &want) < 0)
+		BUG("filename tags were validated");
+	sort_unique(&got);
+	sort_unique(&want);
+	ret = compare_tags(v, entry, &got, &want);
+out:
+	tf_strvec_release(&got);
+	tf_strvec_release(&want);
+	free(entry);
+	return ret;
+}
+
+/* --- RECORD --- */
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct record_row *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* By path, then line, so "listed twice" names the later line. */
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct record_row *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int is_self(const struct verifier *v, const char *path)
+{
+	size_t n = v->distinfo.len;
+
+	return !strncmp(path, v->distinfo.buf, n) && path[n] == '/' &&
+	       !strcmp(path + n + 1, "RECORD");
+}
+
+/* RECORD.jws and RECORD.p7s sign RECORD, so RECORD cannot hash them. */
+static int is_signature(const struct verifier *v, const char *path)
+{
+	size_t n = v->distinfo.len;
+
+	return !strncmp(path, v->distinfo.buf, n) && path[n] == '/' &&
+	       (!strcmp(path + n + 1, "RECORD.jws") ||
+		!strcmp(path + n + 1, "RECORD.p7s"));
+}
+
+/* "sha256=" and 43 urlsafe base64 digits; a padding '=' is tolerated. */
+static int is_sha256_field(const char *s)
+{
+	size_t n;
+
+	if (strncmp(s, "sha256=", 7))
+		return 0;
+	s += 7;
+	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789-_");
+	return n == 43 && (!s[n] || !strcmp(s + n, "="));
+}
+
+static int check_row(const struct verifier *v, const char *entry,
+		     const struct record_row *row)
+{
+	size_t digits = strspn(row->size, "0123456789");
+
+	if (!*row->path)
+		return defect(v, entry, "line %zu: empty path", row->line);
+	if (is_self(v, row->path)) {
+		if (*row->hash || *row->size)
+			return defect(v, entry, "line %zu: RECORD's own line "
+				      "must have no hash and no size", row->line);
+		return 0;
+	}
+	if (*row->hash && !is_sha256_field(row->hash))
+		return defect(v, entry, "line %zu: hash of '%s' is not "
+			      "sha256=<urlsafe base64>", row->line, row->path);
+	if (row->size[digits] || digits > 18)
+		return defect(v, entry, "line %zu: size '%s' of '%s' is not a "
+			      "number", row->line, row->size, row->path);
+	return 0;
+}
+
+static int parse_record(struct verifier *v, const char *entry)
+{
+	struct tf_record_reader r = TF_RECORD_READER_INIT(v->record.buf);
+	size_t alloc = 0;
+	int got;
+
+	while ((got = tf_record_next(&r)) > 0) {
+		struct record_row *row;
+
+		if (v->nr_rows == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			v->rows = tf_realloc(v->rows, alloc * sizeof(*v->rows));
+		}
+		row = &v->rows[v->nr_rows++];
+		row->path = r.path;
+		row->hash = r.hash;
+		row->size = r.size;
+		row->line = r.row_line;
+		row->seen = 0;
+		if (check_row(v, entry, row) < 0)
+			return -1;
+	}
+	if (got < 0)
+		return defect(v, entry, "line %zu: not three CSV fields "
+			      "(path,hash,size)", r.row_line);
+	return 0;
+}
+
+static int check_record(struct verifier *v)
+{
+	char *entry = tf_xstrfmt("%s/RECORD", v->distinfo.buf);
+	size_t i;
+	int ret = -1;
+
+	if (!v->have_record) {
+		defect(v, entry, "missing");
+		goto out;
+	}
+	if (memchr(v->record.buf, '\0', v->record.len)) {
+		defect(v, entry, "contains a NUL byte");
+		goto out;
+	}
+	if (parse_record(v, entry) < 0)
+		goto out;
+	qsort(v->rows, v->nr_rows, sizeof(*v->rows), cmp_rows);
+	for (i = 1; i < v->nr_rows; i++) {
+		if (!strcmp(v->rows[i - 1].path, v->rows[i].path)) {
+			defect(v, entry, "line %zu: '%s' is listed twice",
+			       v->rows[i].line, v->rows[i].path);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(entry);
+	return ret;
+}
+
+/* --- pass 2: every entry against RECORD --- */
+
+static struct record_row *find_row(const struct verifier *v, const char *path)
+{
+	struct record_row key = { path, NULL, NULL, 0, 0 };
+
+	if (!v->nr_rows)
+		return NULL;
+	return bsearch(&key, v->rows, v->nr_rows, sizeof(*v->rows), cmp_path);
+}
+
+/* Stream the current entry through sha256; libarchive checks the CRC. */
+static int hash_entry(const struct verifier *v, struct archive *a,
+		      const char *name, char b64[44], long long *size)
+{
+	unsigned char md[TF_SHA256_LEN];
+	struct tf_sha256 *h = tf_sha256_new();
+	char chunk[CHUNK];
+	la_ssize_t n;
+
+	*size = 0;
+	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		tf_sha256_update(h, chunk, (size_t)n);
+		*size += n;
+	}
+	if (n < 0) {
+		tf_sha256_free(h);
+		return defect(v, name, "corrupt data: %s",
+			      archive_error_string(a));
+	}
+	tf_sha256_final(h, md);
+	tf_sha256_b64(md, b64);
+	return 0;
+}
+
+static int compare_row(const struct verifier *v, const char *name,
+		       const struct record_row *row, const char *b64,
+		       long long size)
+{
+	if (!*row->hash)
+		return defect(v, name, "has no hash in RECORD");
+	if (!*row->size)
+		return defect(v, name, "has no size in RECORD");
+	if (size != atoll(row->size))
+		return defect(v, name, "size %lld does not match RECORD (%s)",
+			      size, row->size);
+	if (strncmp(row->hash + 7, b64, 43))
+		return defect(v, name, "sha256 does not match RECORD");
+	return 0;
+}
+
+static int check_entry(struct verifier *v, struct archive *a,
+		       const char *name, int *seen_self)
+{
+	struct record_row *row = find_row(v, name);
+	int self = is_self(v, name), sig = is_signature(v, name);
+	int *seen = row ? &row->seen : self ? seen_self : NULL;
+	long long size;
+	char b64[44];
+
+	if (!row && !self && !sig)
+		return defect(v, name, "not listed in RECORD");
+	if (seen && (*seen)++)
+		return defect(v, name, "duplicate entry name");
+	if (hash_entry(v, a, name, b64, &size) < 0)
+		return -1;
+	/* RECORD cannot hash itself; signatures may go unhashed. */
+	if (self || !row || (sig && !*row->hash))
+		return 0;
+	return compare_row(v, name, row, b64, size);
+}
+
+static int check_entries(struct verifier *v)
+{
+	struct archive *a = open_wheel(v);
+	struct archive_entry *e;
+	int r, ret = -1, seen_self = 0;
+
+	if (!a)
+		return -1;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		if (archive_entry_filetype(e) == AE_IFDIR)
+			continue;
+		if (check_entry(v, a, entry_name(e), &seen_self) < 0)
+			goto out;
+	}
+	if (r != ARCHIVE_EOF) {
+		defect(v, NULL, "cannot read the zip archive: %s",
+		       archive_error_string(a));
+		goto out;
+	}
+	ret = 0;
+out:
+	archive_read_free(a);
+	return ret;
+}
+
+static int check_missing(const struct verifier *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_rows; i++)
+		if (!v->rows[i].seen)
+			return defect(v, v->rows[i].path, "listed in RECORD but "
+				      "missing from the archive");
+	return 0;
+}
+
+/*
+ * Zip entry names are UTF-8 (or flagged as such). In tfbuild's C locale
+ * libarchive cannot convert them and warns, which would hide the other
+ * header warnings (local header disagreeing with the central directory)
+ * that are defects. A UTF-8 locale for this thread avoids that; where
+ * there is none, non-ASCII names are reported as unreadable.
+ */
+struct utf8_locale {
+	locale_t utf8; /* owned; 0 if C.UTF-8 is not available */
+	locale_t old;  /* the thread's locale before */
+};
+
+static void utf8_begin(struct utf8_locale *l)
+{
+	l->utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	l->old = l->utf8 ? uselocale(l->utf8) : (locale_t)0;
+}
+
+static void utf8_end(struct utf8_locale *l)
+{
+	if (!l->utf8)
+		return;
+	uselocale(l->old);
+	freelocale(l->utf8);
+	l->utf8 = (locale_t)0;
+}
+
+static int verify_archive(struct verifier *v)
+{
+	struct utf8_locale l;
+	int ret = -1;
+
+	utf8_begin(&l);
+	if (scan(v) < 0 || check_dist_info(v) < 0 || check_metadata(v) < 0 ||
+	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
+	    check_entries(v) < 0 || check_missing(v) < 0)
+		goto out;
+	ret = 0;
+out:
+	utf8_end(&l);
+	return ret;
+}
+
+int tf_verify_wheel(const char *path)
+{
+	struct verifier v = VERIFIER_INIT;
+	struct tf_buf why = TF_BUF_INIT;
+	struct stat st;
+	int ret = -1;
+
+	v.path = path;
+	if (stat(path, &st) < 0) {
+		defect(&v, NULL, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		defect(&v, NULL, "not a regular file");
+		goto out;
+	}
+	if (tf_wheel_name_parse(path, &v.wn, &why) < 0) {
+		defect(&v, NULL, "%s", why.buf);
+		goto out;
+	}
+	ret = verify_archive(&v);
+out:
+	tf_buf_release(&why);
+	verifier_release(&v);
+	return ret;
+}

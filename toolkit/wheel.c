@@ -1,0 +1,694 @@
+/*
+ * Wheel: write a .whl (a zip, per the binary distribution format) with
+ * libarchive. Each file is read once: the same chunks go to the zip
+ * writer and to the sha256 for RECORD, so memory stays constant
+ * whatever the file sizes. The output is a function of the spec and the
+ * file contents only: sorted entries, one fixed time, fixed modes and
+ * owners, and the time zone pinned while libarchive converts times.
+ */
+#include "wheel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+#include "pyname.h"
+
+/* Zip (DOS) times start at 1980-01-01 00:00:00 UTC. */
+#define ZIP_TIME_MIN 315532800LL
+/* The Info-ZIP "UT" extra field libarchive adds holds a signed 32-bit time. */
+#define ZIP_TIME_MAX 2147483647LL
+#define DEFAULT_LEVEL 6
+#define CHUNK 65536
+
+struct packer {
+	const struct tf_wheel_spec *w; /* borrowed */
+	struct archive *a;             /* owned; the zip being written */
+	struct tf_buf version;         /* normalized version */
+	struct tf_buf distinfo;        /* "name-version.dist-info" */
+	struct tf_buf record;          /* RECORD text so far */
+	time_t mtime;                  /* the time of every entry */
+	const struct tf_wheel_file **files; /* owned array; in entry order */
+	const struct tf_wheel_entry_point **eps; /* owned array; sorted */
+};
+
+#define PACKER_INIT                                                        \
+	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0, NULL, NULL }
+
+static void packer_release(struct packer *p)
+{
+	if (p->a)
+		archive_write_free(p->a);
+	p->a = NULL;
+	tf_buf_release(&p->version);
+	tf_buf_release(&p->distinfo);
+	tf_buf_release(&p->record);
+	free(p->files);
+	free(p->eps);
+	p->files = NULL;
+	p->eps = NULL;
+}
+
+void tf_wheel_record_field(const char *field, struct tf_buf *out)
+{
+	if (!strpbrk(field, ",\"\r\n")) {
+		tf_buf_addstr(out, field);
+		return;
+	}
+	tf_buf_addch(out, '"');
+	for (; *field; field++) {
+		if (*field == '"')
+			tf_buf_addch(out, '"');
+		tf_buf_addch(out, *field);
+	}
+	tf_buf_addch(out, '"');
+}
+
+int tf_wheel_filename(const struct tf_wheel_spec *w, struct tf_buf *out)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	int ret = -1;
+
+	if (!w->name || !tf_pyname_is_valid(w->name) || !w->version ||
+	    !w->python_tag || !tf_wheel_tag_is_valid(w->python_tag) ||
+	    !w->abi_tag || !tf_wheel_tag_is_valid(w->abi_tag) ||
+	    !w->platform_tag || !tf_wheel_tag_is_valid(w->platform_tag))
+		goto out;
+	tf_pyname_wheel_escape(w->name, &b);
+	tf_buf_addch(&b, '-');
+	if (tf_pep440_normalize(w->version, &b) < 0)
+		goto out;
+	tf_buf_addf(&b, "-%s-%s-%s.whl", w->python_tag, w->abi_tag,
+		    w->platform_tag);
+	tf_buf_add(out, b.buf, b.len);
+	ret = 0;
+out:
+	tf_buf_release(&b);
+	return ret;
+}
+
+/* --- validation: everything is checked before a byte is written --- */
+
+static int has_line_break(const char *s)
+{
+	return s && strpbrk(s, "\r\n");
+}
+
+static int check_fields(const struct tf_wheel_spec *w)
+{
+	const char *const *r;
+
+	if (w->compression_level < -1 || w->compression_level > 9)
+		return error("wheel '%s': compression level %d is not 0-9",
+			     w->name, w->compression_level);
+	if (has_line_break(w->summary))
+		return error("wheel '%s': summary contains a line break", w->name);
+	if (has_line_break(w->license))
+		return error("wheel '%s': license contains a line break", w->name);
+	if (has_line_break(w->requires_python))
+		return error("wheel '%s': requires-python contains a line break",
+			     w->name);
+	if (has_line_break(w->home_page))
+		return error("wheel '%s': home page contains a line break",
+			     w->name);
+	for (r = w->requires_dist; r && *r; r++)
+		if (!**r || has_line_break(*r))
+			return error("wheel '%s': requirement '%s' is empty or "
+				     "contains a line break", w->name, *r);
+	return 0;
+}
+
+static int check_names(const struct tf_wheel_spec *w)
+{
+	struct tf_buf v = TF_BUF_INIT;
+	const char *tags[3] = { w->python_tag, w->abi_tag, w->platform_tag };
+	static const char *const what[3] = { "python", "abi", "platform" };
+	int i, bad;
+
+	if (!w->name || !tf_pyname_is_valid(w->name))
+		return error("wheel '%s': not a valid distribution name",
+			     w->name ? w->name : "");
+	bad = !w->version || tf_pep440_normalize(w->version, &v) < 0;
+	tf_buf_release(&v);
+	if (bad)
+		return error("wheel '%s': version '%s' is not a valid PEP 440 "
+			     "version", w->name, w->version ? w->version : "");
+	for (i = 0; i < 3; i++)
+		if (!tags[i] || !tf_wheel_tag_is_valid(tags[i]))
+			return error("wheel '%s': %s tag '%s' is not valid",
+				     w->name, what[i], tags[i] ? tags[i] : "");
+	return 0;
+}
+
+/* No empty or "." components either: each file has one spelling. */
+static int is_plain_relative(const char *path)
+{
+	const char *p = path;
+
+	if (!tf_path_is_safe_relative(path))
+		return 0;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (!n || (n == 1 && *p == '.'))
+			return 0;
+		if (!p[n])
+			return 1;
+		p += n + 1;
+	}
+}
+
+/* Printable ASCII only: zip names get no charset conversion that way. */
+static int is_plain_ascii(const char *path)
+{
+	for (; *path; path++)
+		if (*path < 0x20 || *path > 0x7e || *path == '\\')
+			return 0;
+	return 1;
+}
+
+static int in_dist_info(const char *path)
+{
+	size_t n = strcspn(path, "/"), suffix = strlen(".dist-info");
+
+	return n >= suffix && !strncasecmp(path + n - suffix, ".dist-info", suffix);
+}
+
+static int check_dst(const struct tf_wheel_spec *w, const char *dst)
+{
+	if (!is_plain_relative(dst))
+		return error("wheel '%s': file '%s' is not a safe relative path",
+			     w->name, dst);
+	if (!is_plain_ascii(dst))
+		return error("wheel '%s': file '%s' has a backslash, control or "
+			     "non-ASCII character", w->name, dst);
+	if (in_dist_info(dst))
+		return error("wheel '%s': file '%s' is inside a .dist-info "
+			     "directory", w->name, dst);
+	return 0;
+}
+
+static int cmp_files(const void *a, const void *b)
+{
+	const struct tf_wheel_file *x = *(const struct tf_wheel_file *const *)a;
+	const struct tf_wheel_file *y = *(const struct tf_wheel_file *const *)b;
+
+	return strcmp(x->dst, y->dst);
+}
+
+/* The files in entry order, in an array the caller frees; NULL if bad. */
+static const struct tf_wheel_file **sorted_files(const struct tf_wheel_spec *w)
+{
+	const struct tf_wheel_file **v = tf_calloc(w->nr_files + 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < w->nr_files; i++) {
+		v[i] = &w->files[i];
+		if (!v[i]->src || !v[i]->dst) {
+			error("wheel '%s': file %zu has no source or destination",
+			      w->name, i);
+			goto fail;
+		}
+		if (check_dst(w, v[i]->dst) < 0)
+			goto fail;
+	}
+	qsort(v, w->nr_files, sizeof(*v), cmp_files);
+	for (i = 1; i < w->nr_files; i++) {
+		if (!strcmp(v[i - 1]->dst, v[i]->dst)) {
+			error("wheel '%s': file '%s' is listed twice", w->name,
+			      v[i]->dst);
+			goto fail;
+		}
+	}
+	return v;
+fail:
+	free(v);
+	return NULL;
+}
+
+static int is_word_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Dotted words: "console_scripts", "tfmini.plugins". */
+static int is_dotted(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || s[0] == '.' || s[n - 1] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!is_word_char(s[i]) && !(s[i] == '.' && s[i + 1] != '.'))
+			return 0;
+	return 1;
+}
+
+/* An object reference, "module.sub" or "module.sub:attr.attr". */
+static int is_object_ref(const char *s)
+{
+	const char *colon = strchr(s, ':');
+
+	if (!colon)
+		return is_dotted(s, strlen(s));
+	return is_dotted(s, (size_t)(colon - s)) &&
+	       is_dotted(colon + 1, strlen(colon + 1));
+}
+
+static int check_entry_point(const struct tf_wheel_spec *w,
+			     const struct tf_wheel_entry_point *e)
+{
+	const char *g = e->group ? e->group : "", *n = e->name ? e->name : "";
+	const char *v = e->value ? e->value : "";
+	size_t len = strlen(n);
+
+	if (!is_dotted(g, strlen(g)))
+		return error("wheel '%s': entry point group '%s' is not valid",
+			     w->name, g);
+	if (!len || n[0] == '[' || n[0] == ' ' || n[len - 1] == ' ' ||
+	    strpbrk(n, "=\r\n"))
+		return error("wheel '%s': entry point name '%s' in '%s' is not "
+			     "valid", w->name, n, g);
+	if (!is_object_ref(v))
+		return error("wheel '%s': entry point '%s' in '%s': '%s' is not "
+			     "a valid object reference", w->name, n, g, v);
+	return 0;
+}
+
+static int cmp_entry_points(const void *a, const void *b)
+{
+	const struct tf_wheel_entry_point *x = *(const void *const *)a;
+	const struct tf_wheel_entry_point *y = *(const void *const *)b;
+	int c = strcmp(x->group, y->group);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* Entry points sorted by group, then name; NULL if one is bad. */
+static const struct tf_wheel_entry_point **
+sorted_entry_points(const struct tf_wheel_spec *w)
+{
+	size_t i, n = w->nr_entry_points;
+	const struct tf_wheel_entry_point **v = tf_calloc(n + 1, sizeof(*v));
+
+	for (i = 0; i < n; i++) {
+		v[i] = &w->entry_points[i];
+		if (check_entry_point(w, v[i]) < 0)
+			goto fail;
+	}
+	qsort(v, n, sizeof(*v), cmp_entry_points);
+	for (i = 1; i < n; i++) {
+		if (!cmp_entry_points(&v[i - 1], &v[i])) {
+			error("wheel '%s': entry point '%s' in '%s' is defined "
+			      "twice", w->name, v[i]->name, v[i]->group);
+			goto fail;
+		}
+	}
+	return v;
+fail:
+	free(v);
+	return NULL;
+}
+
+/* --- the generated .dist-info files --- */
+
+static void build_metadata(const struct packer *p, struct tf_buf *out)
+{
+	const struct tf_wheel_spec *w = p->w;
+	const char *const *r;
+
+	/* License-Expression is core metadata 2.4; without it 2.1 will do. */
+	tf_buf_addf(out, "Metadata-Version: %s\n", w->license ? "2.4" : "2.1");
+	tf_buf_addf(out, "Name: %s\nVersion: %s\n", w->name, p->version.buf);
+	if (w->summary)
+		tf_buf_addf(out, "Summary: %s\n", w->summary);
+	if (w->home_page)
+		tf_buf_addf(out, "Home-page: %s\n", w->home_page);
+	if (w->license)
+		tf_buf_addf(out, "License-Expression: %s\n", w->license);
+	if (w->requires_python)
+		tf_buf_addf(out, "Requires-Python: %s\n", w->requires_python);
+	for (r = w->requires_dist; r && *r; r++)
+		tf_buf_addf(out, "Requires-Dist: %s\n", *r);
+}
+
+static void build_wheel_file(const struct packer *p, struct tf_buf *out)
+{
+	const struct tf_wheel_spec *w = p->w;
+	struct tf_strvec tags = TF_STRVEC_INIT;
+	int pure = !strcmp(w->platform_tag, "any") && !strcmp(w->abi_tag, "none");
+	size_t i;
+
+	tf_buf_addf(out, "Wheel-Version: 1.0\nGenerator: tfbuild %s\n"
+		    "Root-Is-Purelib: %s\n", TF_VERSION, pure ? "true" : "false");
+	if (tf_wheel_tags_expand(w->python_tag, w->abi_tag, w->platform_tag,
+				 &tags) < 0)
+		BUG("tags were validated");
+	for (i = 0; i < tags.nr; i++)
+		tf_buf_addf(out, "Tag: %s\n", tags.v[i]);
+	tf_strvec_release(&tags);
+}
+
+static void build_entry_points(const struct tf_wheel_entry_point **v,
+			       size_t n, struct tf_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!i || strcmp(v[i - 1]->group, v[i]->group))
+			tf_buf_addf(out, "%s[%s]\n", i ? "\n" : "", v[i]->group);
+		tf_buf_addf(out, "%s = %s\n", v[i]->name, v[i]->value);
+	}
+	if (n)
+		tf_buf_addch(out, '\n');
+}
+
+/* --- writing the zip --- */
+
+static int zip_error(const struct packer *p, const char *path)
+{
+	const char *why = archive_error_string(p->a);
+
+	return error("wheel '%s': cannot write '%s': %s", p->w->name, path,
+		     why ? why : "unknown libarchive error");
+}
+
+static int put_header(struct packer *p, const char *path, long long size,
+		      int exec)
+{
+	struct archive_entry *e = archive_entry_new();
+	int ret = 0;
+
+	if (!e)
+		die(TF_EXIT_FAILURE, "out of memory");
+	archive_entry_set_pathname(e, path);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, exec ? 0755 : 0644);
+	archive_entry_set_size(e, size);
+	/* Only mtime: an atime or ctime would add fields to "UT". */
+	archive_entry_set_mtime(e, p->mtime, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	if (archive_write_header(p->a, e) != ARCHIVE_OK)
+		ret = zip_error(p, path);
+	archive_entry_free(e);
+	return ret;
+}
+
+static int put_data(struct packer *p, const char *path, const void *data,
+		    size_t n)
+{
+	la_ssize_t w = archive_write_data(p->a, data, n);
+
+	if (w < 0 || (size_t)w != n)
+		return zip_error(p, path);
+	return 0;
+}
+
+static void record_add(struct packer *p, const char *path,
+		       const unsigned char md[TF_SHA256_LEN], long long size)
+{
+	char b64[44];
+
+	tf_sha256_b64(md, b64);
+	tf_wheel_record_field(path, &p->record);
+	tf_buf_addf(&p->record, ",sha256=%s,%lld\n", b64, size);
+}
+
+static int changed(const struct packer *p, const struct tf_wheel_file *f)
+{
+	return error("wheel '%s': '%s' changed while it was being packed",
+		     p->w->name, f->src);
+}
+
+/*
+ * Stream fd into the current entry and h. The entry header promised
+ * size bytes (libarchive would silently cut off more), so the file
+ * must still have exactly that many.
+ */
+static int copy_stream(struct packer *p, int fd, const struct tf_wheel_file *f,
+		       struct tf_sha256 *h, long long size)
+{
+	char chunk[CHUNK];
+	long long total = 0;
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_errno("wheel '%s': cannot read '%s'",
+					   p->w->name, f->src);
+		total += n;
+		if (total > size)
+			return changed(p, f);
+		tf_sha256_update(h, chunk, (size_t)n);
+		if (put_data(p, f->dst, chunk, (size_t)n) < 0)
+			return -1;
+	}
+	return total == size ? 0 : changed(p, f);
+}
+
+static int add_file(struct packer *p, const struct tf_wheel_file *f)
+{
+	unsigned char md[TF_SHA256_LEN];
+	struct tf_sha256 *h = NULL;
+	struct stat st;
+	int ret = -1, fd = open(f->src, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_errno("wheel '%s': cannot open '%s'", p->w->name,
+				   f->src);
+	if (fstat(fd, &st) < 0) {
+		error_errno("wheel '%s': cannot stat '%s'", p->w->name, f->src);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		error("wheel '%s': '%s' is not a regular file", p->w->name,
+		      f->src);
+		goto out;
+	}
+	if (put_header(p, f->dst, (long long)st.st_size, !!(st.st_mode & 0111)))
+		goto out;
+	h = tf_sha256_new();
+	if (copy_stream(p, fd, f, h, (long long)st.st_size) < 0)
+		goto out;
+	tf_sha256_final(h, md);
+	h = NULL;
+	record_add(p, f->dst, md, (long long)st.st_size);
+	ret = 0;
+out:
+	tf_sha256_free(h);
+	close(fd);
+	return ret;
+}
+
+/* Add a generated file to .dist-info (and to RECORD unless it is RECORD). */
+static int add_meta(struct packer *p, const char *name, const struct tf_buf *b)
+{
+	unsigned char md[TF_SHA256_LEN];
+	struct tf_sha256 *h;
+	char *path = tf_xstrfmt("%s/%s", p->distinfo.buf, name);
+	int ret = -1;
+
+	if (put_header(p, path, (long long)b->len, 0) < 0 ||
+	    put_data(p, path, b->buf, b->len) < 0)
+		goto out;
+	if (strcmp(name, "RECORD")) {
+		h = tf_sha256_new();
+		tf_sha256_update(h, b->buf, b->len);
+		tf_sha256_final(h, md);
+		record_add(p, path, md, (long long)b->len);
+	}
+	ret = 0;
+out:
+	free(path);
+	return ret;
+}
+
+static int add_dist_info(struct packer *p)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	int ret;
+
+	/* Bytewise order: METADATA, WHEEL, entry_points.txt, then RECORD. */
+	build_metadata(p, &b);
+	ret = add_meta(p, "METADATA", &b);
+	tf_buf_reset(&b);
+	build_wheel_file(p, &b);
+	if (!ret)
+		ret = add_meta(p, "WHEEL", &b);
+	tf_buf_reset(&b);
+	build_entry_points(p->eps, p->w->nr_entry_points, &b);
+	if (!ret && b.len)
+		ret = add_meta(p, "entry_points.txt", &b);
+	tf_buf_release(&b);
+	if (ret)
+		return -1;
+	tf_wheel_record_field(p->distinfo.buf, &p->record);
+	tf_buf_addstr(&p->record, "/RECORD,,\n");
+	return add_meta(p, "RECORD", &p->record);
+}
+
+static int open_zip(struct packer *p, int fd, const char *tmp)
+{
+	int l = p->w->compression_level;
+	/* Level 0 makes libarchive store entries instead of deflating. */
+	char level[2] = { (char)('0' + (l == -1 ? DEFAULT_LEVEL : l)), '\0' };
+
+	p->a = archive_write_new();
+	if (!p->a)
+		die(TF_EXIT_FAILURE, "out of memory");
+	/* No padding after the end of central directory: pip looks there. */
+	if (archive_write_set_format_zip(p->a) != ARCHIVE_OK ||
+	    archive_write_set_option(p->a, "zip", "compression-level", level) ||
+	    archive_write_set_bytes_in_last_block(p->a, 1) != ARCHIVE_OK ||
+	    archive_write_open_fd(p->a, fd) != ARCHIVE_OK)
+		return zip_error(p, tmp);
+	return 0;
+}
+
+static time_t clamp_time(long long t)
+{
+	if (t < ZIP_TIME_MIN)
+		return (time_t)ZIP_TIME_MIN;
+	if (t > ZIP_TIME_MAX)
+		return (time_t)ZIP_TIME_MAX;
+	return (time_t)t;
+}
+
+static int write_zip(struct packer *p, int fd, const char *tmp)
+{
+	size_t i;
+
+	if (open_zip(p, fd, tmp) < 0)
+		return -1;
+	for (i = 0; i < p->w->nr_files; i++)
+		if (add_file(p, p->files[i]) < 0)
+			return -1;
+	if (add_dist_info(p) < 0)
+		return -1;
+	if (archive_write_close(p->a) != ARCHIVE_OK)
+		return zip_error(p, tmp);
+	return 0;
+}
+
+/*
+ * libarchive turns each entry's time into a DOS date with localtime(),
+ * so the bytes would follow TZ. Pin UTC while the zip is written.
+ */
+struct tz_saved {
+	char *tz; /* owned; TZ as it was, NULL if it was unset */
+};
+
+static void tz_pin_utc(struct tz_saved *s)
+{
+	const char *tz = getenv("TZ");
+
+	s->tz = tz ? tf_strdup(tz) : NULL;
+	setenv("TZ", "UTC0", 1);
+	tzset();
+}
+
+static void tz_restore(struct tz_saved *s)
+{
+	if (s->tz)
+		setenv("TZ", s->tz, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(s->tz);
+	s->tz = NULL;
+}
+
+/* Make the finished temporary file the wheel: mode, fsync, rename. */
+static int commit(const struct packer *p, int fd, const char *tmp,
+		  const char *dst, const char *out_dir)
+{
+	int dfd;
+
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+		return error_errno("wheel '%s': cannot write '%s'", p->w->name,
+				   tmp);
+	if (rename(tmp, dst) < 0)
+		return error_errno("wheel '%s': cannot rename '%s' to '%s'",
+				   p->w->name, tmp, dst);
+	/* Make the rename itself durable; not all file systems allow it. */
+	dfd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+static int prepare(struct packer *p, const struct tf_wheel_spec *w)
+{
+	p->w = w;
+	if (check_names(w) < 0 || check_fields(w) < 0)
+		return -1;
+	p->files = sorted_files(w);
+	if (!p->files)
+		return -1;
+	p->eps = sorted_entry_points(w);
+	if (!p->eps)
+		return -1;
+	if (tf_pep440_normalize(w->version, &p->version) < 0)
+		BUG("version was validated");
+	tf_pyname_wheel_escape(w->name, &p->distinfo);
+	tf_buf_addf(&p->distinfo, "-%s.dist-info", p->version.buf);
+	p->mtime = clamp_time(w->source_date_epoch);
+	return 0;
+}
+
+int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
+		  struct tf_buf *path_out)
+{
+	struct packer p = PACKER_INIT;
+	struct tf_buf name = TF_BUF_INIT, dst = TF_BUF_INIT;
+	struct tz_saved tz;
+	char *tmp = NULL;
+	int fd = -1, ret = -1;
+
+	if (prepare(&p, w) < 0 || tf_mkdir_p(out_dir) < 0)
+		goto out;
+	if (tf_wheel_filename(w, &name) < 0)
+		BUG("wheel name was validated");
+	tf_path_join(&dst, out_dir, name.buf);
+	tmp = tf_xstrfmt("%s/.%s.XXXXXX", out_dir, name.buf);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		error_errno("wheel '%s': cannot create a temporary file in '%s'",
+			    w->name, out_dir);
+		goto out;
+	}
+	tz_pin_utc(&tz);
+	ret = write_zip(&p, fd, tmp);
+	tz_restore(&tz);
+	if (!ret)
+		ret = commit(&p, fd, tmp, dst.buf, out_dir);
+	if (ret)
+		unlink(tmp);
+	else
+		tf_buf_add(path_out, dst.buf, dst.len);
+out:
+	if (fd >= 0)
+		close(fd);
+	packer_release(&p);
+	free(tmp);
+	tf_buf_release(&name);
+	tf_buf_release(&dst);
+	return ret;
+}
