@@ -5,7 +5,7 @@ set -eu
 
 pkgs="gcc make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv python3-dev
-      python3-wheel unzip"
+      python3-wheel unzip faketime"
 
 missing=
 for p in $pkgs; do

@@ -31,6 +31,7 @@ const char tf_usage_recipe[] =
 	"  -t, --target NAME     build for NAME (x86_64, aarch64, or all);\n"
 	"                        repeatable; default: the host's\n"
 	"  -D, --set NAME=VALUE  override a recipe variable\n"
+	"      --toolchain FILE  toolchain overrides (YAML: toolchains: TARGET: ...)\n"
 	"      --offline         use only the download cache\n"
 	"      --recheck         re-hash cached downloads before using them\n"
 	"  -k, --keep-going      after a failing step, go on with the others\n"

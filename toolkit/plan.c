@@ -4,7 +4,9 @@
  */
 #include "plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "log.h"
@@ -48,7 +50,8 @@ static const char *expand(struct tf_plan *p, const struct tf_str *s, int *errors
 
 static const char *const builtins[] = {
 	"name", "version", "target", "jobs", "recipe_dir", "build_dir", "cc",
-	"ar", "strip", "cflags", "ldflags", "python", "python_include", NULL,
+	"ar", "strip", "cflags", "ldflags", "python", "python_include",
+	"emulator", NULL,
 };
 
 static int is_builtin(const char *name)
@@ -106,6 +109,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "ldflags", t->ldflags);
 	tf_vars_set(v, "python", t->python);
 	tf_vars_set(v, "python_include", t->python_include);
+	tf_vars_set(v, "emulator", t->emulator);
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -224,6 +228,9 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
+	tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
+	if (*t->emulator_prefix)
+		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", t->emulator_prefix);
 	tf_strvec_pushf(e, "SRCDIR=%s", ps->cwd);
 	tf_strvec_pushf(e, "BUILDDIR=%s", ps->work);
 	tf_strvec_pushf(e, "STAGE=%s", ps->stage);
@@ -380,6 +387,60 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 	return errors + plan_files(p, pw);
 }
 
+/*
+ * A cross target's Python include directory: the host's headers, shared
+ * by every architecture, with the target's own pyconfig.h, so recipes
+ * pass one -I directory whatever the target. Built in a temporary
+ * directory and renamed, under the build tree.
+ */
+static int python_shim(struct tf_plan *p)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf tmp = TF_BUF_INIT, link = TF_BUF_INIT, to = TF_BUF_INIT;
+	const char *shim = keepf(p, "%s/python-include", p->dir);
+	size_t i;
+	int ret = tf_mkdir_p(p->dir);
+
+	if (!ret)
+		ret = tf_list_dir(p->target.python_include, &names);
+	if (!ret)
+		ret = tf_mkdtemp_in(p->dir, "python-include", &tmp);
+	for (i = 0; !ret && i < names.nr; i++) {
+		tf_buf_setf(&link, "%s/%s", tmp.buf, names.v[i]);
+		if (!strcmp(names.v[i], "pyconfig.h"))
+			tf_buf_setf(&to, "%s", p->target.pyconfig);
+		else
+			tf_buf_setf(&to, "%s/%s", p->target.python_include, names.v[i]);
+		if (symlink(to.buf, link.buf) < 0)
+			ret = error_errno("cannot create '%s'", link.buf);
+	}
+	if (!ret)
+		ret = tf_rm_rf(shim);
+	if (!ret && rename(tmp.buf, shim) < 0)
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, shim);
+	if (ret && tmp.len)
+		tf_rm_rf(tmp.buf);
+	if (!ret) {
+		free(p->target.python_include);
+		p->target.python_include = tf_strdup(shim);
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&tmp);
+	tf_buf_release(&link);
+	tf_buf_release(&to);
+	return ret;
+}
+
+static int has_tests(const struct tf_recipe *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_steps; i++)
+		if (r->steps[i].is_test)
+			return 1;
+	return 0;
+}
+
 int tf_plan_make(const struct tf_recipe *r, const char *target,
 		 const struct tf_plan_opts *o, struct tf_plan *p)
 {
@@ -390,10 +451,15 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->recipe = r;
 	p->jobs = o->jobs;
 	p->store = (struct tf_strvec)TF_STRVEC_INIT;
-	if (tf_target_setup(target, &p->target, o->check_tools))
-		return -1;
+	if (tf_target_setup(target, &p->target, o->check_tools,
+			    tf_recipe_toolchain(r, target)))
+		return TF_PLAN_TOOLCHAIN;
 	p->dir = keepf(p, "%s/%s", o->build_dir, target);
 	p->stamps = keepf(p, "%s/stamps", p->dir);
+	if (o->check_tools && p->target.pyconfig && python_shim(p))
+		return TF_PLAN_TOOLCHAIN;
+	if (o->check_tools && has_tests(r) && tf_target_check_emulator(&p->target))
+		return TF_PLAN_TOOLCHAIN;
 	/* Where it was built must not show in what was built. */
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);

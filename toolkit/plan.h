@@ -79,7 +79,14 @@ struct tf_plan {
 	struct tf_plan_wheel *wheels; /* owned array, recipe->nr_wheels */
 };
 
-/* Expand recipe r for target; -1 after reporting every problem found. */
+/* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */
+enum { TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -2 };
+
+/*
+ * Expand recipe r for target. Returns 0, or TF_PLAN_RECIPE after
+ * reporting every problem in the recipe, or TF_PLAN_TOOLCHAIN when the
+ * target's toolchain is missing (reported, naming what to install).
+ */
 int tf_plan_make(const struct tf_recipe *r, const char *target,
 		 const struct tf_plan_opts *o, struct tf_plan *p);
 void tf_plan_release(struct tf_plan *p);

@@ -83,12 +83,13 @@ struct loader {
 	struct tf_recipe *r;   /* the recipe being filled */
 	yaml_document_t *doc;  /* borrowed */
 	const char *text;      /* borrowed: the recipe's bytes, for columns */
+	const char *file;      /* borrowed: the file being read, for positions */
 	int errors;            /* errors reported so far */
 };
 
 static struct tf_pos pos_of(struct loader *l, const yaml_node_t *n)
 {
-	struct tf_pos p = { l->r->path, (int)n->start_mark.line + 1,
+	struct tf_pos p = { l->file, (int)n->start_mark.line + 1,
 			    (int)n->start_mark.column + 1 };
 	return p;
 }
@@ -612,6 +613,80 @@ static const struct field wheel_fields[] = {
 	{ NULL, 0, NULL },
 };
 
+/* ---- toolchains ---- */
+
+STR_FIELD(tf_toolchain_def, cc, "cc")
+STR_FIELD(tf_toolchain_def, ar, "ar")
+STR_FIELD(tf_toolchain_def, strip, "strip")
+STR_FIELD(tf_toolchain_def, cflags, "cflags")
+STR_FIELD(tf_toolchain_def, ldflags, "ldflags")
+STR_FIELD(tf_toolchain_def, sysroot, "sysroot")
+STR_FIELD(tf_toolchain_def, python_include, "python-include")
+STR_FIELD(tf_toolchain_def, emulator, "emulator")
+
+static const struct field toolchain_fields[] = {
+	{ "cc", 0, parse_tf_toolchain_def_cc },
+	{ "ar", 0, parse_tf_toolchain_def_ar },
+	{ "strip", 0, parse_tf_toolchain_def_strip },
+	{ "cflags", 0, parse_tf_toolchain_def_cflags },
+	{ "ldflags", 0, parse_tf_toolchain_def_ldflags },
+	{ "sysroot", 0, parse_tf_toolchain_def_sysroot },
+	{ "python-include", 0, parse_tf_toolchain_def_python_include },
+	{ "emulator", 0, parse_tf_toolchain_def_emulator },
+	{ NULL, 0, NULL },
+};
+
+static int parse_toolchains(struct loader *l, yaml_node_t *v, void *obj,
+			    const char *where)
+{
+	struct tf_recipe *r = l->r;
+	struct tf_toolchain_def *all;
+	struct tf_buf sub = TF_BUF_INIT;
+	yaml_node_pair_t *p;
+	size_t n;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return bad(l, v, "'toolchains' must be a mapping of target names, not %s",
+			   kind_name(v));
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	all = arena_alloc(r, (r->nr_toolchains + n + 1) * sizeof(*all));
+	if (r->nr_toolchains)
+		memcpy(all, r->toolchains, r->nr_toolchains * sizeof(*all));
+	r->toolchains = all;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		struct tf_toolchain_def *t = &all[r->nr_toolchains++];
+		yaml_node_t *k = node(l, p->key);
+
+		if (get_str(l, "toolchains", k, &t->target)) {
+			ret = -1;
+			continue;
+		}
+		if (strcmp(t->target.s, "x86_64") && strcmp(t->target.s, "aarch64")) {
+			ret = bad(l, k, "unknown target '%s' in 'toolchains' (known: x86_64, aarch64)",
+				  t->target.s);
+			continue;
+		}
+		t->pos = pos_of(l, k);
+		tf_buf_setf(&sub, "toolchains.%s", t->target.s);
+		ret |= walk_map(l, node(l, p->value), toolchain_fields, t, sub.buf);
+	}
+	tf_buf_release(&sub);
+	return ret ? -1 : 0;
+}
+
+const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
+						   const char *target)
+{
+	const struct tf_toolchain_def *found = NULL;
+	size_t i;
+
+	for (i = 0; i < r->nr_toolchains; i++)
+		if (!strcmp(r->toolchains[i].target.s, target))
+			found = &r->toolchains[i];
+	return found;
+}
+
 /* ---- lists of mappings and the top level ---- */
 
 /*
@@ -689,6 +764,15 @@ static int parse_steps(struct loader *l, yaml_node_t *v, void *obj,
 
 	return walk_list(l, v, "steps", step_fields, sizeof(*r->steps),
 			 (void **)&r->steps, &r->nr_steps, check_step_item);
+}
+
+static int parse_tests(struct loader *l, yaml_node_t *v, void *obj,
+		       const char *where)
+{
+	struct tf_recipe *r = obj;
+
+	return walk_list(l, v, "tests", step_fields, sizeof(*r->tests),
+			 (void **)&r->tests, &r->nr_tests, check_step_item);
 }
 
 static int parse_wheels(struct loader *l, yaml_node_t *v, void *obj,
@@ -784,7 +868,9 @@ static const struct field top_fields[] = {
 	{ "variables", 0, parse_variables },
 	{ "sources", 0, parse_sources },
 	{ "steps", 0, parse_steps },
+	{ "tests", 0, parse_tests },
 	{ "wheels", 0, parse_wheels },
+	{ "toolchains", 0, parse_toolchains },
 	{ NULL, 0, NULL },
 };
 
@@ -873,12 +959,60 @@ static int resolve_step(struct loader *l, struct tf_step *s)
 	return ret;
 }
 
+/* Tests are steps that run target code; they follow the build steps. */
+static void append_tests(struct tf_recipe *r)
+{
+	struct tf_step *all;
+	size_t i;
+
+	if (!r->nr_tests)
+		return;
+	all = arena_alloc(r, (r->nr_steps + r->nr_tests) * sizeof(*all));
+	if (r->nr_steps)
+		memcpy(all, r->steps, r->nr_steps * sizeof(*all));
+	for (i = 0; i < r->nr_tests; i++) {
+		all[r->nr_steps + i] = r->tests[i];
+		all[r->nr_steps + i].is_test = 1;
+	}
+	r->steps = all;
+	r->nr_steps += r->nr_tests;
+}
+
+static int check_test_refs(struct loader *l)
+{
+	struct tf_recipe *r = l->r;
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < r->nr_steps; i++)
+		for (j = 0; !r->steps[i].is_test && j < r->steps[i].nr_needs; j++)
+			if (r->steps[r->steps[i].need_index[j]].is_test) {
+				l->errors++;
+				ret = tf_error_at(&r->steps[i].needs[j].pos,
+						  "step '%s' needs '%s', which is a test; steps cannot need tests",
+						  r->steps[i].name.s, r->steps[i].needs[j].s);
+			}
+	for (i = 0; i < r->nr_wheels; i++)
+		for (j = 0; j < r->wheels[i].nr_files; j++) {
+			const struct tf_file_rule *f = &r->wheels[i].files[j];
+
+			if (f->step_index >= 0 && r->steps[f->step_index].is_test) {
+				l->errors++;
+				ret = tf_error_at(&f->from.pos,
+						  "wheel '%s' takes files from test '%s'; only steps make files",
+						  r->wheels[i].name.s, f->from.s);
+			}
+		}
+	return ret;
+}
+
 static int resolve(struct loader *l)
 {
 	struct tf_recipe *r = l->r;
 	size_t i, j;
 	int ret = 0;
 
+	append_tests(r);
 	for (i = 0; i < r->nr_sources; i++)
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->sources[i].name.s, r->sources[j].name.s))
@@ -888,7 +1022,7 @@ static int resolve(struct loader *l)
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->steps[i].name.s, r->steps[j].name.s))
 				ret |= dup_name(l, &r->steps[j].name, &r->steps[i].name,
-						"step");
+						r->steps[i].is_test ? "test or step" : "step");
 	for (i = 0; i < r->nr_steps; i++)
 		ret |= resolve_step(l, &r->steps[i]);
 	for (i = 0; i < r->nr_wheels; i++) {
@@ -917,25 +1051,25 @@ static int resolve(struct loader *l)
 		free(state);
 		free(path);
 	}
-	return ret;
+	return ret ? ret : check_test_refs(l);
 }
 
 /*
  * Load YAML into a document. libyaml reports syntax errors with the
  * problem mark; we print them in the same FILE:LINE:COL form.
  */
-static int load_document(struct tf_recipe *r, const struct tf_buf *text,
+static int load_document(const char *path, const struct tf_buf *text,
 			 yaml_document_t *doc)
 {
 	yaml_parser_t parser;
 	int ret = 0;
 
 	if (!yaml_parser_initialize(&parser))
-		return error("%s: cannot start the YAML parser", r->path);
+		return error("%s: cannot start the YAML parser", path);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text->buf,
 				     text->len);
 	if (!yaml_parser_load(&parser, doc)) {
-		struct tf_pos p = { r->path, (int)parser.problem_mark.line + 1,
+		struct tf_pos p = { path, (int)parser.problem_mark.line + 1,
 				    (int)parser.problem_mark.column + 1 };
 
 		ret = tf_error_at(&p, "invalid YAML: %s%s%s",
@@ -944,7 +1078,7 @@ static int load_document(struct tf_recipe *r, const struct tf_buf *text,
 				  parser.context ? parser.context : "");
 	} else if (!yaml_document_get_root_node(doc)) {
 		yaml_document_delete(doc);
-		ret = error("%s: the recipe is empty", r->path);
+		ret = error("%s: the file is empty", path);
 	}
 	yaml_parser_delete(&parser);
 	return ret;
@@ -954,7 +1088,7 @@ int tf_recipe_load(const char *path, struct tf_recipe *r)
 {
 	struct tf_buf text = TF_BUF_INIT, dir = TF_BUF_INIT, abs = TF_BUF_INIT;
 	yaml_document_t doc;
-	struct loader l = { r, &doc, NULL, 0 };
+	struct loader l = { r, &doc, NULL, NULL, 0 };
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -973,7 +1107,8 @@ int tf_recipe_load(const char *path, struct tf_recipe *r)
 		tf_sha256_final(h, r->sha256);
 	}
 	l.text = text.buf;
-	ret = load_document(r, &text, &doc);
+	l.file = r->path;
+	ret = load_document(r->path, &text, &doc);
 	if (ret)
 		goto out;
 	ret = parse_top(&l, yaml_document_get_root_node(&doc));
@@ -989,6 +1124,33 @@ out:
 	tf_buf_release(&dir);
 	tf_buf_release(&abs);
 	return ret;
+}
+
+static const struct field toolchain_file_fields[] = {
+	{ "toolchains", 1, parse_toolchains },
+	{ NULL, 0, NULL },
+};
+
+int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path)
+{
+	struct tf_buf text = TF_BUF_INIT;
+	yaml_document_t doc;
+	struct loader l = { r, &doc, NULL, NULL, 0 };
+	int ret;
+
+	text.cap = RECIPE_MAX_BYTES;
+	ret = tf_read_file(path, &text);
+	l.text = text.buf;
+	l.file = arena_strdup(r, path);
+	if (!ret)
+		ret = load_document(path, &text, &doc);
+	if (!ret) {
+		ret = walk_map(&l, yaml_document_get_root_node(&doc),
+			       toolchain_file_fields, r, "toolchain file");
+		yaml_document_delete(&doc);
+	}
+	tf_buf_release(&text);
+	return ret || l.errors ? -1 : 0;
 }
 
 int tf_recipe_find_source(const struct tf_recipe *r, const char *name)

@@ -59,6 +59,8 @@ struct tf_step {
 	size_t nr_env;
 	struct tf_str run;
 	struct tf_pos pos;
+	int is_test;              /* 1 for an entry of `tests`: runs target code,
+				     produces nothing wheels can take */
 };
 
 struct tf_file_rule {
@@ -83,6 +85,16 @@ struct tf_wheel_def {
 	struct tf_pos pos;
 };
 
+/* Overrides of a target's default toolchain; absent fields keep defaults. */
+struct tf_toolchain_def {
+	struct tf_str target;     /* "x86_64" or "aarch64" */
+	struct tf_str cc, ar, strip, cflags, ldflags;
+	struct tf_str sysroot;    /* passed as --sysroot; the emulator's -L */
+	struct tf_str python_include;
+	struct tf_str emulator;   /* command that runs target programs */
+	struct tf_pos pos;
+};
+
 struct tf_arena_block;
 
 struct tf_recipe {
@@ -103,6 +115,10 @@ struct tf_recipe {
 	size_t nr_steps;
 	struct tf_wheel_def *wheels;
 	size_t nr_wheels;
+	struct tf_toolchain_def *toolchains; /* recipe's, then --toolchain file's */
+	size_t nr_toolchains;
+	struct tf_step *tests;    /* parsed `tests`; resolve() appends them to steps */
+	size_t nr_tests;
 };
 
 #define TF_RECIPE_INIT { 0 }
@@ -117,6 +133,16 @@ struct tf_recipe {
  */
 int tf_recipe_load(const char *path, struct tf_recipe *r);
 void tf_recipe_release(struct tf_recipe *r);
+
+/*
+ * Read a toolchain file (YAML with one key, `toolchains`, as in a
+ * recipe) and add its entries to r; they take precedence over the
+ * recipe's own. Errors are reported as FILE:LINE:COL.
+ */
+int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path);
+/* The toolchain overrides for target, last one wins; NULL if none. */
+const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
+						   const char *target);
 
 /* Find by name; -1 if absent. */
 int tf_recipe_find_source(const struct tf_recipe *r, const char *name);

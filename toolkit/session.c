@@ -55,6 +55,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "recheck", no_argument, NULL, 'R' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "toolchain", required_argument, NULL, 'T' },
 		{ "target", required_argument, NULL, 't' },
 		{ "set", required_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -86,6 +87,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		case 'k': o->keep_going = 1; break;
 		case 'R': o->recheck = 1; break;
 		case 'f': o->force = 1; break;
+		case 'T': o->toolchain = optarg; break;
 		case 't': tf_strvec_push(&o->targets, optarg); break;
 		case 'D': tf_strvec_push(&o->sets, optarg); break;
 		case 'v': tf_verbosity++; break;
@@ -149,7 +151,9 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	size_t i;
 	int ret = TF_EXIT_OK;
 
-	if (tf_recipe_load(s->opt.recipe, &s->recipe))
+	if (tf_recipe_load(s->opt.recipe, &s->recipe) ||
+	    (s->opt.toolchain &&
+	     tf_recipe_load_toolchains(&s->recipe, s->opt.toolchain)))
 		return TF_EXIT_RECIPE;
 	if (!tf_target_host())
 		return error("this host's architecture is not supported"), TF_EXIT_BUILD;
@@ -172,9 +176,10 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	for (i = 0; i < targets.nr; i++) {
 		s->plan_ptrs[i] = &s->plans[i];
 		s->nr_plans++;
-		if (tf_plan_make(&s->recipe, targets.v[i], &po, &s->plans[i]) &&
-		    !ret)
-			ret = s->plans[i].dir ? TF_EXIT_RECIPE : TF_EXIT_BUILD;
+		int rc = tf_plan_make(&s->recipe, targets.v[i], &po, &s->plans[i]);
+
+		if (rc && !ret)
+			ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD : TF_EXIT_RECIPE;
 	}
 	s->fetch = (struct tf_fetch_opts)TF_FETCH_OPTS_INIT;
 	s->fetch.cache_dir = s->opt.cache_dir;

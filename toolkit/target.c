@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "log.h"
+#include "recipe.h"
 #include "run.h"
 
 const char tf_target_path[] =
@@ -18,11 +19,14 @@ static const struct {
 	const char *triplet;   /* GNU triplet, the cross tools' prefix */
 	const char *cross_pkg; /* Debian package with the cross compiler */
 	const char *ldflags;   /* default linker flags */
+	const char *qemu;      /* user-mode emulator for its programs */
+	const char *debarch;   /* Debian architecture name */
 } targets[] = {
-	{ "x86_64", "x86_64-linux-gnu", "gcc-x86-64-linux-gnu", "" },
+	{ "x86_64", "x86_64-linux-gnu", "gcc-x86-64-linux-gnu", "", "qemu-x86_64",
+	  "amd64" },
 	/* 64 KiB segments load on 4K, 16K (Apple M1) and 64K page kernels. */
 	{ "aarch64", "aarch64-linux-gnu", "gcc-aarch64-linux-gnu",
-	  "-Wl,-z,max-page-size=65536" },
+	  "-Wl,-z,max-page-size=65536", "qemu-aarch64", "arm64" },
 };
 
 const char *tf_target_host(void)
@@ -120,7 +124,73 @@ static int in_path(const char *prog)
 	return p != NULL;
 }
 
-int tf_target_setup(const char *name, struct tf_target *t, int check)
+/* Replace *field with the override's text when there is one. */
+static void take(char **field, const struct tf_str *over)
+{
+	if (!over->s)
+		return;
+	free(*field);
+	*field = tf_strdup(over->s);
+}
+
+static void apply_overrides(struct tf_target *t, const struct tf_toolchain_def *o)
+{
+	if (!o)
+		return;
+	take(&t->cc, &o->cc);
+	take(&t->ar, &o->ar);
+	take(&t->strip, &o->strip);
+	take(&t->cflags, &o->cflags);
+	take(&t->ldflags, &o->ldflags);
+	take(&t->sysroot, &o->sysroot);
+	take(&t->emulator, &o->emulator);
+	if (o->sysroot.s) {
+		char *c = tf_xstrfmt("%s --sysroot=%s", t->cflags, o->sysroot.s);
+		char *l = tf_xstrfmt("%s --sysroot=%s", t->ldflags, o->sysroot.s);
+
+		free(t->cflags);
+		free(t->ldflags);
+		t->cflags = c;
+		t->ldflags = l;
+		free(t->emulator_prefix);
+		t->emulator_prefix = tf_strdup(o->sysroot.s);
+	}
+}
+
+/*
+ * Python headers for a cross target: the host's headers are shared, only
+ * pyconfig.h differs, and Debian's multiarch libpython3-dev:ARCH puts the
+ * target's in /usr/include/TRIPLET/python3.X.
+ */
+static int cross_pyconfig(struct tf_target *t, size_t i)
+{
+	char *ver = first_line((const char *const[]){
+		t->python, "-c", "import sysconfig; print(sysconfig.get_python_version())",
+		NULL });
+
+	t->pyconfig = tf_xstrfmt("/usr/include/%s/python%s/pyconfig.h", t->triplet,
+				 ver ? ver : "3");
+	free(ver);
+	if (access(t->pyconfig, R_OK) == 0)
+		return 0;
+	return error("target '%s': no Python headers for it (%s); install Debian's libpython3-dev:%s (after 'dpkg --add-architecture %s')",
+		     t->name, t->pyconfig, targets[i].debarch, targets[i].debarch);
+}
+
+int tf_target_check_emulator(const struct tf_target *t)
+{
+	char *prog = tf_strndup(t->emulator, strcspn(t->emulator, " "));
+	int ok = !*prog || in_path(prog);
+
+	free(prog);
+	if (ok)
+		return 0;
+	return error("target '%s': emulator '%s' not found; install Debian's qemu-user",
+		     t->name, t->emulator);
+}
+
+int tf_target_setup(const char *name, struct tf_target *t, int check,
+		    const struct tf_toolchain_def *over)
 {
 	const char *host = tf_target_host();
 	size_t i;
@@ -140,6 +210,10 @@ int tf_target_setup(const char *name, struct tf_target *t, int check)
 	t->cflags = tf_strdup("-O2 -fPIC");
 	t->ldflags = tf_strdup(targets[i].ldflags);
 	t->python = tf_strdup("python3");
+	t->emulator = tf_strdup(t->native ? "" : targets[i].qemu);
+	t->emulator_prefix = t->native ? tf_strdup("")
+				       : tf_xstrfmt("/usr/%s", t->triplet);
+	apply_overrides(t, over);
 	if (!check) {
 		t->python_include = tf_strdup("");
 		t->identity = tf_strdup("");
@@ -151,10 +225,15 @@ int tf_target_setup(const char *name, struct tf_target *t, int check)
 	if (!in_path(t->python))
 		return error("target '%s': 'python3' not found; install Debian's python3",
 			     name);
-	t->python_include = python_include(t->python);
+	if (over && over->python_include.s)
+		t->python_include = tf_strdup(over->python_include.s);
+	else
+		t->python_include = python_include(t->python);
 	if (!t->python_include)
 		return error("target '%s': cannot ask python3 for its include directory",
 			     name);
+	if (!t->native && !(over && over->python_include.s) && cross_pyconfig(t, i))
+		return -1;
 	t->identity = compiler_identity(t->cc);
 	return 0;
 }
@@ -170,6 +249,10 @@ void tf_target_release(struct tf_target *t)
 	free(t->ldflags);
 	free(t->python);
 	free(t->python_include);
+	free(t->pyconfig);
+	free(t->sysroot);
+	free(t->emulator);
+	free(t->emulator_prefix);
 	free(t->identity);
 	memset(t, 0, sizeof(*t));
 }

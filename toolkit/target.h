@@ -16,13 +16,18 @@ struct tf_target {
 	char *ldflags;        /* owned: default LDFLAGS */
 	char *python;         /* owned: build Python */
 	char *python_include; /* owned: target's Python include directory */
+	char *pyconfig;       /* owned: the target's pyconfig.h when it is not the
+				 host's (cross builds), else NULL */
+	char *sysroot;        /* owned: --sysroot value, or NULL */
+	char *emulator;       /* owned: runs target programs ("" when native) */
+	char *emulator_prefix; /* owned: QEMU_LD_PREFIX for it, or "" */
 	char *identity;       /* owned: the compiler's path, machine and version
 				 line, e.g. "/usr/bin/gcc x86_64-linux-gnu gcc
 				 (Debian 12.2.0-14) 12.2.0"; "" unless checked */
 	int native;           /* 1 if the target is the host's architecture */
 };
 
-#define TF_TARGET_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define TF_TARGET_INIT { 0 }
 
 /* The host's target name ("x86_64", "aarch64"), or NULL if unsupported. */
 const char *tf_target_host(void);
@@ -34,7 +39,14 @@ int tf_target_is_known(const char *name);
  * if not) and ask Python for its include directory; without, tools are
  * named but not looked for (enough for fetching).
  */
-int tf_target_setup(const char *name, struct tf_target *t, int check);
+struct tf_toolchain_def;
+int tf_target_setup(const char *name, struct tf_target *t, int check,
+		    const struct tf_toolchain_def *over);
+/*
+ * Check that the target's emulator exists (for recipes with tests that
+ * run target code), naming the package to install if not.
+ */
+int tf_target_check_emulator(const struct tf_target *t);
 void tf_target_release(struct tf_target *t);
 
 /* The PATH every step and tool lookup uses: fixed, not the caller's. */

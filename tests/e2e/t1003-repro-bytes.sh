@@ -1,0 +1,56 @@
+#!/bin/sh
+# Two builds of the same recipes from two checkouts in different
+# directories, with different caches, HOME, umask, TZ and wall-clock
+# time, give byte-identical wheels, SHA256SUMS and provenance, and no
+# wheel entry contains either build directory's path.
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+# checkout DIR: copy what the recipes need, as a second clone would have it.
+checkout() {
+	mkdir -p "$1" &&
+	tar -C "$SRC_ROOT" --exclude=build --exclude=__pycache__ --exclude='*.o' \
+		--exclude='*.so' --exclude='*.a' -cf - recipes patches backend |
+		tar -C "$1" -xf -
+}
+checkout "$TRASH/one/tfbuild" && checkout "$TRASH/second-checkout/src" || exit 1
+sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null || exit 1
+
+# build ROOT OUT: run every recipe of this test in checkout ROOT.
+build() {
+	root=$1 out=$2; shift 2
+	for r in $RECIPES; do
+		"$@" "$TFBUILD" -q recipe --out "$out" --cache "$root/cache" \
+			--set mirror="file://$TRASH/mirror" $TARGETS "$root/recipes/$r" || return 1
+	done
+}
+RECIPES="greet.yaml"
+TARGETS=
+
+expect_success 'two builds in different places and conditions' '
+	(umask 022; HOME="$TRASH/one/home" TZ=UTC \
+		build "$TRASH/one/tfbuild" "$TRASH/out1") &&
+	sleep 1 &&
+	(umask 077; HOME="$TRASH/two-home" TZ=Pacific/Kiritimati LANG=C.UTF-8 \
+		build "$TRASH/second-checkout/src" "$TRASH/out2" \
+		faketime "2031-06-15 08:30:00")
+'
+
+expect_success 'give byte-identical wheels, SHA256SUMS and provenance' '
+	ls "$TRASH/out1" >l1 && ls "$TRASH/out2" >l2 && compare l1 l2 &&
+	test -n "$(ls "$TRASH/out1"/*.whl)" &&
+	for f in "$TRASH/out1"/*; do
+		b=$(basename "$f")
+		case "$b" in *.intoto.json) continue ;; esac
+		cmp "$f" "$TRASH/out2/$b" || { "$TFBUILD" diff "$f" "$TRASH/out2/$b"; exit 1; }
+	done
+'
+
+expect_success 'no wheel entry contains a build directory path' '
+	for w in "$TRASH/out1"/*.whl "$TRASH/out2"/*.whl; do
+		rm -rf x && mkdir x && (cd x && unzip -q "$w") &&
+		! grep -rl -e "$TRASH/one" -e "$TRASH/second-checkout" -e "$TRASH" x ||
+			{ echo "build path in $w"; exit 1; }
+	done
+'
+
+test_done
