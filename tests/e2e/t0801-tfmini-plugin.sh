@@ -85,6 +85,12 @@ expect_success 'the m1-plugin recipe builds the plugin wheel and tfmini+m1' '
 	test "$(wc -l <wheels/SHA256SUMS)" = 2
 '
 
+expect_success 'its kernels test ran every ISA table against the scalar one' '
+	log="$TRASH/build-m1-plugin/$arch/logs/kernels.log" &&
+	grep "^ok - $best kernels match scalar\$" "$log" &&
+	grep "^# passed all\$" "$log"
+'
+
 expect_success 'the tfmini recipe builds the stock tfmini wheel' '
 	recipe tfmini stock >out &&
 	test -f "$stock_whl" &&
