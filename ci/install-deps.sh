@@ -1,11 +1,15 @@
 #!/bin/sh
-# Install what building and testing tfbuild needs, on Debian 12.
-# Quiet and quick when everything is already there; needs root otherwise.
+# Install what building and testing tfbuild needs, on Debian 12: the
+# libraries it links, the tools its tests run, and the aarch64 cross
+# toolchain, multiarch Python headers and user-mode emulator that cross
+# builds use. Quiet and quick when everything is already there; needs
+# root otherwise.
 set -eu
 
 pkgs="gcc make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
-      libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv python3-dev
-      python3-wheel unzip faketime"
+      libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
+      python3-dev python3-wheel unzip faketime
+      gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64"
 
 missing=
 for p in $pkgs; do
@@ -20,6 +24,9 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# arm64 packages (Python headers for cross builds, and the arm64 CPython
+# that tests unpack into a sysroot) come from Debian's multiarch archive.
+dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -22,7 +22,7 @@ mkdir -p "$TRASH"
 cd "$TRASH" || exit 1
 export HOME="$TRASH/home" XDG_CACHE_HOME="$TRASH/home/.cache"
 mkdir -p "$HOME"
-unset TFBUILD_CACHE TFMINI_PLUGINS 2>/dev/null || true
+unset TFBUILD_CACHE TFMINI_PLUGINS TFMINI_M1_ISA 2>/dev/null || true
 # Tests talk to 127.0.0.1 only; a proxy from the caller must not intercept.
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY \
 	no_proxy NO_PROXY 2>/dev/null || true
