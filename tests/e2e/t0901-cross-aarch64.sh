@@ -1,0 +1,98 @@
+#!/bin/sh
+# One x86-64 host builds recipes/m1-plugin.yaml and recipes/tfmini.yaml
+# for aarch64 and x86_64; tfbuild verify accepts every wheel; the aarch64
+# wheels install with pip --platform/--target and pass the same smoke
+# test as the x86-64 ones under qemu-aarch64, with an aarch64 CPython
+# from Debian's arm64 packages unpacked into a sysroot (no system-wide
+# install), and m1 reports NEON.
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+smoke="$SRC_ROOT/tests/smoke/tfmini_smoke.py"
+sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null || exit 1
+for r in m1-plugin tfmini; do
+	"$TFBUILD" -q recipe --target all -j 2 --cache cache --build-dir "build-$r" \
+		--out "$r" --set mirror="file://$TRASH/mirror" \
+		"$SRC_ROOT/recipes/$r.yaml" || exit 1
+done
+
+# The arm64 CPython: Debian's packages, unpacked, kept across test runs.
+sysroot="$TESTS_DIR/tmp/.arm64-sysroot"
+if [ ! -x "$sysroot/usr/bin/python3.11" ]; then
+	rm -rf "$sysroot.tmp" && mkdir -p "$sysroot.tmp/debs" &&
+	(cd "$sysroot.tmp/debs" && apt-get download -q python3.11-minimal:arm64 \
+		libpython3.11-minimal:arm64 libpython3.11-stdlib:arm64 libc6:arm64 \
+		zlib1g:arm64 libexpat1:arm64 libffi8:arm64 >/dev/null 2>&1) &&
+	for d in "$sysroot.tmp"/debs/*.deb; do dpkg -x "$d" "$sysroot.tmp/root"; done &&
+	rm -rf "$sysroot" && mv "$sysroot.tmp/root" "$sysroot" && rm -rf "$sysroot.tmp" ||
+		{ echo "cannot build the arm64 sysroot"; exit 1; }
+fi
+py_arm64() { qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python3.11" "$@"; }
+
+# wheel DIR NAME TARGET: the one wheel of distribution NAME for TARGET.
+wheel() { ls "$1"/"$2"-*_"$3".whl; }
+
+"$PYTHON" -m venv pipenv || exit 1
+# install DIR WHEEL...: pip for another platform, into a plain directory.
+install_arm64() {
+	dir=$1; shift
+	plat=$(basename "$1" .whl); plat=${plat##*-}
+	pipenv/bin/pip install -q --no-index --no-deps --target "$dir" \
+		--platform "$plat" --python-version 3.11 --implementation cp \
+		--only-binary=:all: "$@"
+}
+
+expect_success 'every target has both wheels of each recipe' '
+	for t in x86_64 aarch64; do
+		wheel m1-plugin tfmini_m1_plugin $t && wheel m1-plugin "tfmini-1.0.0+m1" $t &&
+		wheel tfmini "tfmini-1.0.0" $t || exit 1
+	done
+'
+
+expect_success 'tfbuild verify accepts all of them' '
+	"$TFBUILD" verify m1-plugin/*.whl tfmini/*.whl >out &&
+	test "$(grep -c "^ok " out)" = 6
+'
+
+expect_success 'aarch64 wheels hold aarch64 code, x86_64 wheels x86-64 code' '
+	for t in aarch64 x86_64; do
+		w=$(wheel m1-plugin tfmini_m1_plugin $t) &&
+		rm -rf x && mkdir x && (cd x && unzip -q "../$w") &&
+		file -L x/tfmini_m1_plugin/libtfmini_m1.so >f &&
+		case $t in
+		aarch64) grep -q "ARM aarch64" f ;;
+		x86_64) grep -q "x86-64" f ;;
+		esac || { cat f; exit 1; }
+	done
+'
+
+expect_success 'the arm64 CPython runs under qemu-aarch64' '
+	py_arm64 -c "import platform; print(platform.machine())" >m &&
+	echo aarch64 >expect && compare expect m
+'
+
+expect_success 'aarch64: custom tfmini+m1 alone computes like the CPU, with NEON' '
+	install_arm64 site-custom "$(wheel m1-plugin "tfmini-1.0.0+m1" aarch64)" &&
+	PYTHONPATH="$TRASH/site-custom" py_arm64 "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa neon --builtin
+'
+
+expect_success 'aarch64: stock tfmini + plugin wheel, found by its entry point' '
+	install_arm64 site-plugin "$(wheel tfmini "tfmini-1.0.0" aarch64)" \
+		"$(wheel m1-plugin tfmini_m1_plugin aarch64)" &&
+	PYTHONPATH="$TRASH/site-plugin" py_arm64 "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa neon --plugin
+'
+
+expect_success 'aarch64: the stock framework alone has only the CPU' '
+	install_arm64 site-stock "$(wheel tfmini "tfmini-1.0.0" aarch64)" &&
+	PYTHONPATH="$TRASH/site-stock" py_arm64 -c "import tfmini; print(tfmini.devices())" >d &&
+	grep -qx "\[.cpu:0.\]" d
+'
+
+expect_success 'x86_64: the same smoke test passes on the x86-64 wheels' '
+	"$PYTHON" -m venv vx && vx/bin/pip install -q --no-index --no-deps \
+		"$(wheel m1-plugin "tfmini-1.0.0+m1" x86_64)" &&
+	vx/bin/python "$smoke" --devices cpu:0,m1:0 --device m1 --builtin
+'
+
+test_done
