@@ -52,8 +52,8 @@ static void test_platform_parse(void)
 		struct tf_platform p = TF_PLATFORM_INIT;
 		struct tf_buf why = TF_BUF_INIT;
 		int ret = tf_platform_parse(cases[i].tag, &p, &why);
+		int failed = unit_failed;
 
-		printf("# %s\n", cases[i].tag);
 		CHECK_INT(ret, cases[i].ret);
 		CHECK(!ret == !why.len); /* a reason exactly on failure */
 		if (!ret) {
@@ -61,6 +61,8 @@ static void test_platform_parse(void)
 			CHECK_INT(p.arch, cases[i].arch);
 			CHECK_INT(p.glibc_minor, cases[i].minor);
 		}
+		if (unit_failed != failed)
+			printf("#   case: '%s'\n", cases[i].tag);
 		tf_buf_release(&why);
 	}
 }
@@ -118,10 +120,14 @@ static void test_version_since(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		printf("# %s %s\n", tf_arch_name(cases[i].arch), cases[i].version);
+		int failed = unit_failed;
+
 		CHECK_INT(tf_manylinux_version_since(cases[i].arch,
 						     cases[i].version),
 			  cases[i].since);
+		if (unit_failed != failed)
+			printf("#   case: %s %s\n", tf_arch_name(cases[i].arch),
+			       cases[i].version);
 	}
 }
 
@@ -150,12 +156,15 @@ static void test_family_max(void)
 			tf_manylinux_find(cases[i].arch, cases[i].minor);
 		const char *max = p ? tf_manylinux_family_max(p, cases[i].version)
 				    : "(no policy)";
+		int failed = unit_failed;
 
-		printf("# %u %s\n", cases[i].minor, cases[i].version);
 		if (cases[i].max)
 			CHECK_STR(max, cases[i].max);
 		else
 			CHECK(max == NULL);
+		if (unit_failed != failed)
+			printf("#   case: 2_%u %s\n", cases[i].minor,
+			       cases[i].version);
 	}
 }
 
