@@ -993,10 +993,11 @@ static void computed_tag(const struct tf_elf_rules *rules,
 			 const struct need *need, struct tf_buf *out)
 {
 	enum tf_arch arch = rules->platform.arch;
-	const struct tf_manylinux_policy *p = tf_manylinux_oldest(arch);
+	const struct tf_manylinux_policy *oldest = tf_manylinux_oldest(arch);
+	const struct tf_manylinux_policy *p = oldest;
 	size_t start = out->len;
 
-	if (need->minor)
+	if (need->minor > oldest->glibc_minor)
 		p = tf_manylinux_find(arch, need->minor);
 	if (!p)
 		BUG("no manylinux policy 2_%u for %s", need->minor,
@@ -1004,7 +1005,7 @@ static void computed_tag(const struct tf_elf_rules *rules,
 	tf_manylinux_tag(p, out);
 	verbose("%s%splatform %s: %s", rules->context ? rules->context : "",
 		rules->context ? ": " : "", out->buf + start,
-		need->minor ? need->why.buf : "no file needs a newer policy");
+		p != oldest ? need->why.buf : "no file needs a newer policy");
 }
 
 int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,

@@ -37,7 +37,7 @@ struct args {
 	size_t nr_files;
 };
 
-static void usage(void)
+static TF_NORETURN void usage(void)
 {
 	fputs("usage: test-elf info FILE\n"
 	      "       test-elf [-v] check (--platform TAG | --compute ARCH) "
