@@ -8,7 +8,8 @@
 check() { "$TOOL_DIR/test-elf" check --context "wheel 'demo'" "$@"; }
 build() { sh "$SRC_ROOT/tests/fixtures/elf/build.sh" fx "$@"; }
 
-build x86/libtiny.so x86/libnew.so x86/main x86/libvec.so || exit 1
+build x86/libtiny.so x86/libnew.so x86/main x86/libvec.so x86/libwithm.so ||
+	exit 1
 cxx=yes
 build x86/libcxx.so 2>/dev/null || cxx=
 cross=yes
@@ -60,6 +61,13 @@ expect_success 'with -v, the file and version that decided it are named' '
 	"$TOOL_DIR/test-elf" -v check --context "wheel '\''demo'\''" \
 		--compute x86_64 fx/x86/main=demo/bin/tool \
 		fx/x86/libnew.so=demo/a.so 2>actual >/dev/null &&
+	compare expect actual
+'
+
+expect_success 'with -v, nothing decides the oldest policy' '
+	echo "tfbuild: platform manylinux_2_5_x86_64.manylinux1_x86_64: no file needs a newer policy" >expect &&
+	"$TOOL_DIR/test-elf" -v check --compute x86_64 \
+		fx/x86/libwithm.so=demo/a.so 2>actual >/dev/null &&
 	compare expect actual
 '
 
