@@ -127,8 +127,8 @@ struct tf_elf_rules {
  * wheel, against rules. Returns 0, or -1 after printing the first rule it
  * breaks as "tfbuild: CONTEXT: SHOWN: what, the offending value". With a
  * platform to compute, versions and libraries only have to be allowed by
- * some policy: tf_elf_check_wheel() then picks the lowest. Platforms of
- * kind OTHER are not checked.
+ * some policy: tf_elf_check_wheel() then picks the lowest. Under "any"
+ * every ELF file is refused; platforms of kind OTHER are not checked.
  */
 int tf_elf_check(const struct tf_elf_info *info,
 		 const struct tf_elf_rules *rules, const char *shown);
@@ -164,7 +164,8 @@ int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
  * messages. Returns 0, or -1 after printing
  *   tfbuild: CONTEXT: platform 'TAG': why
  * when the tag mixes architectures or names a manylinux policy that was
- * never published (no table entry, e.g. manylinux_2_29).
+ * never published (no table entry, e.g. manylinux_2_29; TAG is then
+ * that manylinux tag alone).
  */
 int tf_elf_rules_for_platform(struct tf_elf_rules *rules, const char *tag,
 			      const char *context);
