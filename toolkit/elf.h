@@ -1,0 +1,173 @@
+/*
+ * toolkit/ is on the compiler's -I path, so the system's <elf.h>, as
+ * <libelf.h> and <link.h> include it, finds this file first: pass those
+ * on to the real one. (Building with -iquote toolkit would avoid this.)
+ */
+#if !defined(_ELF_H) && (defined(_LIBELF_H) || defined(_LINK_H))
+#include_next <elf.h>
+#endif
+
+#ifndef TF_ELF_H
+#define TF_ELF_H
+
+/*
+ * ELF inspection (libelf) and the checks every shared object and
+ * executable passes before it goes into a wheel, and in `tfbuild verify`:
+ * architecture, page size on aarch64, manylinux symbol versions and
+ * libraries, libpython, x86-64 ISA level and required exported symbols.
+ *
+ * Messages name the file as "CONTEXT: PATH-IN-WHEEL: ...", e.g.
+ *   tfbuild: wheel 'tfmini_m1_plugin': tfmini_m1_plugin/libm1.so: ELF
+ *   machine x86-64 does not match platform aarch64
+ * (one line). Only what the dynamic loader maps is checked in full:
+ * object files (ET_REL) only have to match the architecture, as they are
+ * for a later link on the target; static archives are not ELF files.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "manylinux.h"
+#include "wheel.h"
+
+/* A symbol version needed from a library (.gnu.version_r). */
+struct tf_elf_version {
+	char *library;  /* owned; the library it is needed from: "libc.so.6" */
+	char *name;     /* owned; "GLIBC_2.34" */
+	char *symbol;   /* owned; the bytewise first undefined dynamic symbol
+			   bound to this version, NULL if none is */
+	unsigned index; /* its index in .gnu.version (vna_other) */
+};
+
+struct tf_elf_info {
+	int elf_class;               /* 32 or 64 */
+	int big_endian;              /* 1 for ELFDATA2MSB, 0 for LSB */
+	unsigned machine;            /* e_machine: EM_X86_64, EM_AARCH64, ... */
+	unsigned type;               /* e_type: ET_DYN, ET_EXEC, ET_REL, ... */
+	struct tf_strvec needed;     /* DT_NEEDED entries, in order */
+	char *soname;                /* owned; DT_SONAME, or NULL */
+	char *rpath;                 /* owned; DT_RPATH, or NULL */
+	char *runpath;               /* owned; DT_RUNPATH, or NULL */
+	unsigned long long min_load_align; /* smallest PT_LOAD p_align (0 and 1
+					      both count as 1); 0: no PT_LOAD */
+	struct tf_elf_version *versions; /* owned array, grouped by library */
+	size_t nr_versions;
+	struct tf_strvec exports;    /* defined exported dynamic symbols (global
+					or weak, default or protected
+					visibility, default version), sorted,
+					unique */
+	unsigned x86_isa_needed;     /* GNU_PROPERTY_X86_ISA_1_NEEDED bits from
+					the GNU property note; 0 if none */
+};
+
+#define TF_ELF_INFO_INIT { 0, 0, 0, 0, TF_STRVEC_INIT, NULL, NULL, NULL, 0, \
+			   NULL, 0, TF_STRVEC_INIT, 0 }
+
+/*
+ * Read path's ELF headers, dynamic section, symbol versions, dynamic
+ * symbols and notes into out (which must be initialized; it is reset
+ * first). `shown` names the file in messages (e.g. "wheel 'x': pkg/a.so").
+ * Returns 1 if the file is not ELF (not an error; nothing printed), 0 on
+ * success, -1 if it cannot be opened or is a malformed ELF file (printed
+ * as "tfbuild: SHOWN: malformed ELF: ..."). Memory grows with the number
+ * of exported symbols; checks go through tf_elf_check_file() and
+ * tf_elf_check_wheel(), which keep only the symbols they look for.
+ */
+int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out);
+/* Free everything; safe on NULL and twice. Leaves out initialized. */
+void tf_elf_info_release(struct tf_elf_info *info);
+
+/* The x86-64 ISA level (1-4) of GNU_PROPERTY_X86_ISA_1_NEEDED bits; 0: none. */
+int tf_elf_x86_isa_level(unsigned bits);
+/* "x86-64", "aarch64", "i386", ... for e_machine; "machine N" otherwise
+   (written into buf, which must hold 32 bytes). */
+const char *tf_elf_machine_name(unsigned machine, char buf[32]);
+
+/*
+ * Resolve one RPATH/RUNPATH entry of the file at file_in_wheel ('/'
+ * separated) to a directory inside the wheel, appended to out ("" for
+ * the wheel's root): "$ORIGIN/../lib" in "pkg/ext/a.so" gives "pkg/lib".
+ * Returns 0, or -1 (out unchanged) if the entry is not relative to
+ * $ORIGIN, uses another token ($LIB, $PLATFORM) or leaves the wheel.
+ */
+int tf_elf_origin_dir(const char *file_in_wheel, const char *entry,
+		      struct tf_buf *out);
+
+/* A symbol a file must export, e.g. a plugin's entry point. */
+struct tf_elf_export {
+	const char *file;   /* borrowed; path inside the wheel */
+	const char *symbol; /* borrowed; "TFM_GetDeviceApi" */
+};
+
+/* What a wheel's ELF files must satisfy. All pointers borrowed. */
+struct tf_elf_rules {
+	const char *context;          /* message prefix before the file:
+					 "wheel 'tfmini'" or a wheel's path;
+					 NULL: none */
+	struct tf_platform platform;  /* the wheel's platform; MANYLINUX with
+					 glibc_minor 0: compute the lowest */
+	const char *const *allow_needed; /* extra DT_NEEDED names the recipe
+					    declares (system libraries) */
+	size_t nr_allow_needed;
+	int isa_level;                /* highest x86-64 ISA level allowed (1-4);
+					 0 means 1, the baseline */
+	const struct tf_elf_export *exports; /* symbols files must export */
+	size_t nr_exports;
+	const char *const *wheel_files; /* every path inside the wheel: a
+					   DT_NEEDED library shipped there on an
+					   $ORIGIN RUNPATH/RPATH is allowed */
+	size_t nr_wheel_files;
+};
+
+#define TF_ELF_RULES_INIT \
+	{ NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0 }
+
+/*
+ * Check one ELF file, read by tf_elf_read(), found at `shown` inside the
+ * wheel, against rules. Returns 0, or -1 after printing the first rule it
+ * breaks as "tfbuild: CONTEXT: SHOWN: what, the offending value". With a
+ * platform to compute, versions and libraries only have to be allowed by
+ * some policy: tf_elf_check_wheel() then picks the lowest. Under "any"
+ * every ELF file is refused; platforms of kind OTHER are not checked.
+ */
+int tf_elf_check(const struct tf_elf_info *info,
+		 const struct tf_elf_rules *rules, const char *shown);
+
+/*
+ * Read and check the file at path, found at `shown` inside the wheel.
+ * Returns 1 if it is not ELF (nothing to check), 0 if it passes, -1
+ * after printing why not (or why it cannot be read).
+ */
+int tf_elf_check_file(const char *path, const char *shown,
+		      const struct tf_elf_rules *rules);
+
+/*
+ * Check every file of a wheel (src on disk, dst inside the wheel; files
+ * that are not ELF are skipped) against rules, whose wheel_files are
+ * replaced by the dsts. Every required export's file must be in the
+ * wheel and export it. When rules->platform asks to compute, append to
+ * platform_out the tag of the lowest manylinux policy all files satisfy
+ * ("manylinux_2_17_x86_64.manylinux2014_x86_64"; the oldest policy when
+ * there is no ELF file) and say with -v which version decided it;
+ * otherwise platform_out is left alone. Returns 0, or -1 after printing
+ * the first defect.
+ */
+int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
+		       const struct tf_elf_rules *rules,
+		       struct tf_buf *platform_out);
+
+/*
+ * Rules for `tfbuild verify`, from the wheel's platform tag alone:
+ * architecture, manylinux versions and allow-list if the tag says
+ * manylinux, page size on aarch64, no libpython, x86-64 baseline ISA.
+ * The caller adds wheel_files (every entry name). context is kept for
+ * messages. Returns 0, or -1 after printing
+ *   tfbuild: CONTEXT: platform 'TAG': why
+ * when the tag mixes architectures or names a manylinux policy that was
+ * never published (no table entry, e.g. manylinux_2_29; TAG is then
+ * that manylinux tag alone).
+ */
+int tf_elf_rules_for_platform(struct tf_elf_rules *rules, const char *tag,
+			      const char *context);
+
+#endif
