@@ -14,7 +14,7 @@ BIN     ?= tfbuild
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -Itoolkit
+ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
 ALL_LDFLAGS = $(LDFLAGS) $(PKG_LIBS)
 
 SRCS     = $(sort $(wildcard toolkit/*.c))

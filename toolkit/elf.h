@@ -1,12 +1,4 @@
-/*
- * toolkit/ is on the compiler's -I path, so the system's <elf.h>, as
- * <libelf.h> and <link.h> include it, finds this file first: pass those
- * on to the real one. (Building with -iquote toolkit would avoid this.)
- */
-#if !defined(_ELF_H) && (defined(_LIBELF_H) || defined(_LINK_H))
-#include_next <elf.h>
-#endif
-
+/* toolkit/ is an -iquote directory, so <elf.h> still means the system's. */
 #ifndef TF_ELF_H
 #define TF_ELF_H
 

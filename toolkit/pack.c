@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "elf.h"
 #include "log.h"
+#include "manylinux.h"
 #include "path.h"
 #include "verify.h"
 #include "wheel.h"
@@ -114,6 +116,45 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	return ret;
 }
 
+/*
+ * Check every ELF file against the wheel's platform and the recipe's
+ * declarations before it is packed. Without a platform in the recipe,
+ * one is derived into `platform`: "any" with no native code, else the
+ * lowest manylinux policy the binaries allow.
+ */
+static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
+		     const struct file_list *fl, struct tf_buf *platform)
+{
+	struct tf_elf_rules rules = TF_ELF_RULES_INIT;
+	struct tf_buf context = TF_BUF_INIT, why = TF_BUF_INIT;
+	const struct tf_wheel_def *def = pw->def;
+	int ret = 0;
+
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	rules.context = context.buf;
+	rules.allow_needed = pw->allow_needed;
+	rules.nr_allow_needed = def->nr_allow_needed;
+	rules.isa_level = def->isa_level;
+	rules.exports = pw->exports;
+	rules.nr_exports = def->nr_exports;
+	if (pw->spec.platform_tag) {
+		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform, &why))
+			ret = tf_error_at(&def->platform.pos, "platform '%s': %s",
+					  pw->spec.platform_tag, why.buf);
+	} else if (!fl->has_elf && !def->nr_exports) {
+		tf_buf_addstr(platform, "any");
+		rules.platform.kind = TF_PLATFORM_ANY;
+	} else {
+		tf_platform_compute(&rules.platform,
+				    tf_arch_from_name(p->target.name));
+	}
+	if (!ret)
+		ret = tf_elf_check_wheel(fl->v, fl->nr, &rules, platform);
+	tf_buf_release(&context);
+	tf_buf_release(&why);
+	return ret;
+}
+
 static void file_list_release(struct file_list *fl)
 {
 	free(fl->v);
@@ -135,13 +176,11 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
 	if (ret)
 		goto out;
-	if (!spec.platform_tag) {
-		if (fl.has_elf)
-			tf_buf_addf(&platform, "linux_%s", p->target.name);
-		else
-			tf_buf_addstr(&platform, "any");
+	ret = check_elf(p, pw, &fl, &platform);
+	if (ret)
+		goto out;
+	if (!spec.platform_tag)
 		spec.platform_tag = platform.buf;
-	}
 	spec.files = fl.v;
 	spec.nr_files = fl.nr;
 	ret = tf_wheel_pack(&spec, dir, path_out);

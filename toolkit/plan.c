@@ -384,6 +384,14 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 	}
 	spec->entry_points = pw->entry_points;
 	spec->nr_entry_points = w->nr_entry_points;
+	pw->allow_needed = tf_calloc(w->nr_allow_needed + 1, sizeof(char *));
+	for (j = 0; j < w->nr_allow_needed; j++)
+		pw->allow_needed[j] = expand(p, &w->allow_needed[j], &errors);
+	pw->exports = tf_calloc(w->nr_exports + 1, sizeof(*pw->exports));
+	for (j = 0; j < w->nr_exports; j++) {
+		pw->exports[j].file = expand(p, &w->exports[j].file, &errors);
+		pw->exports[j].symbol = expand(p, &w->exports[j].symbol, &errors);
+	}
 	return errors + plan_files(p, pw);
 }
 
@@ -513,6 +521,8 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].requires);
 		free(p->wheels[i].entry_points);
 		free(p->wheels[i].files);
+		free(p->wheels[i].allow_needed);
+		free(p->wheels[i].exports);
 	}
 	free(p->sources);
 	free(p->steps);

@@ -14,6 +14,7 @@
 #include "recipe.h"
 #include "target.h"
 #include "vars.h"
+#include "elf.h"
 #include "wheel.h"
 
 struct tf_plan_source {
@@ -55,6 +56,8 @@ struct tf_plan_wheel {
 	const char **requires;       /* owned array (strings in store), NULL-ended */
 	struct tf_wheel_entry_point *entry_points; /* owned array */
 	struct tf_plan_file *files;  /* owned array, def->nr_files long */
+	const char **allow_needed;   /* owned array (strings in store) */
+	struct tf_elf_export *exports; /* owned array (strings in store) */
 };
 
 struct tf_plan_opts {

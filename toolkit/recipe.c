@@ -598,6 +598,63 @@ static int parse_wheel_files(struct loader *l, yaml_node_t *v, void *obj,
 	return ret ? -1 : 0;
 }
 
+static int parse_wheel_allow_needed(struct loader *l, yaml_node_t *v,
+				    void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "allow-needed", v, &w->allow_needed,
+			    &w->nr_allow_needed);
+}
+
+static int parse_wheel_isa_level(struct loader *l, yaml_node_t *v, void *obj,
+				 const char *where)
+{
+	long long n;
+
+	if (get_int(l, "x86-64-level", v, 1, 4, &n))
+		return -1;
+	((struct tf_wheel_def *)obj)->isa_level = (int)n;
+	return 0;
+}
+
+/* exports: {FILE: [SYMBOL, ...]} */
+static int parse_wheel_exports(struct loader *l, yaml_node_t *v, void *obj,
+			       const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	yaml_node_pair_t *p;
+	size_t n = 0;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return bad(l, v, "'exports' must map files to lists of symbols, not %s",
+			   kind_name(v));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *s = node(l, p->value);
+
+		if (s->type == YAML_SEQUENCE_NODE)
+			n += (size_t)(s->data.sequence.items.top -
+				      s->data.sequence.items.start);
+	}
+	w->exports = arena_alloc(l->r, (n + 1) * sizeof(*w->exports));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		struct tf_str file = { NULL, { NULL, 0, 0 }, 0, 0 }, *syms = NULL;
+		size_t i, nr = 0;
+
+		if (get_str(l, "exports", node(l, p->key), &file) ||
+		    get_str_list(l, file.s, node(l, p->value), &syms, &nr)) {
+			ret = -1;
+			continue;
+		}
+		for (i = 0; i < nr; i++) {
+			w->exports[w->nr_exports].file = file;
+			w->exports[w->nr_exports++].symbol = syms[i];
+		}
+	}
+	return ret ? -1 : 0;
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -610,6 +667,9 @@ static const struct field wheel_fields[] = {
 	{ "requires-dist", 0, parse_wheel_requires },
 	{ "entry-points", 0, parse_wheel_entry_points },
 	{ "files", 1, parse_wheel_files },
+	{ "allow-needed", 0, parse_wheel_allow_needed },
+	{ "x86-64-level", 0, parse_wheel_isa_level },
+	{ "exports", 0, parse_wheel_exports },
 	{ NULL, 0, NULL },
 };
 

@@ -73,6 +73,11 @@ struct tf_entry_point {
 	struct tf_str group, name, value;
 };
 
+/* A symbol a file in the wheel must export (a plugin's entry point). */
+struct tf_export_def {
+	struct tf_str file, symbol;
+};
+
 struct tf_wheel_def {
 	struct tf_str name, version, python, abi, platform;
 	struct tf_str summary, license, requires_python;
@@ -82,6 +87,12 @@ struct tf_wheel_def {
 	size_t nr_entry_points;
 	struct tf_file_rule *files;
 	size_t nr_files;
+	struct tf_str *allow_needed;  /* DT_NEEDED libraries allowed beyond the
+					 manylinux allow-list */
+	size_t nr_allow_needed;
+	int isa_level;                /* highest x86-64 ISA level allowed, 1-4 */
+	struct tf_export_def *exports;
+	size_t nr_exports;
 	struct tf_pos pos;
 };
 

@@ -9,16 +9,19 @@
 #include "verify.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "elf.h"
 #include "hash.h"
 #include "log.h"
 #include "path.h"
@@ -239,11 +242,13 @@ struct verifier {
 	int have_metadata, have_wheel, have_record; /* found in pass 1 */
 	struct record_row *rows; /* owned; sorted by path */
 	size_t nr_rows;
+	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
+	const char **entries;    /* owned array of borrowed RECORD paths */
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
-	  TF_BUF_INIT, 0, 0, 0, NULL, 0 }
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL }
 
 static void verifier_release(struct verifier *v)
 {
@@ -253,6 +258,8 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->wheel);
 	tf_buf_release(&v->record);
 	free(v->rows);
+	free(v->entries);
+	v->entries = NULL;
 	v->rows = NULL;
 	v->nr_rows = 0;
 }
@@ -793,10 +800,56 @@ static struct record_row *find_row(const struct verifier *v, const char *path)
 	return bsearch(&key, v->rows, v->nr_rows, sizeof(*v->rows), cmp_path);
 }
 
+/*
+ * An ELF entry is copied to a temporary file as it streams past, so
+ * libelf can check it; fd is -1 until the entry shows the ELF magic.
+ */
+struct elf_copy {
+	int fd;          /* owned, or -1 */
+	char path[64];   /* the temporary file */
+	int failed;      /* a write failed: the entry cannot be checked */
+};
+
+static void elf_copy_chunk(struct elf_copy *c, const char *chunk, size_t n,
+			   long long offset)
+{
+	if (offset == 0 && n >= 4 && !memcmp(chunk, "\177ELF", 4)) {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(c->path, sizeof(c->path), "%.40s/tfbuild-elf.XXXXXX",
+			 tmp && *tmp == '/' && strlen(tmp) < 40 ? tmp : "/tmp");
+		c->fd = mkstemp(c->path);
+		c->failed = c->fd < 0;
+	}
+	if (c->fd >= 0 && tf_write_all(c->fd, chunk, n) < 0)
+		c->failed = 1;
+}
+
+/* Check a copied ELF entry against the platform's rules; -1 if it breaks one. */
+static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
+			   const char *name, int ok)
+{
+	int ret = 0;
+
+	if (c->fd < 0)
+		return c->failed && ok ? defect(v, name, "cannot copy it to check it as ELF: %s",
+						 strerror(errno)) : 0;
+	close(c->fd);
+	if (ok && c->failed)
+		ret = defect(v, name, "cannot copy it to check it as ELF: %s",
+			     strerror(errno));
+	else if (ok && tf_elf_check_file(c->path, name, &v->elf) < 0)
+		ret = -1;
+	unlink(c->path);
+	c->fd = -1;
+	return ret;
+}
+
 /* Stream the current entry through sha256; libarchive checks the CRC. */
 static int hash_entry(const struct verifier *v, struct archive *a,
 		      const char *name, char b64[44], long long *size)
 {
+	struct elf_copy copy = { -1, "", 0 };
 	unsigned char md[TF_SHA256_LEN];
 	struct tf_sha256 *h = tf_sha256_new();
 	char chunk[CHUNK];
@@ -805,16 +858,18 @@ static int hash_entry(const struct verifier *v, struct archive *a,
 	*size = 0;
 	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
 		tf_sha256_update(h, chunk, (size_t)n);
+		elf_copy_chunk(&copy, chunk, (size_t)n, *size);
 		*size += n;
 	}
 	if (n < 0) {
 		tf_sha256_free(h);
+		elf_copy_finish(v, &copy, name, 0);
 		return defect(v, name, "corrupt data: %s",
 			      archive_error_string(a));
 	}
 	tf_sha256_final(h, md);
 	tf_sha256_b64(md, b64);
-	return 0;
+	return elf_copy_finish(v, &copy, name, 1);
 }
 
 static int compare_row(const struct verifier *v, const char *name,
@@ -917,6 +972,24 @@ static void utf8_end(struct utf8_locale *l)
 	l->utf8 = (locale_t)0;
 }
 
+/*
+ * What the wheel's ELF files must satisfy, from its platform tag alone;
+ * libraries shipped in the wheel (every path RECORD lists) may be needed.
+ */
+static int elf_rules(struct verifier *v)
+{
+	size_t i;
+
+	if (tf_elf_rules_for_platform(&v->elf, v->wn.platform, v->path) < 0)
+		return -1;
+	v->entries = tf_calloc(v->nr_rows + 1, sizeof(*v->entries));
+	for (i = 0; i < v->nr_rows; i++)
+		v->entries[i] = v->rows[i].path;
+	v->elf.wheel_files = v->entries;
+	v->elf.nr_wheel_files = v->nr_rows;
+	return 0;
+}
+
 static int verify_archive(struct verifier *v)
 {
 	struct utf8_locale l;
@@ -925,7 +998,7 @@ static int verify_archive(struct verifier *v)
 	utf8_begin(&l);
 	if (scan(v) < 0 || check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
-	    check_entries(v) < 0 || check_missing(v) < 0)
+	    elf_rules(v) < 0 || check_entries(v) < 0 || check_missing(v) < 0)
 		goto out;
 	ret = 0;
 out:

@@ -7,7 +7,8 @@
 sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" || exit 1
 start_httpd "$TRASH/mirror" || exit 1
 recipe="$SRC_ROOT/recipes/greet.yaml"
-wheel=greet-1.0.0-py3-none-linux_x86_64.whl
+# No platform in the recipe: the lowest manylinux policy its binary fits.
+wheel=greet-1.0.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl
 run_recipe() {
 	"$TFBUILD" recipe --cache "$TRASH/cache" --build-dir "$TRASH/build" "$@" "$recipe"
 }

@@ -47,7 +47,7 @@ expect_success 'checksum mismatch: error names URL and digests, next mirror used
 	"$TFBUILD" recipe --cache cache --build-dir build --out wheels r.yaml 2>err >/dev/null &&
 	grep -qF "$HTTP_URL/bad/greet-1.0.0.tar.gz: checksum mismatch: expected $good_sum, got $bad_sum" err &&
 	ls cache/sha256 >cached && echo "$good_sum" >expect && compare expect cached &&
-	test -f wheels/greet-1.0.0-py3-none-linux_x86_64.whl
+	test -f wheels/greet-1.0.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl
 '
 
 expect_success 'checksum mismatch on every URL: exit 4, nothing cached or built' '

@@ -17,9 +17,12 @@ start_httpd "$TRASH/mirror" || exit 1
 
 smoke="$SRC_ROOT/tests/smoke/tfmini_smoke.py"
 arch=$(uname -m)
-plugin_whl="wheels/tfmini_m1_plugin-1.0.0-py3-none-linux_$arch.whl"
-custom_whl="wheels/tfmini-1.0.0+m1-cp38-abi3-linux_$arch.whl"
-stock_whl="stock/tfmini-1.0.0-cp38-abi3-linux_$arch.whl"
+# The recipes leave the platform out: tfbuild computes the lowest
+# manylinux policy the binaries fit (the plugin's newest glibc symbol is
+# aligned_alloc@GLIBC_2.16, the framework's dlclose@GLIBC_2.34).
+plugin_whl="wheels/tfmini_m1_plugin-1.0.0-py3-none-manylinux_2_17_$arch.manylinux2014_$arch.whl"
+custom_whl="wheels/tfmini-1.0.0+m1-cp38-abi3-manylinux_2_34_$arch.whl"
+stock_whl="stock/tfmini-1.0.0-cp38-abi3-manylinux_2_34_$arch.whl"
 # The ISA m1 should choose by itself, and the others this CPU can run.
 case $arch in
 aarch64)

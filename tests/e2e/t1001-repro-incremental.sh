@@ -40,7 +40,7 @@ wheels:
 EOF
 log=proj/build/x86_64/commands.log
 run() { "$TFBUILD" recipe --out out "$@" proj/r.yaml; }
-wheel=out/inc-1.0.0-py3-none-linux_x86_64.whl
+wheel=out/inc-1.0.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl
 
 expect_success 'the first run builds every step' '
 	run 2>err >/dev/null &&

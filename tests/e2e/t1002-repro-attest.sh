@@ -6,7 +6,8 @@
 
 sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" || exit 1
 recipe="$SRC_ROOT/recipes/greet.yaml"
-wheel=greet-1.0.0-py3-none-linux_x86_64.whl
+# No platform in the recipe: the lowest manylinux policy its binary fits.
+wheel=greet-1.0.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl
 "$TFBUILD" -q recipe --cache cache --build-dir build --out out \
 	--set mirror="file://$TRASH/mirror" "$recipe" || exit 1
 archive_sum=$(sha256_of "$TRASH/mirror/greet-1.0.0.tar.gz")
