@@ -53,13 +53,10 @@ static void add_file(struct file_list *fl, const char *src, const char *dst)
 }
 
 /* Add src (a file, or a directory and all below it) as dst. */
-static int add_tree(struct file_list *fl, const char *src, const char *dst)
+static int add_tree(const char *src, const char *dst, void *arg)
 {
-	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf s = TF_BUF_INIT, d = TF_BUF_INIT;
+	struct file_list *fl = arg;
 	struct stat st;
-	size_t i;
-	int ret = 0;
 
 	if (stat(src, &st) < 0)
 		return error_errno("cannot read '%s'", src);
@@ -69,18 +66,7 @@ static int add_tree(struct file_list *fl, const char *src, const char *dst)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return error("'%s' is neither a file nor a directory", src);
-	ret = tf_list_dir(src, &names);
-	for (i = 0; !ret && i < names.nr; i++) {
-		tf_buf_reset(&s);
-		tf_buf_reset(&d);
-		tf_path_join(&s, src, names.v[i]);
-		tf_path_join(&d, dst, names.v[i]);
-		ret = add_tree(fl, s.buf, d.buf);
-	}
-	tf_strvec_release(&names);
-	tf_buf_release(&s);
-	tf_buf_release(&d);
-	return ret;
+	return tf_dir_each(src, dst, add_tree, fl);
 }
 
 static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
@@ -107,7 +93,7 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 			tf_path_join(&dst, f->dst, tf_path_basename(g.gl_pathv[i]));
 		else
 			tf_buf_addstr(&dst, tf_path_basename(g.gl_pathv[i]));
-		ret = add_tree(fl, g.gl_pathv[i], dst.buf);
+		ret = add_tree(g.gl_pathv[i], dst.buf, fl);
 	}
 	if (rc != GLOB_NOMATCH && rc != GLOB_NOSPACE)
 		globfree(&g);

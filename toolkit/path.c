@@ -255,7 +255,7 @@ int tf_copy_file(const char *src, const char *dst)
 	return ret;
 }
 
-static int copy_entry(const char *src, const char *dst)
+static int copy_entry(const char *src, const char *dst, void *unused)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -263,6 +263,7 @@ static int copy_entry(const char *src, const char *dst)
 
 	if (lstat(src, &st) < 0)
 		return error_errno("cannot stat '%s'", src);
+	(void)unused;
 	if (S_ISDIR(st.st_mode))
 		return tf_copy_tree(src, dst);
 	if (S_ISREG(st.st_mode))
@@ -297,27 +298,32 @@ int tf_list_dir(const char *path, struct tf_strvec *names)
 	return 0;
 }
 
-int tf_copy_tree(const char *src, const char *dst)
+int tf_dir_each(const char *src, const char *dst,
+		int (*fn)(const char *src, const char *dst, void *arg), void *arg)
 {
 	struct tf_strvec names = TF_STRVEC_INIT;
 	struct tf_buf s = TF_BUF_INIT, d = TF_BUF_INIT;
 	size_t i;
-	int ret;
+	int ret = tf_list_dir(src, &names);
 
-	if (mkdir(dst, 0755) < 0)
-		return error_errno("cannot create directory '%s'", dst);
-	ret = tf_list_dir(src, &names);
 	for (i = 0; !ret && i < names.nr; i++) {
 		tf_buf_reset(&s);
 		tf_buf_reset(&d);
 		tf_path_join(&s, src, names.v[i]);
 		tf_path_join(&d, dst, names.v[i]);
-		ret = copy_entry(s.buf, d.buf);
+		ret = fn(s.buf, d.buf, arg);
 	}
 	tf_strvec_release(&names);
 	tf_buf_release(&s);
 	tf_buf_release(&d);
 	return ret;
+}
+
+int tf_copy_tree(const char *src, const char *dst)
+{
+	if (mkdir(dst, 0755) < 0)
+		return error_errno("cannot create directory '%s'", dst);
+	return tf_dir_each(src, dst, copy_entry, NULL);
 }
 
 int tf_path_is_safe_relative(const char *path)

@@ -59,4 +59,13 @@ int tf_path_is_safe_relative(const char *path);
 /* Names in a directory, sorted bytewise, without "." and "..". */
 int tf_list_dir(const char *path, struct tf_strvec *names);
 
+/*
+ * Walk the directory src one level, in sorted order, in step with a
+ * mirror path dst (a destination directory, or a relative name; "" gives
+ * bare names): call fn(src/NAME, dst/NAME, arg) for each entry and stop
+ * at the first non-zero return, which is returned.
+ */
+int tf_dir_each(const char *src, const char *dst,
+		int (*fn)(const char *src, const char *dst, void *arg), void *arg);
+
 #endif

@@ -161,33 +161,10 @@ void tf_stamp_release(struct tf_stamp *s)
 	s->output[0] = '\0';
 }
 
-static int digest_entry(struct tf_sha256 *h, const char *path, const char *rel);
-
-static int digest_dir(struct tf_sha256 *h, const char *path, const char *rel)
+/* Digest one entry (and, for a directory, everything below it). */
+static int digest_entry(const char *path, const char *rel, void *arg)
 {
-	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf p = TF_BUF_INIT, r = TF_BUF_INIT;
-	size_t i;
-	int ret = tf_list_dir(path, &names);
-
-	for (i = 0; !ret && i < names.nr; i++) {
-		tf_buf_reset(&p);
-		tf_buf_reset(&r);
-		tf_path_join(&p, path, names.v[i]);
-		if (*rel)
-			tf_path_join(&r, rel, names.v[i]);
-		else
-			tf_buf_addstr(&r, names.v[i]);
-		ret = digest_entry(h, p.buf, r.buf);
-	}
-	tf_strvec_release(&names);
-	tf_buf_release(&p);
-	tf_buf_release(&r);
-	return ret;
-}
-
-static int digest_entry(struct tf_sha256 *h, const char *path, const char *rel)
-{
+	struct tf_sha256 *h = arg;
 	unsigned char md[TF_SHA256_LEN];
 	char target[PATH_MAX];
 	struct stat st;
@@ -198,7 +175,7 @@ static int digest_entry(struct tf_sha256 *h, const char *path, const char *rel)
 	tf_sha256_update(h, rel, strlen(rel) + 1);
 	if (S_ISDIR(st.st_mode)) {
 		tf_sha256_update(h, "d", 1);
-		return digest_dir(h, path, rel);
+		return tf_dir_each(path, rel, digest_entry, h);
 	}
 	if (S_ISLNK(st.st_mode)) {
 		n = readlink(path, target, sizeof(target));
@@ -222,7 +199,7 @@ int tf_tree_digest(const char *dir, char hex[TF_SHA256_HEX_LEN + 1])
 	struct tf_sha256 *h = tf_sha256_new();
 	unsigned char md[TF_SHA256_LEN];
 
-	if (digest_dir(h, dir, "")) {
+	if (tf_dir_each(dir, "", digest_entry, h)) {
 		tf_sha256_free(h);
 		return -1;
 	}
