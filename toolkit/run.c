@@ -156,8 +156,10 @@ int tf_run_start(struct tf_run *r)
 		struct tf_buf cmd = TF_BUF_INIT;
 
 		tf_run_quote_argv(&r->argv, &cmd);
-		verbose("run: %s%s%s", cmd.buf, r->dir ? " (in " : "",
-			r->dir ? r->dir : "");
+		if (r->dir)
+			verbose("run: %s (in %s)", cmd.buf, r->dir);
+		else
+			verbose("run: %s", cmd.buf);
 		tf_buf_release(&cmd);
 	}
 	if (r->log_path) {
