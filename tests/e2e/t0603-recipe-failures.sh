@@ -89,4 +89,31 @@ expect_success 'steps get a clean environment, not the caller'"'"'s' '
 	grep -q "^LC_ALL=C$" build5/x86_64/stage/env.txt
 '
 
+expect_success 'an archive with a ../ member: exit 5, member named, nothing outside' '
+	mkdir -p evil && "$PYTHON" - "$TRASH/evil/evil.tar.gz" <<-EOF &&
+	import io, sys, tarfile
+	with tarfile.open(sys.argv[1], "w:gz") as t:
+	    for name in ("pkg/ok.txt", "pkg/../../escaped.txt"):
+	        data = b"x\\n"
+	        info = tarfile.TarInfo(name)
+	        info.size = len(data)
+	        t.addfile(info, io.BytesIO(data))
+	EOF
+	sum=$(sha256_of evil/evil.tar.gz) &&
+	cat >r6.yaml <<-EOF &&
+	schema: 1
+	name: evil
+	version: 1.0.0
+	sources:
+	  - name: evil
+	    url: $HTTP_URL/evil/evil.tar.gz
+	    sha256: $sum
+	    strip: 1
+	EOF
+	expect_code 5 "$TFBUILD" recipe --cache cache6 --build-dir build6 --out wheels6 r6.yaml 2>err &&
+	grep -qx "tfbuild: evil.tar.gz: member .pkg/../../escaped.txt.: path escapes the extraction directory" err &&
+	test ! -e escaped.txt && test ! -e build6/escaped.txt && test ! -e build6/x86_64/escaped.txt &&
+	test -z "$(ls -A build6/x86_64/src 2>/dev/null)"
+'
+
 test_done

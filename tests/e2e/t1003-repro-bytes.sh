@@ -57,4 +57,44 @@ expect_success 'no wheel entry contains a build directory path' '
 	done
 '
 
+# Incremental: in the first checkout, nothing changed means nothing runs;
+# editing one backend file re-runs the steps that read it, for each target.
+one="$TRASH/one/tfbuild"
+rerun() {
+	HOME="$TRASH/one/home" "$TFBUILD" recipe --out "$TRASH/out1" \
+		--cache "$one/cache" --set mirror="file://$TRASH/mirror" --target all \
+		"$one/recipes/m1-plugin.yaml"
+}
+
+expect_success 'm1-plugin again with nothing changed: no build command runs' '
+	rerun 2>err >/dev/null &&
+	grep -q "^tfbuild: 0 of 6 steps ran, 6 up to date$" err &&
+	! grep -q "^tfbuild: building" err
+'
+
+expect_success 'after editing one backend source file, only the backend and what needs it run' '
+	# A change that reaches the library (a comment alone would rebuild the
+	# backend to identical bytes, and then nothing after it needs to run).
+	echo "const char m1_edited[] __attribute__((used)) = \"edited\";" >>"$one/backend/src/m1.c" &&
+	HOME="$TRASH/one/home" "$TFBUILD" explain --target all \
+		--set mirror="file://$TRASH/mirror" "$one/recipes/m1-plugin.yaml" >explain.out &&
+	grep -qx "x86_64 backend: will run (source .backend. changed)" explain.out &&
+	grep -qx "aarch64 backend: will run (source .backend. changed)" explain.out &&
+	grep -qx "x86_64 framework: will run (needs .backend., which will run)" explain.out &&
+	rerun 2>err >/dev/null &&
+	grep "^tfbuild: building" err | sed "s/ (.*//" | sort >ran &&
+	explained=$(grep -c "will run" explain.out) &&
+	test "$(wc -l <ran)" = "$explained" &&
+	grep -qx "tfbuild: building backend for x86_64" ran &&
+	grep -qx "tfbuild: building backend for aarch64" ran &&
+	grep -qx "tfbuild: building framework for x86_64" ran
+'
+
+expect_success 'a rebuild whose output is unchanged stops there (early cutoff)' '
+	echo "/* only a comment */" >>"$one/backend/src/m1.c" &&
+	rerun 2>err >/dev/null &&
+	grep -q "building backend for x86_64" err &&
+	! grep -q "building framework" err
+'
+
 test_done
