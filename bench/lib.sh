@@ -98,6 +98,7 @@ empty_trash() {
 # Wait until the last big delete is over 30 s old (see fresh).
 settle() {
 	[ -f "$B/deleted" ] || return 0
+	[ "$(stat -f -c %T "$B")" != tmpfs ] || return 0
 	age=$(($(date +%s) - $(stat -c %Y "$B/deleted")))
 	if [ "$age" -le 31 ]; then
 		echo "bench: waiting $((32 - age)) s for freed inodes to age" >&2

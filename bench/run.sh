@@ -129,7 +129,7 @@ case_pack() {
 	whl=benchpkg-1.0-$TAG.whl
 	check_wheels "$B/pack-tf/$whl" "$B/pack-py/$whl"
 	check_wheels "$B/pack-tf/$whl" "$B/pack-rc/wheels/$whl"
-	c="1. pack ($(awk '{ print $1 }' "$D/gen.txt") files, $(($(du -sb "$S" | cut -f1) / 1048576)) MiB)"
+	c=$(awk '{ printf "1. pack (%d files, %d MiB)", $1, $3 / 1048576 }' "$D/gen.txt")
 	row "$c" "python3 -m wheel pack" pack.wheel "" "$(wc -c <"$B/pack-py/$whl")"
 	row "$c" "tfbuild wheel writer (test-wheel)" pack.tfbuild pack.wheel \
 		"$(wc -c <"$B/pack-tf/$whl")"
