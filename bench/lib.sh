@@ -61,16 +61,20 @@ sample() {
 	eval "$prep"
 	sync # earlier runs' dirty pages must not be written back during this one
 	rm -f "$B/hwm.out"
+	# Wall time from date: %e has only 10 ms steps, too coarse for a
+	# no-op rebuild. It includes starting /usr/bin/time (about 1 ms).
+	t0=$(date +%s%N)
 	if ! BENCH_HWM_FILE=$B/hwm.out LD_PRELOAD=$B/hwm.so \
-		"$TIME" -f '%e %M %U %S' -o "$B/time.out" "$@" >"$B/cmd.out" 2>"$B/cmd.err"; then
+		"$TIME" -f '%M %U %S' -o "$B/time.out" "$@" >"$B/cmd.out" 2>"$B/cmd.err"; then
 		cat "$B/cmd.err" >&2
 		die "$key: command failed: $*"
 	fi
+	t1=$(date +%s%N)
 	touch "$B/hwm.out"
 	own=$(awk '$1 ~ /^(tfbuild|test-wheel|test-extract)$/ && $2 > m { m = $2 }
 		END { print m ? m : "-" }' "$B/hwm.out")
-	tail -n 1 "$B/time.out" | awk -v own="$own" \
-		'{ printf "%s %s %s %.2f\n", $1, $2, own, $3 + $4 }' >>"$RES/$key"
+	tail -n 1 "$B/time.out" | awk -v own="$own" -v ns=$((t1 - t0)) \
+		'{ printf "%.3f %s %s %.2f\n", ns / 1e9, $1, own, $2 + $3 }' >>"$RES/$key"
 }
 
 # Move $1 out of the way, if it exists, and make it again, empty. Deleting
@@ -110,7 +114,7 @@ settle() {
 median() {
 	sort -n -k "$2,$2" "$1" | awk -v c="$2" '{ v[NR] = $c }
 		END { if (NR % 2) print v[(NR + 1) / 2];
-		      else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		      else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # The largest value of column $2 of file $1, in MiB.
