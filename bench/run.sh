@@ -27,8 +27,15 @@ TAG=py3-none-linux_x86_64
 TABLE=$B/results.md
 export TABLE
 
+# Keep the data (slow to make) and the results; drop the outputs.
 cleanup() {
 	stop_httpd
+	for d in pack-tf pack-py pack-rc fetch-curl fetch-tf x-tar x-tf; do
+		if [ -e "$B/$d" ]; then
+			fresh "$B/$d"
+			rmdir "$B/$d"
+		fi
+	done
 	empty_trash
 }
 trap cleanup EXIT
@@ -208,7 +215,7 @@ for c in pack fetch extract; do
 	settle
 	echo "bench: case $c" >&2
 	"case_$c"
-	# Keep only the last run's output, for a look; drop the others.
+	# The earlier runs' outputs; the last one's go at exit.
 	empty_trash
 done
 settle
