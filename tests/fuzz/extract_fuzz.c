@@ -5,8 +5,9 @@
  * must hold only the archive (not linked to) and the destination
  * afterwards, and the tree must hold only directories, files and links
  * that stay inside it, none writable by others or set-id. Odd sizes
- * strip one leading component, even sizes none. Files are capped at
- * 64 MiB (RLIMIT_FSIZE), so a small archive cannot fill the disk.
+ * strip one leading component, even sizes none. It runs with umask 0,
+ * and files are capped at 64 MiB (RLIMIT_FSIZE) so that a small archive
+ * cannot fill the disk.
  */
 #include <limits.h>
 #include <signal.h>
@@ -21,7 +22,7 @@
 
 #define FILE_LIMIT (64 << 20)
 
-static void limit_files(void)
+static void setup(void)
 {
 	static int done;
 	struct rlimit rl = { FILE_LIMIT, FILE_LIMIT };
@@ -32,6 +33,8 @@ static void limit_files(void)
 	signal(SIGXFSZ, SIG_IGN);
 	if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
 		FUZZ_ASSERT(!"RLIMIT_FSIZE can be set");
+	/* The most permissive umask, so no mode is right by luck. */
+	umask(0);
 }
 
 /* Check one extracted entry (dst is its path relative to dest), then below. */
@@ -75,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tf_buf dir = TF_BUF_INIT, path = TF_BUF_INIT, dest = TF_BUF_INIT;
 
-	limit_files();
+	setup();
 	fuzz_dir_make(&dir);
 	fuzz_write(dir.buf, "archive", data, size, &path);
 	tf_path_join(&dest, dir.buf, "dest");

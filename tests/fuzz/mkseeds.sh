@@ -78,6 +78,8 @@ tar(out + "/pax.tar", [("pkg-1.0/" + "d" * 120 + "/long-name.txt",
                         tarfile.REGTYPE, b"x\n", "")], fmt=tarfile.PAX_FORMAT)
 tar(out + "/gnu.tar", [("pkg-1.0/" + "g" * 120, tarfile.REGTYPE, b"y\n", "")],
     fmt=tarfile.GNU_FORMAT)
+tar(out + "/implicit-dirs.tar", [("pkg-1.0/a/b/c.txt", tarfile.REGTYPE, b"c\n",
+                                  "")])
 tar(out + "/dotdot.tar", [("../e.txt", tarfile.REGTYPE, b"e\n", "")])
 tar(out + "/absolute.tar", [("/tmp/abs.txt", tarfile.REGTYPE, b"a\n", "")])
 tar(out + "/symlink-out.tar", [("pkg-1.0/l", tarfile.SYMTYPE, b"", "../../x")])
