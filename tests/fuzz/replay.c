@@ -81,7 +81,7 @@ static void say_number(long n)
 /* Save the current input and say how to run it again; async-signal-safe. */
 static void dump_input(const char *why)
 {
-	int fd;
+	int fd, ok;
 
 	say("# " FUZZ_NAME ": ");
 	say(why);
@@ -93,22 +93,29 @@ static void dump_input(const char *why)
 	if (!now.data)
 		return;
 	fd = open(now.saved, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || tf_write_all(fd, now.data, now.size) < 0)
+	ok = fd >= 0 && !tf_write_all(fd, now.data, now.size);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
 		return;
-	close(fd);
-	say("# input saved; run it again with: fuzz_" FUZZ_NAME "_test ");
+	say("# input saved; run it again with: fuzz_" FUZZ_NAME "_test -v ");
 	say(now.saved);
 	say("\n");
 }
 
+/* A sanitizer's report ends in abort(): tell about the input once. */
+static volatile sig_atomic_t dumped;
+
 static void on_death(void)
 {
-	dump_input("sanitizer report");
+	if (!dumped++)
+		dump_input("sanitizer report");
 }
 
 static void on_signal(int sig)
 {
-	dump_input(sig == SIGALRM ? "timeout" : "crash");
+	if (!dumped++)
+		dump_input(sig == SIGALRM ? "timeout" : "crash");
 	signal(sig == SIGALRM ? SIGABRT : sig, SIG_DFL);
 	raise(sig == SIGALRM ? SIGABRT : sig);
 }
