@@ -75,3 +75,73 @@ bench: deps $(BIN)
 
 clean:
 	rm -rf $(O) obj-* tfbuild tfbuild-* build tests/tmp
+
+# --- Fuzzing (tests/fuzz/README.md) ----------------------------------------
+# Each tests/fuzz/NAME_fuzz.c is a libFuzzer harness for one parser of
+# untrusted input. `make unit` (so `make test` and `make check`) links
+# each with replay.c into $(O)/unit/fuzz_NAME_test, which tests/run.sh
+# runs: the seeds in tests/fuzz/corpus/NAME and $(O)/fuzz/seeds/NAME
+# (binary seeds built from this repository by mkseeds.sh) and
+# deterministic mutations of them. `make fuzz` runs every harness (or
+# those in FUZZ_ONLY) under libFuzzer with clang for FUZZ_SECONDS each.
+
+FUZZ_SRCS    = $(sort $(wildcard tests/fuzz/*_fuzz.c))
+FUZZ_NAMES   = $(FUZZ_SRCS:tests/fuzz/%_fuzz.c=%)
+FUZZ_REPLAY  = $(FUZZ_NAMES:%=$(O)/unit/fuzz_%_test)
+FUZZ_SEEDS   = $(O)/fuzz/seeds/.done
+FUZZ_DEPS    = tests/fuzz/fuzz.h tests/fuzz/fuzz.c $(LIB_OBJS)
+FUZZ_CC     ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_ONLY   ?= $(FUZZ_NAMES)
+FUZZ_O       = $(O)/libfuzzer
+FUZZ_CFLAGS  = -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+               -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_OPTS   ?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
+
+.PHONY: fuzz-replay fuzz fuzz-targets
+unit: fuzz-replay
+fuzz-replay: $(FUZZ_REPLAY) $(FUZZ_SEEDS)
+
+$(O)/unit/fuzz_%_test: tests/fuzz/%_fuzz.c tests/fuzz/replay.c $(FUZZ_DEPS)
+	@mkdir -p $(O)/unit
+	$(CC) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' \
+		-DFUZZ_DIRS='"$(CURDIR)/tests/fuzz/corpus/$*:$(CURDIR)/$(O)/fuzz/seeds/$*"' \
+		-DFUZZ_SAVE_DIR='"$(CURDIR)/tests/tmp"' \
+		-o $@ tests/fuzz/replay.c tests/fuzz/fuzz.c $< $(LIB_OBJS) \
+		$(ALL_LDFLAGS)
+
+$(FUZZ_SEEDS): tests/fuzz/mkseeds.sh $(O)/tool/test-wheel \
+		$(wildcard tests/fixtures/elf/*)
+	sh tests/fuzz/mkseeds.sh $(O)/fuzz/seeds $(O)/tool/test-wheel $(FUZZ_NAMES)
+	@touch $@
+
+# Built by `make fuzz` in a sub-make with O=$(FUZZ_O) and CC=$(FUZZ_CC).
+fuzz-targets: $(FUZZ_ONLY:%=$(O)/fuzz/%_fuzz)
+
+$(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_DEPS)
+	@mkdir -p $(O)/fuzz
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/fuzz.c $< \
+		$(LIB_OBJS) $(ALL_LDFLAGS)
+
+fuzz: $(FUZZ_SEEDS)
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { \
+		echo "make fuzz needs clang and its libFuzzer: apt-get install clang"; \
+		exit 1; }
+	$(MAKE) O=$(FUZZ_O) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
+		LDFLAGS="-fsanitize=address,undefined" FUZZ_ONLY="$(FUZZ_ONLY)" \
+		fuzz-targets
+	@failed=; for n in $(FUZZ_ONLY); do \
+		mkdir -p $(FUZZ_O)/corpus/$$n $(FUZZ_O)/crashes; \
+		dict=; [ ! -f tests/fuzz/$$n.dict ] || dict=-dict=tests/fuzz/$$n.dict; \
+		seeds=; for d in tests/fuzz/corpus/$$n $(O)/fuzz/seeds/$$n; do \
+			[ ! -d $$d ] || seeds="$$seeds $$d"; done; \
+		echo "== fuzz $$n for $(FUZZ_SECONDS)s (log: $(FUZZ_O)/$$n.log)"; \
+		$(FUZZ_O)/fuzz/$${n}_fuzz $(FUZZ_OPTS) $$dict \
+			-max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=$(FUZZ_O)/crashes/$$n- \
+			$(FUZZ_O)/corpus/$$n $$seeds >$(FUZZ_O)/$$n.log 2>&1 || \
+			failed="$$failed $$n"; \
+		grep -E '^(#[0-9]+.*DONE|Done |SUMMARY|==[0-9]+==ERROR|artifact_prefix|Test unit written)' \
+			$(FUZZ_O)/$$n.log || tail -n 5 $(FUZZ_O)/$$n.log; \
+	done; \
+	[ -z "$$failed" ] || { echo "fuzz: failed:$$failed (see $(FUZZ_O)/crashes)"; exit 1; }

@@ -63,6 +63,24 @@ int tf_sums_write(const char *path, const struct tf_sums *sums)
 	return ret;
 }
 
+/*
+ * Split a "HEX  NAME" or "HEX *NAME" line; -1 if it is not one. The
+ * length comes first: a short line must not be read past its end.
+ */
+static int sums_line(const char *line, char hex[TF_SHA256_HEX_LEN + 1],
+		     const char **name)
+{
+	if (strlen(line) < TF_SHA256_HEX_LEN + 3 ||
+	    line[TF_SHA256_HEX_LEN] != ' ' ||
+	    (line[TF_SHA256_HEX_LEN + 1] != ' ' &&
+	     line[TF_SHA256_HEX_LEN + 1] != '*'))
+		return -1;
+	memcpy(hex, line, TF_SHA256_HEX_LEN);
+	hex[TF_SHA256_HEX_LEN] = '\0';
+	*name = line + TF_SHA256_HEX_LEN + 2;
+	return tf_sha256_is_hex(hex) ? 0 : -1;
+}
+
 int tf_sums_read(const char *path, struct tf_sums *out)
 {
 	struct tf_buf text = TF_BUF_INIT;
@@ -77,14 +95,10 @@ int tf_sums_read(const char *path, struct tf_sums *out)
 	for (line = strtok_r(text.buf, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char hex[TF_SHA256_HEX_LEN + 1];
-		const char *name = line + TF_SHA256_HEX_LEN + 2;
+		const char *name;
 
 		n++;
-		memcpy(hex, line, sizeof(hex) - 1);
-		hex[TF_SHA256_HEX_LEN] = '\0';
-		if (strlen(line) < TF_SHA256_HEX_LEN + 3 || !tf_sha256_is_hex(hex) ||
-		    line[TF_SHA256_HEX_LEN] != ' ' ||
-		    (name[-1] != ' ' && name[-1] != '*')) {
+		if (sums_line(line, hex, &name) < 0) {
 			ret = error("%s:%d: not a 'SHA256  NAME' line", path, n);
 			break;
 		}

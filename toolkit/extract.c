@@ -372,11 +372,17 @@ static struct archive *open_writer(const char *label)
  * names, so members are written relative to the cwd. The writer is
  * closed before we leave, because closing applies the deferred directory
  * modes by those same relative names.
+ *
+ * Directories libarchive makes on its own, for members whose parents the
+ * archive does not list, get 0777 less the umask it reads at each
+ * member: under umask 0 anyone could write to them. Umask 022 meanwhile
+ * gives them 0755 like the listed ones, whatever the caller's umask.
  */
 static int extract_in(int dir, struct archive *in, struct archive *out,
 		      const char *label, const char *dest, int strip)
 {
 	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+	mode_t mask;
 
 	if (cwd < 0)
 		return error_errno("cannot open the current directory");
@@ -384,9 +390,11 @@ static int extract_in(int dir, struct archive *in, struct archive *out,
 		close(cwd);
 		return error_errno("cannot change to '%s'", dest);
 	}
+	mask = umask(022);
 	ret = extract_all(in, out, label, strip);
 	if (archive_write_close(out) != ARCHIVE_OK && !ret)
 		ret = error("%s: %s", label, errstr(out));
+	umask(mask);
 	if (fchdir(cwd) < 0)
 		ret = error_errno("cannot return to the working directory");
 	close(cwd);

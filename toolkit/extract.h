@@ -16,7 +16,8 @@
  * absolute paths, ".." components, hard or symbolic links that point
  * outside dest, device nodes, FIFOs and sockets. Timestamps are not
  * restored (the build sets SOURCE_DATE_EPOCH instead); permissions are
- * reduced to 0755/0644 plus the owner's exec bit. Returns 0 or -1.
+ * reduced to 0755/0644 plus the owner's exec bit, and directories the
+ * archive does not list get 0755, whatever the umask. Returns 0 or -1.
  * On failure dest may hold a partial tree: the caller extracts into a
  * temporary directory and removes it.
  *

@@ -63,7 +63,8 @@ int tf_patch_scan_line(struct tf_patch_scan *s, const char *line,
  * prefix: a failed hunk, a missing file (named from patch's quote of the
  * headers, stripped by strip), a reversed patch, a file that is not a
  * regular file, or a fatal error of patch. Lines it does not know add
- * nothing.
+ * nothing. Each message is one printable line: control characters in
+ * names (a C-quoted "\n", an escape sequence) become '?'.
  */
 void tf_patch_explain(const char *output, int strip, struct tf_strvec *msgs);
 
