@@ -1118,12 +1118,54 @@ static int resolve(struct loader *l)
  * Load YAML into a document. libyaml reports syntax errors with the
  * problem mark; we print them in the same FILE:LINE:COL form.
  */
+/*
+ * Refuse nesting deeper than any recipe needs before building the tree:
+ * libyaml 0.2.5 takes time quadratic in the depth of flow collections,
+ * so 200,000 '[' would stall it. Streaming events stops at the limit.
+ */
+#define MAX_DEPTH 64
+
+static int check_depth(const char *path, const struct tf_buf *text)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	int depth = 0, ret = 0, done = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return error("%s: cannot start the YAML parser", path);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text->buf,
+				     text->len);
+	while (!done && !ret) {
+		if (!yaml_parser_parse(&parser, &event))
+			break; /* the loader reports syntax errors */
+		if (event.type == YAML_SEQUENCE_START_EVENT ||
+		    event.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > MAX_DEPTH) {
+				struct tf_pos p = { path, (int)event.start_mark.line + 1,
+						    (int)event.start_mark.column + 1 };
+
+				ret = tf_error_at(&p, "nested deeper than %d levels",
+						  MAX_DEPTH);
+			}
+		} else if (event.type == YAML_SEQUENCE_END_EVENT ||
+			   event.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		done = event.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&event);
+	}
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 static int load_document(const char *path, const struct tf_buf *text,
 			 yaml_document_t *doc)
 {
 	yaml_parser_t parser;
-	int ret = 0;
+	int ret = check_depth(path, text);
 
+	if (ret)
+		return ret;
 	if (!yaml_parser_initialize(&parser))
 		return error("%s: cannot start the YAML parser", path);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text->buf,

@@ -16,7 +16,7 @@ check() {
 }
 
 for name in unknown-key wrong-type missing-key bad-sha256 undefined-var \
-	    step-cycle unknown-refs bad-yaml var-cycle bad-wheel both-url-path; do
+	    step-cycle unknown-refs bad-yaml var-cycle bad-wheel both-url-path too-deep; do
 	expect_success "recipe error: $name" "check $name"
 done
 
