@@ -477,6 +477,7 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	for (i = 0; i < r->nr_sources; i++) {
 		p->sources[i].urls = (struct tf_strvec)TF_STRVEC_INIT;
 		p->sources[i].patches = (struct tf_strvec)TF_STRVEC_INIT;
+		p->sources[i].inputs = (struct tf_stamp)TF_STAMP_INIT;
 	}
 	for (i = 0; i < r->nr_steps; i++)
 		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
@@ -512,6 +513,7 @@ void tf_plan_release(struct tf_plan *p)
 	for (i = 0; i < p->recipe->nr_sources && p->sources; i++) {
 		tf_strvec_release(&p->sources[i].urls);
 		tf_strvec_release(&p->sources[i].patches);
+		tf_stamp_release(&p->sources[i].inputs);
 	}
 	for (i = 0; i < p->recipe->nr_steps && p->steps; i++) {
 		tf_strvec_release(&p->steps[i].env);

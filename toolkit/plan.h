@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "recipe.h"
+#include "stamp.h"
 #include "target.h"
 #include "vars.h"
 #include "elf.h"
@@ -24,8 +25,9 @@ struct tf_plan_source {
 	struct tf_strvec patches;    /* owned: absolute patch paths, in order */
 	const char *dir;             /* store: where the prepared tree goes */
 	const char *archive;         /* store: cached archive, set by fetching */
-	char key[65];                /* what the prepared tree is made of (stamp
-					key), set by tf_sources_stamp */
+	struct tf_stamp inputs;      /* owned: what the prepared tree is made of,
+					set by tf_sources_stamp */
+	char key[65];                /* the key of inputs */
 	int fresh;                   /* 1 once prepared during this run */
 };
 

@@ -232,13 +232,6 @@ int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which)
 	return WEXITSTATUS(status);
 }
 
-int tf_run_sync(struct tf_run *r)
-{
-	if (tf_run_start(r) < 0)
-		return -1;
-	return tf_run_wait(r);
-}
-
 int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 {
 	struct tf_strvec merged = TF_STRVEC_INIT;

@@ -37,8 +37,6 @@ int tf_run_wait(struct tf_run *r);
  * index and return its status as tf_run_wait does.
  */
 int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which);
-/* tf_run_start + tf_run_wait. */
-int tf_run_sync(struct tf_run *r);
 /*
  * Run synchronously, collecting stdout and stderr into out (appended,
  * at most cap bytes kept: the rest is read and dropped). Returns as

@@ -126,13 +126,12 @@ int tf_sources_stamp(struct tf_plan *p)
 	size_t i;
 
 	for (i = 0; i < p->recipe->nr_sources; i++) {
-		struct tf_stamp st = TF_STAMP_INIT;
-		int ret = source_inputs(&p->sources[i], &st);
+		struct tf_plan_source *s = &p->sources[i];
 
-		tf_stamp_key(&st, p->sources[i].key);
-		tf_stamp_release(&st);
-		if (ret)
+		tf_stamp_release(&s->inputs);
+		if (source_inputs(s, &s->inputs))
 			return -1;
+		tf_stamp_key(&s->inputs, s->key);
 	}
 	return 0;
 }
@@ -155,9 +154,9 @@ static int up_to_date(struct tf_plan *p, const struct tf_plan_source *s)
 	return same;
 }
 
+/* The inputs were digested once by tf_sources_stamp; they are written as is. */
 static int prepare_and_stamp(struct tf_plan *p, struct tf_plan_source *s)
 {
-	struct tf_stamp st = TF_STAMP_INIT;
 	struct tf_buf path = TF_BUF_INIT;
 	int ret;
 
@@ -168,11 +167,8 @@ static int prepare_and_stamp(struct tf_plan *p, struct tf_plan_source *s)
 	if (!ret)
 		ret = prepare_one(p, s);
 	if (!ret)
-		ret = source_inputs(s, &st);
-	if (!ret)
-		ret = tf_stamp_write(stamp_path(p, s, &path), &st);
+		ret = tf_stamp_write(stamp_path(p, s, &path), &s->inputs);
 	s->fresh = !ret;
-	tf_stamp_release(&st);
 	tf_buf_release(&path);
 	return ret;
 }

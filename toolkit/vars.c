@@ -47,11 +47,6 @@ void tf_vars_set_raw(struct tf_vars *vars, const char *name,
 	slot(vars, name)->raw = raw;
 }
 
-int tf_vars_has(const struct tf_vars *vars, const char *name)
-{
-	return find(vars, name, strlen(name)) != NULL;
-}
-
 void tf_vars_release(struct tf_vars *vars)
 {
 	size_t i;

@@ -30,8 +30,6 @@ void tf_vars_set(struct tf_vars *vars, const char *name, const char *value);
 /* Set name to a recipe string, expanded when first used. */
 void tf_vars_set_raw(struct tf_vars *vars, const char *name,
 		     const struct tf_str *raw);
-/* 1 if name is defined. */
-int tf_vars_has(const struct tf_vars *vars, const char *name);
 void tf_vars_release(struct tf_vars *vars);
 
 /*
