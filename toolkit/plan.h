@@ -21,6 +21,8 @@
 struct tf_plan_source {
 	const struct tf_source *def; /* borrowed from the recipe */
 	struct tf_strvec urls;       /* owned: url, then mirrors, expanded */
+	struct tf_strvec shown;      /* owned: urls as shown and recorded
+					(url.h): no credentials, no local path */
 	const char *local;           /* store: absolute directory of a path source */
 	struct tf_strvec patches;    /* owned: absolute patch paths, in order */
 	const char *dir;             /* store: where the prepared tree goes */

@@ -75,7 +75,7 @@ int tf_error_at(const struct tf_pos *pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return error("%s:%d:%d: %s", pos->file, pos->line, pos->col, msg);
+	return error_at(pos->file, pos->line, pos->col, "%s", msg);
 }
 
 /* The state of one load. */

@@ -52,6 +52,37 @@ int tf_target_is_known(const char *name)
 	return 0;
 }
 
+#define NR_TARGETS (sizeof(targets) / sizeof(*targets))
+
+const char *const *tf_target_names(void)
+{
+	static const char *names[NR_TARGETS + 1];
+	size_t i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		names[i] = targets[i].name;
+	return names;
+}
+
+const char *const *tf_target_choices(void)
+{
+	static const char *choices[NR_TARGETS + 2];
+	size_t i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		choices[i] = targets[i].name;
+	choices[i] = "all";
+	return choices;
+}
+
+void tf_target_list(struct tf_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		tf_buf_addf(out, "%s%s", i ? ", " : "", targets[i].name);
+}
+
 /* Look a program up in the fixed PATH steps get; its full path or NULL. */
 static char *find_in_path(const char *prog)
 {
