@@ -6,6 +6,7 @@
 #include "log.h"
 #include "session.h"
 #include "source.h"
+#include "ui.h"
 
 const char tf_usage_fetch[] =
 	"Check a recipe, then download every remote source into the cache and\n"
@@ -40,7 +41,7 @@ int cmd_fetch(struct tf_args *a)
 			ret = TF_EXIT_FETCH;
 			break;
 		}
-		for (j = 0; tf_verbosity && j < s.recipe.nr_sources; j++)
+		for (j = 0; tf_verbosity && !tf_ui_json() && j < s.recipe.nr_sources; j++)
 			if (p->sources[j].archive)
 				printf("%s  %s\n", p->sources[j].def->name.s,
 				       p->sources[j].archive);

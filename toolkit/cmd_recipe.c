@@ -14,6 +14,7 @@
 #include "path.h"
 #include "session.h"
 #include "source.h"
+#include "ui.h"
 
 const char tf_usage_recipe[] =
 	"Run a recipe: check it, fetch every source and verify its sha256,\n"
@@ -53,8 +54,11 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 	tf_buf_setf(&path, "%s/%s.intoto.json", s->opt.out_dir, s->recipe.name.s);
 	if (!ret)
 		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans, &run);
-	for (i = 0; !ret && tf_verbosity && i < written->nr; i++)
-		printf("%s  %s\n", sums.digests.v[i], written->v[i]);
+	for (i = 0; !ret && i < written->nr; i++) {
+		tf_ui_wheel_written(written->v[i], sums.digests.v[i]);
+		if (tf_verbosity && !tf_ui_json())
+			printf("%s  %s\n", sums.digests.v[i], written->v[i]);
+	}
 	tf_sums_release(&sums);
 	tf_buf_release(&path);
 	return ret;
@@ -67,6 +71,10 @@ static int run_pipeline(struct tf_session *s)
 	size_t i;
 	int ret = TF_EXIT_OK;
 
+	for (i = 0; i < s->nr_plans; i++)
+		tf_strvec_push(&written, s->plans[i].target.name);
+	tf_ui_targets((const char *const *)written.v, written.nr);
+	tf_strvec_release(&written);
 	for (i = 0; i < s->nr_plans; i++)
 		if (tf_sources_fetch(&s->plans[i], &s->fetch))
 			return TF_EXIT_FETCH;

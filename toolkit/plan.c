@@ -455,11 +455,11 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 	}
 	spec->entry_points = pw->entry_points;
 	spec->nr_entry_points = w->nr_entry_points;
-	errors += check_entry_points(w, pw->entry_points);
 	errors += check_line(&w->summary, spec->summary, "summary");
 	errors += check_line(&w->license, spec->license, "license");
 	errors += check_line(&w->requires_python, spec->requires_python,
 			     "requires-python");
+	errors += check_entry_points(w, pw->entry_points);
 	pw->allow_needed = tf_calloc(w->nr_allow_needed + 1, sizeof(char *));
 	for (j = 0; j < w->nr_allow_needed; j++)
 		pw->allow_needed[j] = expand(p, &w->allow_needed[j], &errors);

@@ -83,6 +83,16 @@ void tf_target_list(struct tf_buf *out)
 		tf_buf_addf(out, "%s%s", i ? ", " : "", targets[i].name);
 }
 
+static int unknown_target(const char *name)
+{
+	struct tf_buf known = TF_BUF_INIT;
+
+	tf_target_list(&known);
+	error("unknown target '%s' (known: %s)", name, known.buf);
+	tf_buf_release(&known);
+	return -1;
+}
+
 /* Look a program up in the fixed PATH steps get; its full path or NULL. */
 static char *find_in_path(const char *prog)
 {
@@ -230,7 +240,7 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 		if (!strcmp(name, targets[i].name))
 			break;
 	if (i == sizeof(targets) / sizeof(*targets))
-		return error("unknown target '%s' (known: x86_64, aarch64)", name);
+		return unknown_target(name);
 	t->name = targets[i].name;
 	t->triplet = targets[i].triplet;
 	t->native = host && !strcmp(host, name);
