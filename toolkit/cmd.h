@@ -116,8 +116,8 @@ int tf_cmd_unknown(const char *name);
 #define TF_OPT_JOBS { 'j', "jobs", TF_OPT_INT, TF_ARG(jobs), "N", \
 	"steps to run at once (default: number of CPUs)", NULL, 1, 1024 }
 #define TF_OPT_TARGET { 't', "target", TF_OPT_CHOICES, TF_ARG(targets), \
-	"NAME", "build for NAME (x86_64, aarch64, all); repeatable; " \
-	"default: the host's", tf_target_choices, 0, 0 }
+	"NAME", "build for NAME, repeatable; default: the host's", \
+	tf_target_choices, 0, 0 }
 #define TF_OPT_SET { 'D', "set", TF_OPT_LIST, TF_ARG(sets), "NAME=VALUE", \
 	"override a recipe variable", NULL, 0, 0 }
 #define TF_OPT_TOOLCHAIN { 0, "toolchain", TF_OPT_STRING, TF_ARG(toolchain), \

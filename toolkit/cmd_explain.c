@@ -18,7 +18,7 @@ const char tf_usage_explain[] =
 const struct tf_opt tf_opts_explain[] = {
 	TF_OPT_BUILD_DIR,
 	{ 't', "target", TF_OPT_CHOICES, TF_ARG(targets), "NAME",
-	  "explain for NAME (x86_64, aarch64, all)", tf_target_choices, 0, 0 },
+	  "explain for NAME; default: the host's", tf_target_choices, 0, 0 },
 	TF_OPT_SET,
 	TF_OPT_TOOLCHAIN,
 	{ 'j', "jobs", TF_OPT_INT, TF_ARG(jobs), "N",

@@ -16,7 +16,7 @@ const char tf_usage_fetch[] =
 const struct tf_opt tf_opts_fetch[] = {
 	TF_OPT_CACHE,
 	{ 't', "target", TF_OPT_CHOICES, TF_ARG(targets), "NAME",
-	  "expand the recipe for NAME (x86_64, aarch64, all; default: the host's)",
+	  "expand the recipe for NAME; default: the host's",
 	  tf_target_choices, 0, 0 },
 	TF_OPT_SET,
 	{ 0, "offline", TF_OPT_FLAG, TF_ARG(offline), NULL,

@@ -26,7 +26,7 @@ const struct tf_opt tf_opts_help[] = {
 	{ 0, "man", TF_OPT_FLAG, TF_ARG(man), NULL,
 	  "print the manual page in roff (docs/tfbuild.1)", NULL, 0, 0 },
 	{ 0, "completion", TF_OPT_CHOICE, TF_ARG(completion), "SHELL",
-	  "print the completion script for bash or zsh", shell_choices, 0, 0 },
+	  "print the completion script for SHELL", shell_choices, 0, 0 },
 	TF_OPT_END,
 };
 
@@ -114,6 +114,14 @@ static void man_options(FILE *f, const struct tf_opt *o)
 		}
 		fputc('\n', f);
 		roff(f, o->help);
+		if (o->choices) {
+			const char *const *v;
+
+			fputs(" (", f);
+			for (v = o->choices(); *v; v++)
+				fprintf(f, "%s%s", *v, v[1] ? ", " : "");
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 }

@@ -280,6 +280,12 @@ void tf_opt_help(const struct tf_opt *const *tables, struct tf_buf *out)
 				 o->short_name ? o->short_name : ' ',
 				 o->short_name ? ", " : "  ", o->long_name,
 				 o->arg ? " " : "", o->arg ? o->arg : "");
-			tf_buf_addf(out, "  %-24s %s\n", left, o->help);
+			tf_buf_addf(out, "  %-24s %s", left, o->help);
+			if (o->choices) {
+				tf_buf_addstr(out, " (");
+				tf_opt_join(o->choices(), out);
+				tf_buf_addch(out, ')');
+			}
+			tf_buf_addch(out, '\n');
 		}
 }

@@ -87,7 +87,7 @@ struct tf_plan {
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */
-enum { TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -2 };
+enum tf_plan_result { TF_PLAN_OK = 0, TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -2 };
 
 /*
  * Expand recipe r for target. Returns 0, or TF_PLAN_RECIPE after
