@@ -368,11 +368,15 @@ static int check_entry_points(const struct tf_wheel_def *w,
 			continue;
 		tf_buf_reset(&why);
 		if (tf_wheel_entry_point_check(&e[i], &why)) {
+			struct tf_buf scratch = TF_BUF_INIT;
+			const struct tf_pos *at =
+				tf_wheel_entry_point_check(&g, &scratch) ? &d->group.pos :
+				tf_wheel_entry_point_check(&n, &scratch) ? &d->name.pos :
+				&d->value.pos;
+
 			errors++;
-			tf_error_at(tf_wheel_entry_point_check(&g, &why) ? &d->group.pos :
-				    tf_wheel_entry_point_check(&n, &why) ? &d->name.pos :
-				    &d->value.pos, "%.*s", (int)strcspn(why.buf, "\n"),
-				    why.buf);
+			tf_error_at(at, "%s", why.buf);
+			tf_buf_release(&scratch);
 			continue;
 		}
 		for (j = 0; j < i; j++)
