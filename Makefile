@@ -1,35 +1,49 @@
 # tfbuild: `make` builds ./tfbuild, `make test` runs every test,
 # `make check` runs them under AddressSanitizer and UBSan, `make demo`
 # runs the main job. `make deps` installs what the build needs (Debian).
+# `make install` installs the binary, its man page and shell completion.
+#
+# On a bare machine the -dev packages arrive with `deps`, after make has
+# read this file and run pkg-config; so every target that depends on
+# `deps` builds the binary in a second make, which reads pkg-config anew.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKGS     = yaml-0.1 libcurl libcrypto libarchive libelf jansson
-WARN     = -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
+WARN     = -pthread -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wstrict-prototypes -Wno-unused-parameter
 DEFS     = -D_GNU_SOURCE -DTF_VERSION='"$(VERSION)"'
 VERSION  = 0.1.0
 O       ?= obj
 BIN     ?= tfbuild
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CONFIG ?= pkg-config
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
-ALL_LDFLAGS = $(LDFLAGS) $(PKG_LIBS)
+ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS)
 
 SRCS     = $(sort $(wildcard toolkit/*.c))
 OBJS     = $(SRCS:toolkit/%.c=$(O)/%.o)
-LIB_OBJS = $(filter-out $(O)/main.o,$(OBJS))
+# Test tools and unit tests link everything but main() and the commands.
+LIB_OBJS = $(filter-out $(O)/main.o $(O)/cmd_%.o,$(OBJS))
 UNIT_SRCS = $(sort $(wildcard tests/unit/*_test.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/unit/%)
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 
-.PHONY: all deps test check demo unit clean bench
+.PHONY: all deps test check demo unit clean bench install docs need-libs
 all: $(BIN)
 
-$(BIN): $(OBJS)
+# Say what is missing instead of 260 undefined references.
+need-libs:
+	@[ -n "$(PKG_LIBS)" ] || { echo "tfbuild: the libraries ($(PKGS)) are not installed: run 'make deps' (or ci/install-deps.sh as root) first" >&2; exit 1; }
+
+$(BIN): $(OBJS) | need-libs
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(ALL_LDFLAGS)
 
 $(O)/%.o: toolkit/%.c $(wildcard toolkit/*.h)
@@ -67,11 +81,31 @@ check: deps
 	TOOL_DIR=$(CURDIR)/obj-san/tool \
 		sh tests/run.sh
 
-demo: deps $(BIN)
+demo: deps
+	$(MAKE) $(BIN)
 	sh recipes/demo.sh
 
-bench: deps $(BIN)
+bench: deps
+	$(MAKE) $(BIN)
 	sh bench/run.sh
+
+# docs/tfbuild.1 and contrib/completion/ are generated from the command
+# table by `tfbuild help`, and committed; a test checks they are current.
+docs: $(BIN)
+	./$(BIN) help --man >docs/tfbuild.1
+	./$(BIN) help --completion bash >contrib/completion/tfbuild.bash
+	./$(BIN) help --completion zsh >contrib/completion/_tfbuild
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tfbuild
+	install -m 0644 docs/tfbuild.1 $(DESTDIR)$(PREFIX)/share/man/man1/tfbuild.1
+	install -m 0644 contrib/completion/tfbuild.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tfbuild
+	install -m 0644 contrib/completion/_tfbuild \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tfbuild
 
 clean:
 	rm -rf $(O) obj-* tfbuild tfbuild-* build tests/tmp

@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "log.h"
 #include "path.h"
+#include "url.h"
 
 #define STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define PROVENANCE_TYPE "https://slsa.dev/provenance/v1"
@@ -166,10 +167,10 @@ static void add_sources(json_t *deps, const struct tf_plan *p)
 		json_t *mirrors = json_array();
 
 		tf_buf_setf(&name, "source:%s", s->def->name.s);
-		for (j = 1; j < s->urls.nr; j++)
-			json_array_append_new(mirrors, json_string(s->urls.v[j]));
-		if (s->urls.nr) {
-			add_dep(deps, name.buf, s->urls.v[0],
+		for (j = 1; j < s->shown.nr; j++)
+			json_array_append_new(mirrors, json_string(s->shown.v[j]));
+		if (s->shown.nr) {
+			add_dep(deps, name.buf, s->shown.v[0],
 				digest("sha256", s->def->sha256.s),
 				json_pack("{s:o}", "mirrors", mirrors));
 		} else {
@@ -193,6 +194,12 @@ static void add_sources(json_t *deps, const struct tf_plan *p)
 	tf_buf_release(&uri);
 }
 
+/* The recipe's path as given, unless that is a path of this machine. */
+static const char *recipe_shown(const struct tf_recipe *r)
+{
+	return r->path[0] == '/' ? tf_path_basename(r->path) : r->path;
+}
+
 static json_t *dependencies(struct tf_plan **plans, size_t nr)
 {
 	const struct tf_recipe *r = plans[0]->recipe;
@@ -202,7 +209,7 @@ static json_t *dependencies(struct tf_plan **plans, size_t nr)
 	size_t i;
 
 	tf_sha256_hex(r->sha256, hex);
-	tf_buf_setf(&uri, "file:%s", r->path);
+	tf_buf_setf(&uri, "file:%s", recipe_shown(r));
 	add_dep(deps, "recipe", uri.buf, digest("sha256", hex), NULL);
 	for (i = 0; i < nr; i++)
 		add_sources(deps, plans[i]);
@@ -235,14 +242,18 @@ static json_t *build_definition(struct tf_plan **plans, size_t nr,
 	for (i = 0; run->sets && i < run->sets->nr; i++) {
 		const char *s = run->sets->v[i], *eq = strchr(s, '=');
 		char *k = tf_strndup(s, eq ? (size_t)(eq - s) : strlen(s));
+		struct tf_buf v = TF_BUF_INIT;
 
-		json_object_set_new(vars, k, json_string(eq ? eq + 1 : ""));
+		/* A value may be a URL with credentials or a local path. */
+		tf_url_canonical(eq ? eq + 1 : "", r->dir, &v);
+		json_object_set_new(vars, k, json_string(v.buf));
+		tf_buf_release(&v);
 		free(k);
 	}
 	return json_pack("{s:s, s:{s:{s:s, s:s, s:s}, s:o, s:o}, s:{s:I}, s:o}",
 			 "buildType", BUILD_TYPE,
 			 "externalParameters",
-			 "recipe", "path", r->path, "name", r->name.s,
+			 "recipe", "path", recipe_shown(r), "name", r->name.s,
 			 "version", r->version.s,
 			 "targets", targets, "variables", vars,
 			 "internalParameters", "sourceDateEpoch",

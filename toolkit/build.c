@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "ui.h"
 #include "path.h"
 #include "run.h"
 #include "source.h"
@@ -193,6 +194,7 @@ static int start(struct sched *s, struct task *t, const char *why)
 		tf_run_release(r);
 		return -1;
 	}
+	tf_ui_step_started(t->plan->target.name, ps->def->name.s, why);
 	t->state = RUNNING;
 	s->running[t - s->tasks] = r;
 	s->nr_running++;
@@ -229,6 +231,10 @@ static void finish(struct sched *s, struct task *t, int status)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (status == 0 && write_stamp(s, t))
 		status = 1;
+	tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
+			    status ? TF_UI_STEP_FAILED : TF_UI_STEP_OK,
+			    (double)(now.tv_sec - t->started.tv_sec) +
+				    (now.tv_nsec - t->started.tv_nsec) / 1e9, ps->log);
 	if (status == 0) {
 		t->state = DONE;
 		ps->ran = 1;
@@ -262,6 +268,8 @@ static int start_or_skip(struct sched *s, struct task *t)
 
 	if (!must_run(s, t, &why)) {
 		t->state = DONE;
+		tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
+				    TF_UI_STEP_UP_TO_DATE, 0, NULL);
 		verbose("%s for %s is up to date", ps->def->name.s,
 			t->plan->target.name);
 	} else {
@@ -293,6 +301,9 @@ again:
 		ready = readiness(s, t);
 		if (ready < 0) {
 			t->state = SKIPPED;
+			tf_ui_step_finished(t->plan->target.name,
+					    t->plan->steps[t->step].def->name.s,
+					    TF_UI_STEP_SKIPPED, 0, NULL);
 			changed = 1;
 			info("skipping %s for %s: a step it needs failed",
 			     t->plan->steps[t->step].def->name.s, t->plan->target.name);
@@ -339,6 +350,7 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	struct sched s;
 
 	sched_init(&s, plans, nr_plans, o);
+	tf_ui_steps_total(s.nr);
 	for (;;) {
 		size_t left = schedule(&s, o), which;
 		int status;

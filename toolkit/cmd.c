@@ -6,7 +6,7 @@
 
 #include "log.h"
 
-int tf_usage_error(const char *usage, const char *fmt, ...)
+int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -14,6 +14,25 @@ int tf_usage_error(const char *usage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "tfbuild: %s\n\n%s", msg, usage);
+	error("%s", msg);
+	fprintf(stderr, "usage: tfbuild %s %s\nSee 'tfbuild help %s' for the options.\n",
+		c->name, c->synopsis, c->name);
 	return TF_EXIT_USAGE;
 }
+
+void tf_args_release(struct tf_args *a)
+{
+	tf_strvec_release(&a->targets);
+	tf_strvec_release(&a->sets);
+	tf_strvec_release(&a->args);
+}
+
+const char tf_exit_codes_text[] =
+	"exit codes:\n"
+	"  0  success\n"
+	"  1  other failure (out of memory, I/O outside a stage)\n"
+	"  2  usage error (unknown command or option, bad argument)\n"
+	"  3  recipe error (does not parse or validate)\n"
+	"  4  fetch error (download failed, checksum mismatch, not cached offline)\n"
+	"  5  build error (extract, patch or build step failed)\n"
+	"  6  wheel error (could not be written, or failed verification)\n";

@@ -2,33 +2,138 @@
 #define TF_CMD_H
 
 /*
- * Subcommands: one thin cmd_<name>.c each. A command parses its own
- * options (argv[0] is the command name), calls the stages, and returns
- * an exit code from enum tf_exit. Commands are the only code besides
- * main() that decides exit codes.
+ * Subcommands: one thin cmd_<name>.c each, listed in the command table
+ * (main.c) with their options. main() parses the whole command line
+ * once, with one scheme for every command (opt.h): global options and
+ * the command's own, anywhere among the arguments, into struct tf_args;
+ * it handles --help, -V and usage errors itself. A command gets the
+ * parsed arguments, calls the stages, and returns an exit code from
+ * enum tf_exit; main() is the only place that exits.
+ *
+ * Adding an option is one line in a command's table, plus a field in
+ * struct tf_args:
+ *
+ *   1. add the field below, e.g. `const char *framework;` (or an int,
+ *      or a struct tf_strvec for a repeatable option: release it in
+ *      tf_args_release());
+ *   2. add the entry to the command's table, e.g. in cmd_verify.c:
+ *      { 0, "framework", TF_OPT_STRING, TF_ARG(framework), "DIR",
+ *        "check plugins against the framework in DIR" },
+ *      or, for an option several commands share, define a TF_OPT_X
+ *      entry below and put it in each table.
+ *
+ * Help (`tfbuild help CMD`), the man page (`tfbuild help --man`) and
+ * shell completion (`tfbuild help --complete`) all come from the tables.
  */
 
-struct tf_cmd {
-	const char *name;    /* as typed: "recipe" */
-	int (*fn)(int argc, char **argv);
-	const char *summary; /* one line for `tfbuild --help` */
-	const char *usage;   /* full text for `tfbuild help NAME` */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "opt.h"
+#include "target.h"
+
+/* Everything a command line can say; fields are borrowed from argv. */
+struct tf_args {
+	/* global */
+	int help;                /* -h, --help */
+	int version;             /* -V, --version */
+	const char *color;       /* --color: auto, always, never (NULL: auto) */
+	const char *log_format;  /* --log-format: text, json (NULL: text) */
+	int json;                /* --json: --log-format json */
+	/* recipe, fetch, explain */
+	const char *out_dir;     /* --out */
+	const char *cache_dir;   /* --cache */
+	const char *build_dir;   /* --build-dir */
+	const char *toolchain;   /* --toolchain */
+	int jobs;                /* --jobs, 0: number of CPUs */
+	int offline;             /* --offline */
+	int keep_going;          /* --keep-going */
+	int recheck;             /* --recheck */
+	int force;               /* --force */
+	struct tf_strvec targets; /* owned; --target, each valid */
+	struct tf_strvec sets;   /* owned; --set NAME=VALUE */
+	/* verify */
+	const char *sums;        /* --sums */
+	const char *provenance;  /* --provenance */
+	/* diff */
+	int max;                 /* --max, 0: default */
+	/* help */
+	int man;                 /* --man */
+	const char *completion;  /* --completion: bash, zsh */
+	struct tf_strvec args;   /* owned: the arguments that are not options */
 };
 
-/* The command table, ending with a NULL name. */
-extern const struct tf_cmd tf_commands[];
-const struct tf_cmd *tf_cmd_find(const char *name);
-/* Print "tfbuild: MSG", a blank line and usage to stderr; return TF_EXIT_USAGE. */
-int tf_usage_error(const char *usage, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#define TF_ARGS_INIT { .targets = TF_STRVEC_INIT, .sets = TF_STRVEC_INIT, \
+		       .args = TF_STRVEC_INIT }
+void tf_args_release(struct tf_args *a);
 
-int cmd_recipe(int argc, char **argv);
-int cmd_fetch(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_sha256(int argc, char **argv);
-int cmd_explain(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_help(int argc, char **argv);
+#define TF_ARG(field) offsetof(struct tf_args, field)
+
+struct tf_cmd {
+	const char *name;        /* as typed: "recipe" */
+	int (*fn)(struct tf_args *a);
+	const char *summary;     /* one line for `tfbuild --help` */
+	const char *synopsis;    /* after "tfbuild NAME ": "[OPTIONS] RECIPE.yaml" */
+	const char *description; /* paragraphs for help and the man page */
+	const struct tf_opt *opts; /* its own options (global ones come too) */
+	const char *exit_codes;  /* "0 ok, 2 usage, 3 recipe, 4 fetch" */
+	const char *args_kind;   /* what its arguments complete to: "yaml",
+				    "whl", "file" or NULL */
+};
+
+/* The command table, ending with a NULL name; the global options. */
+extern const struct tf_cmd tf_commands[];
+extern const struct tf_opt tf_global_opts[];
+const struct tf_cmd *tf_cmd_find(const char *name);
+
+/*
+ * Print "tfbuild: MSG", the command's usage line and where to find more
+ * to stderr; return TF_EXIT_USAGE. For argument errors found by commands.
+ */
+int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "exit codes:\n  0  success\n..." for the main help and the man page. */
+extern const char tf_exit_codes_text[];
+/* `tfbuild --help`, to f. */
+void tf_main_usage(FILE *f);
+/* The man page (roff), or a completion script for shell, to f. */
+int tf_help_man(FILE *f);
+int tf_help_completion(const char *shell, FILE *f);
+/* Print the full help of a command (usage, description, options, exit
+   codes) to f; return 0. */
+int tf_cmd_help(const struct tf_cmd *c, FILE *f);
+/* Report an unknown command with the nearest one; return TF_EXIT_USAGE. */
+int tf_cmd_unknown(const char *name);
+
+/* Options several commands share. */
+#define TF_OPT_OUT { 'o', "out", TF_OPT_STRING, TF_ARG(out_dir), "DIR", \
+	"where wheels go (default: wheels)", NULL, 0, 0 }
+#define TF_OPT_BUILD_DIR { 0, "build-dir", TF_OPT_STRING, TF_ARG(build_dir), \
+	"DIR", "build tree (default: build/ beside the recipe)", NULL, 0, 0 }
+#define TF_OPT_CACHE { 0, "cache", TF_OPT_STRING, TF_ARG(cache_dir), "DIR", \
+	"download cache (default: $XDG_CACHE_HOME/tfbuild)", NULL, 0, 0 }
+#define TF_OPT_JOBS { 'j', "jobs", TF_OPT_INT, TF_ARG(jobs), "N", \
+	"steps to run at once (default: number of CPUs)", NULL, 1, 1024 }
+#define TF_OPT_TARGET { 't', "target", TF_OPT_CHOICES, TF_ARG(targets), \
+	"NAME", "build for NAME, repeatable; default: the host's", \
+	tf_target_choices, 0, 0 }
+#define TF_OPT_SET { 'D', "set", TF_OPT_LIST, TF_ARG(sets), "NAME=VALUE", \
+	"override a recipe variable", NULL, 0, 0 }
+#define TF_OPT_TOOLCHAIN { 0, "toolchain", TF_OPT_STRING, TF_ARG(toolchain), \
+	"FILE", "toolchain overrides (YAML: toolchains: TARGET: ...)", NULL, 0, 0 }
+#define TF_OPT_OFFLINE { 0, "offline", TF_OPT_FLAG, TF_ARG(offline), NULL, \
+	"use only the download cache", NULL, 0, 0 }
+#define TF_OPT_RECHECK { 0, "recheck", TF_OPT_FLAG, TF_ARG(recheck), NULL, \
+	"re-hash cached downloads before using them", NULL, 0, 0 }
+
+int cmd_recipe(struct tf_args *a);
+int cmd_fetch(struct tf_args *a);
+int cmd_verify(struct tf_args *a);
+int cmd_sha256(struct tf_args *a);
+int cmd_explain(struct tf_args *a);
+int cmd_diff(struct tf_args *a);
+int cmd_help(struct tf_args *a);
 
 extern const char tf_usage_recipe[];
 extern const char tf_usage_fetch[];
@@ -36,5 +141,13 @@ extern const char tf_usage_verify[];
 extern const char tf_usage_sha256[];
 extern const char tf_usage_explain[];
 extern const char tf_usage_diff[];
+extern const char tf_usage_help[];
+extern const struct tf_opt tf_opts_recipe[];
+extern const struct tf_opt tf_opts_fetch[];
+extern const struct tf_opt tf_opts_verify[];
+extern const struct tf_opt tf_opts_sha256[];
+extern const struct tf_opt tf_opts_explain[];
+extern const struct tf_opt tf_opts_diff[];
+extern const struct tf_opt tf_opts_help[];
 
 #endif

@@ -1,6 +1,5 @@
 /* tfbuild diff: say how two wheels that should be identical differ. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -10,8 +9,6 @@
 #include "wheelread.h"
 
 const char tf_usage_diff[] =
-	"usage: tfbuild diff [--max N] A.whl B.whl\n"
-	"\n"
 	"Compare two wheels that should be byte-identical (two builds of the\n"
 	"same recipe) and name the first entries that differ and how:\n"
 	"  ENTRY: only in A.whl\n"
@@ -21,12 +18,13 @@ const char tf_usage_diff[] =
 	"  ENTRY: timestamp differs (1980-01-01 00:00:00 vs ... UTC)\n"
 	"If every entry agrees but the files do not, the difference is in the\n"
 	"zip container itself (compression, extra fields); its first byte\n"
-	"offset is shown.\n"
-	"\n"
-	"options:\n"
-	"  --max N   show at most N differences (default 20)\n"
-	"\n"
-	"exit codes: 0 identical, 1 different, 2 usage, 6 a wheel cannot be read.\n";
+	"offset is shown.\n";
+
+const struct tf_opt tf_opts_diff[] = {
+	{ 0, "max", TF_OPT_INT, TF_ARG(max), "N",
+	  "show at most N differences (default 20)", NULL, 1, 1000000 },
+	TF_OPT_END,
+};
 
 /* The first byte offset where two files differ, or -1 if they do not. */
 static long long first_byte_difference(const char *a, const char *b)
@@ -81,26 +79,11 @@ out:
 	return ret;
 }
 
-int cmd_diff(int argc, char **argv)
+int cmd_diff(struct tf_args *a)
 {
-	long max = 20;
-	int i = 1;
-
-	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
-		fputs(tf_usage_diff, stdout);
-		return TF_EXIT_OK;
-	}
-	if (i + 1 < argc && !strcmp(argv[i], "--max")) {
-		char *end;
-
-		max = strtol(argv[i + 1], &end, 10);
-		if (*end || max < 1)
-			return tf_usage_error(tf_usage_diff, "--max wants a positive number, not '%s'",
-					      argv[i + 1]);
-		i += 2;
-	}
-	if (argc - i != 2)
-		return tf_usage_error(tf_usage_diff, "%s", argc - i < 2 ?
+	if (a->args.nr != 2)
+		return tf_usage_error(tf_cmd_find("diff"), "%s", a->args.nr < 2 ?
 				      "two wheels are needed" : "too many arguments");
-	return compare(argv[i], argv[i + 1], (size_t)max);
+	return compare(a->args.v[0], a->args.v[1],
+		       (size_t)(a->max ? a->max : 20));
 }

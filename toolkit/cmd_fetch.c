@@ -6,39 +6,34 @@
 #include "log.h"
 #include "session.h"
 #include "source.h"
+#include "ui.h"
 
 const char tf_usage_fetch[] =
-	"usage: tfbuild fetch [OPTIONS] RECIPE.yaml\n"
-	"\n"
 	"Check a recipe, then download every remote source into the cache and\n"
 	"verify its sha256, trying mirrors in order. Nothing is built. Prints\n"
-	"the cached path of each source.\n"
-	"\n"
-	"options:\n"
-	"      --cache DIR       download cache (default: $XDG_CACHE_HOME/tfbuild)\n"
-	"  -t, --target NAME     expand the recipe for NAME (default: the host's)\n"
-	"  -D, --set NAME=VALUE  override a recipe variable\n"
-	"      --offline         only check that every source is in the cache\n"
-	"      --recheck         re-hash cached downloads\n"
-	"  -v, --verbose / -q, --quiet\n"
-	"\n"
-	"exit codes: 0 ok, 2 usage, 3 recipe, 4 fetch.\n";
+	"the cached path of each source.\n";
 
-int cmd_fetch(int argc, char **argv)
+const struct tf_opt tf_opts_fetch[] = {
+	TF_OPT_CACHE,
+	{ 't', "target", TF_OPT_CHOICES, TF_ARG(targets), "NAME",
+	  "expand the recipe for NAME; default: the host's",
+	  tf_target_choices, 0, 0 },
+	TF_OPT_SET,
+	{ 0, "offline", TF_OPT_FLAG, TF_ARG(offline), NULL,
+	  "only check that every source is in the cache", NULL, 0, 0 },
+	TF_OPT_RECHECK,
+	TF_OPT_END,
+};
+
+int cmd_fetch(struct tf_args *a)
 {
 	struct tf_session s;
 	size_t i, j;
 	int ret;
 
-	memset(&s, 0, sizeof(s));
-	s.opt.targets = (struct tf_strvec)TF_STRVEC_INIT;
-	s.opt.sets = (struct tf_strvec)TF_STRVEC_INIT;
-	ret = tf_session_parse(&s, argc, argv, tf_usage_fetch, 0);
-	if (ret) {
-		tf_session_release(&s);
-		return ret < 0 ? TF_EXIT_OK : ret;
-	}
-	ret = tf_session_open(&s, 0);
+	ret = tf_session_setup(&s, a, tf_cmd_find("fetch"));
+	if (!ret)
+		ret = tf_session_open(&s, 0);
 	for (i = 0; !ret && i < s.nr_plans; i++) {
 		const struct tf_plan *p = &s.plans[i];
 
@@ -46,7 +41,7 @@ int cmd_fetch(int argc, char **argv)
 			ret = TF_EXIT_FETCH;
 			break;
 		}
-		for (j = 0; tf_verbosity && j < s.recipe.nr_sources; j++)
+		for (j = 0; tf_verbosity && !tf_ui_json() && j < s.recipe.nr_sources; j++)
 			if (p->sources[j].archive)
 				printf("%s  %s\n", p->sources[j].def->name.s,
 				       p->sources[j].archive);

@@ -14,32 +14,30 @@
 #include "path.h"
 #include "session.h"
 #include "source.h"
+#include "ui.h"
 
 const char tf_usage_recipe[] =
-	"usage: tfbuild recipe [OPTIONS] RECIPE.yaml\n"
-	"\n"
 	"Run a recipe: check it, fetch every source and verify its sha256,\n"
 	"extract and patch, run the build steps in dependency order, pack the\n"
 	"wheels into the output directory, verify each wheel and write\n"
-	"SHA256SUMS beside them.\n"
-	"\n"
-	"options:\n"
-	"  -o, --out DIR         where wheels go (default: wheels)\n"
-	"      --build-dir DIR   build tree (default: build/ beside the recipe)\n"
-	"      --cache DIR       download cache (default: $XDG_CACHE_HOME/tfbuild)\n"
-	"  -j, --jobs N          steps to run at once (default: number of CPUs)\n"
-	"  -t, --target NAME     build for NAME (x86_64, aarch64, or all);\n"
-	"                        repeatable; default: the host's\n"
-	"  -D, --set NAME=VALUE  override a recipe variable\n"
-	"      --toolchain FILE  toolchain overrides (YAML: toolchains: TARGET: ...)\n"
-	"      --offline         use only the download cache\n"
-	"      --recheck         re-hash cached downloads before using them\n"
-	"  -k, --keep-going      after a failing step, go on with the others\n"
-	"  -f, --force           rebuild every step, even if up to date\n"
-	"  -v, --verbose         show commands and build output\n"
-	"  -q, --quiet           show only errors\n"
-	"\n"
-	"exit codes: 0 ok, 2 usage, 3 recipe, 4 fetch, 5 build, 6 wheel.\n";
+	"SHA256SUMS and a provenance statement beside them.\n";
+
+const struct tf_opt tf_opts_recipe[] = {
+	TF_OPT_OUT,
+	TF_OPT_BUILD_DIR,
+	TF_OPT_CACHE,
+	TF_OPT_JOBS,
+	TF_OPT_TARGET,
+	TF_OPT_SET,
+	TF_OPT_TOOLCHAIN,
+	TF_OPT_OFFLINE,
+	TF_OPT_RECHECK,
+	{ 'k', "keep-going", TF_OPT_FLAG, TF_ARG(keep_going), NULL,
+	  "after a failing step, go on with the others", NULL, 0, 0 },
+	{ 'f', "force", TF_OPT_FLAG, TF_ARG(force), NULL,
+	  "rebuild every step, even if up to date", NULL, 0, 0 },
+	TF_OPT_END,
+};
 
 /* Write SHA256SUMS and the provenance beside the wheels; list the wheels. */
 static int attest(struct tf_session *s, const struct tf_strvec *written)
@@ -56,8 +54,11 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 	tf_buf_setf(&path, "%s/%s.intoto.json", s->opt.out_dir, s->recipe.name.s);
 	if (!ret)
 		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans, &run);
-	for (i = 0; !ret && tf_verbosity && i < written->nr; i++)
-		printf("%s  %s\n", sums.digests.v[i], written->v[i]);
+	for (i = 0; !ret && i < written->nr; i++) {
+		tf_ui_wheel_written(written->v[i], sums.digests.v[i]);
+		if (tf_verbosity && !tf_ui_json())
+			printf("%s  %s\n", sums.digests.v[i], written->v[i]);
+	}
 	tf_sums_release(&sums);
 	tf_buf_release(&path);
 	return ret;
@@ -70,6 +71,10 @@ static int run_pipeline(struct tf_session *s)
 	size_t i;
 	int ret = TF_EXIT_OK;
 
+	for (i = 0; i < s->nr_plans; i++)
+		tf_strvec_push(&written, s->plans[i].target.name);
+	tf_ui_targets((const char *const *)written.v, written.nr);
+	tf_strvec_release(&written);
 	for (i = 0; i < s->nr_plans; i++)
 		if (tf_sources_fetch(&s->plans[i], &s->fetch))
 			return TF_EXIT_FETCH;
@@ -86,20 +91,14 @@ static int run_pipeline(struct tf_session *s)
 	return ret;
 }
 
-int cmd_recipe(int argc, char **argv)
+int cmd_recipe(struct tf_args *a)
 {
 	struct tf_session s;
 	int ret;
 
-	memset(&s, 0, sizeof(s));
-	s.opt.targets = (struct tf_strvec)TF_STRVEC_INIT;
-	s.opt.sets = (struct tf_strvec)TF_STRVEC_INIT;
-	ret = tf_session_parse(&s, argc, argv, tf_usage_recipe, TF_OPT_BUILD);
-	if (ret) {
-		tf_session_release(&s);
-		return ret < 0 ? TF_EXIT_OK : ret;
-	}
-	ret = tf_session_open(&s, 1);
+	ret = tf_session_setup(&s, a, tf_cmd_find("recipe"));
+	if (!ret)
+		ret = tf_session_open(&s, 1);
 	if (!ret)
 		ret = run_pipeline(&s);
 	tf_session_release(&s);

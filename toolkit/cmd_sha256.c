@@ -9,20 +9,18 @@
 #include "log.h"
 
 const char tf_usage_sha256[] =
-	"usage: tfbuild sha256 [--] FILE|URL...\n"
-	"\n"
 	"Print the SHA-256 of each FILE or URL as one line \"<hex>  <arg>\", the\n"
 	"format of sha256sum, ready to paste into a recipe. URLs (http, https,\n"
 	"file) are streamed and hashed as the bytes arrive, without being saved\n"
 	"or cached; transient network failures are retried and an interrupted\n"
 	"transfer is resumed. Credentials in a URL (user:password@) are shown\n"
-	"as ***@. \"-\" reads standard input. Exits 0 if every argument was\n"
-	"hashed, 4 if any failed (the others are still printed), 2 on a usage\n"
-	"error.\n"
-	"\n"
-	"options:\n"
-	"  --    treat every later argument as a FILE or URL, even if it starts\n"
-	"        with '-'\n";
+	"as ***@. \"-\" reads standard input; after \"--\", every argument is a\n"
+	"FILE or URL, even if it starts with '-'. Every argument is hashed even\n"
+	"after one failed.\n";
+
+const struct tf_opt tf_opts_sha256[] = {
+	TF_OPT_END,
+};
 
 static void print_line(const char *hex, const char *arg)
 {
@@ -34,41 +32,18 @@ static void print_line(const char *hex, const char *arg)
 	tf_buf_release(&shown);
 }
 
-/*
- * Check the command line: the only option is "--", which ends options;
- * *dashdash gets its index (0 if absent). Returns 0, or TF_EXIT_USAGE
- * after printing the usage error.
- */
-static int parse_args(int argc, char **argv, int *dashdash)
-{
-	int i;
-
-	*dashdash = 0;
-	for (i = 1; i < argc && !*dashdash; i++) {
-		if (!strcmp(argv[i], "--"))
-			*dashdash = i;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return tf_usage_error(tf_usage_sha256, "unknown option '%s'", argv[i]);
-	}
-	if (argc - 1 - (*dashdash != 0) == 0)
-		return tf_usage_error(tf_usage_sha256, "no FILE or URL given");
-	return 0;
-}
-
-int cmd_sha256(int argc, char **argv)
+int cmd_sha256(struct tf_args *a)
 {
 	struct tf_fetch_opts opts = TF_FETCH_OPTS_INIT;
 	char hex[TF_SHA256_HEX_LEN + 1];
-	int i, dashdash, failed = 0, ret;
+	size_t i;
+	int failed = 0;
 
-	ret = parse_args(argc, argv, &dashdash);
-	if (ret)
-		return ret;
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
+	if (!a->args.nr)
+		return tf_usage_error(tf_cmd_find("sha256"), "no FILE or URL given");
+	for (i = 0; i < a->args.nr; i++) {
+		const char *arg = a->args.v[i];
 
-		if (i == dashdash)
-			continue;
 		if (tf_fetch_digest(&opts, strcmp(arg, "-") ? arg : "/dev/stdin",
 				    hex) < 0) {
 			failed = 1;

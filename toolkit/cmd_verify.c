@@ -13,8 +13,6 @@
 #include "verify.h"
 
 const char tf_usage_verify[] =
-	"usage: tfbuild verify [-q] [--sums FILE] [--provenance FILE] [WHEEL...]\n"
-	"\n"
 	"Check each wheel as an installer would see it, independently of how\n"
 	"it was made:\n"
 	"  - the filename is NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl with\n"
@@ -40,16 +38,15 @@ const char tf_usage_verify[] =
 	"another build, added or removed is reported:\n"
 	"  tfbuild: WHEEL: sha256 X differs from Y listed in SHA256SUMS\n"
 	"  tfbuild: WHEEL: not listed in SHA256SUMS\n"
-	"  tfbuild: SHA256SUMS: lists 'NAME', which is missing\n"
-	"\n"
-	"options:\n"
-	"      --sums FILE        check against a SHA256SUMS file\n"
-	"      --provenance FILE  check against a provenance statement\n"
-	"  -q, --quiet   print only defects\n"
-	"  -h, --help    show this text\n"
-	"\n"
-	"exit status: 0 if every wheel is sound, 6 if any is defective,\n"
-	"2 on a usage error.\n";
+	"  tfbuild: SHA256SUMS: lists 'NAME', which is missing\n";
+
+const struct tf_opt tf_opts_verify[] = {
+	{ 0, "sums", TF_OPT_STRING, TF_ARG(sums), "FILE",
+	  "check against a SHA256SUMS file", NULL, 0, 0 },
+	{ 0, "provenance", TF_OPT_STRING, TF_ARG(provenance), "FILE",
+	  "check against a provenance statement", NULL, 0, 0 },
+	TF_OPT_END,
+};
 
 /* A list of expected wheels: SHA256SUMS or a provenance's subjects. */
 struct expected {
@@ -149,49 +146,36 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 	return bad ? TF_EXIT_WHEEL : TF_EXIT_OK;
 }
 
-int cmd_verify(int argc, char **argv)
+static void add_list(struct expected *lists, size_t *nr, const char *path,
+		     int provenance, int *ret)
+{
+	struct expected *e = &lists[(*nr)++];
+
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->sums = (struct tf_sums)TF_SUMS_INIT;
+	e->dir = (struct tf_buf)TF_BUF_INIT;
+	if (load_expected(e, provenance))
+		*ret = TF_EXIT_WHEEL;
+}
+
+int cmd_verify(struct tf_args *a)
 {
 	struct expected lists[2];
 	struct tf_strvec wheels = TF_STRVEC_INIT;
-	size_t nr_lists = 0, j;
-	int i, ret = TF_EXIT_OK;
+	size_t nr_lists = 0, i, j;
+	int ret = TF_EXIT_OK;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		int prov = !strcmp(argv[i], "--provenance");
-
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			tf_verbosity = 0;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(tf_usage_verify, stdout);
-			return TF_EXIT_OK;
-		} else if ((prov || !strcmp(argv[i], "--sums")) && i + 1 < argc &&
-			   nr_lists < 2) {
-			struct expected *e = &lists[nr_lists++];
-
-			memset(e, 0, sizeof(*e));
-			e->path = argv[++i];
-			e->sums = (struct tf_sums)TF_SUMS_INIT;
-			e->dir = (struct tf_buf)TF_BUF_INIT;
-			if (load_expected(e, prov))
-				ret = TF_EXIT_WHEEL;
-		} else {
-			ret = tf_usage_error(tf_usage_verify, "%s '%s'",
-					     strncmp(argv[i], "--", 2) || strchr(argv[i], '=') ||
-					     (strcmp(argv[i], "--sums") && strcmp(argv[i], "--provenance")) ?
-					     "unknown option" : "missing the file after", argv[i]);
-			break;
-		}
-	}
-	for (; ret == TF_EXIT_OK && i < argc; i++)
-		tf_strvec_push(&wheels, argv[i]);
+	if (a->sums)
+		add_list(lists, &nr_lists, a->sums, 0, &ret);
+	if (a->provenance)
+		add_list(lists, &nr_lists, a->provenance, 1, &ret);
+	for (i = 0; ret == TF_EXIT_OK && i < a->args.nr; i++)
+		tf_strvec_push(&wheels, a->args.v[i]);
 	for (j = 0; ret == TF_EXIT_OK && !wheels.nr && j < nr_lists; j++)
 		default_wheels(&lists[j], &wheels);
 	if (ret == TF_EXIT_OK && !wheels.nr && !nr_lists)
-		ret = tf_usage_error(tf_usage_verify, "no wheel given");
+		ret = tf_usage_error(tf_cmd_find("verify"), "no wheel given");
 	if (ret == TF_EXIT_OK)
 		ret = verify_all(&wheels, lists, nr_lists);
 	for (j = 0; j < nr_lists; j++) {

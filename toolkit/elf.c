@@ -575,14 +575,9 @@ static void add_context(struct tf_buf *msg, const char *context)
 		tf_buf_addf(msg, "%s: ", context);
 }
 
-/* Print one line; bytes from untrusted files must not break it. */
+/* Print one line; error() cleans bytes from untrusted files. */
 static int print_line(struct tf_buf *msg)
 {
-	size_t i;
-
-	for (i = 0; i < msg->len; i++)
-		if ((unsigned char)msg->buf[i] < 0x20 || msg->buf[i] == 0x7f)
-			msg->buf[i] = '?';
 	error("%s", msg->buf);
 	tf_buf_release(msg);
 	return -1;

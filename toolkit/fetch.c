@@ -39,6 +39,7 @@
 #include "hash.h"
 #include "log.h"
 #include "path.h"
+#include "ui.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "dev"
@@ -169,6 +170,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 	}
 	tf_sha256_update(x->h, p, len);
 	x->got += (long long)len;
+	tf_ui_fetch_progress(x->subject, x->got);
 	return len;
 }
 

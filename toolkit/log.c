@@ -5,18 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui.h"
+
 int tf_verbosity = 1;
 
-static void vreport(const char *prefix, const char *fmt, va_list ap,
-		    const char *suffix)
+/*
+ * The one place where text from input is made safe to show: control
+ * characters (escape sequences, newlines, carriage returns) become '?',
+ * so a message is one line and cannot drive the terminal.
+ */
+static void clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+static void vreport_at(enum tf_level level, const char *file, int line,
+		       int col, const char *fmt, va_list ap, const char *suffix)
 {
 	char msg[4096];
+	size_t n;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* One write per line so parallel children's output never splits it. */
-	fprintf(stderr, "tfbuild: %s%s%s%s\n", prefix, msg, suffix ? ": " : "",
-		suffix ? suffix : "");
-	fflush(stderr);
+	if (suffix) {
+		n = strlen(msg);
+		snprintf(msg + n, sizeof(msg) - n, ": %s", suffix);
+	}
+	clean(msg);
+	tf_ui_report(level, file, line, col, msg);
+}
+
+static void vreport(enum tf_level level, const char *fmt, va_list ap,
+		    const char *suffix)
+{
+	vreport_at(level, NULL, 0, 0, fmt, ap, suffix);
 }
 
 int error(const char *fmt, ...)
@@ -24,7 +47,17 @@ int error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("", fmt, ap, NULL);
+	vreport(TF_LEVEL_ERROR, fmt, ap, NULL);
+	va_end(ap);
+	return -1;
+}
+
+int error_at(const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport_at(TF_LEVEL_ERROR, file, line, col, fmt, ap, NULL);
 	va_end(ap);
 	return -1;
 }
@@ -35,7 +68,7 @@ int error_errno(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("", fmt, ap, strerror(err));
+	vreport(TF_LEVEL_ERROR, fmt, ap, strerror(err));
 	va_end(ap);
 	return -1;
 }
@@ -45,7 +78,7 @@ void warning(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap, NULL);
+	vreport(TF_LEVEL_WARNING, fmt, ap, NULL);
 	va_end(ap);
 }
 
@@ -56,7 +89,7 @@ void info(const char *fmt, ...)
 	if (tf_verbosity < 1)
 		return;
 	va_start(ap, fmt);
-	vreport("", fmt, ap, NULL);
+	vreport(TF_LEVEL_INFO, fmt, ap, NULL);
 	va_end(ap);
 }
 
@@ -67,7 +100,7 @@ void verbose(const char *fmt, ...)
 	if (tf_verbosity < 2)
 		return;
 	va_start(ap, fmt);
-	vreport("", fmt, ap, NULL);
+	vreport(TF_LEVEL_VERBOSE, fmt, ap, NULL);
 	va_end(ap);
 }
 
@@ -76,7 +109,7 @@ void die(int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("", fmt, ap, NULL);
+	vreport(TF_LEVEL_ERROR, fmt, ap, NULL);
 	va_end(ap);
 	exit(code);
 }
@@ -88,7 +121,12 @@ void tf_bug(const char *file, int line, const char *fmt, ...)
 
 	snprintf(where, sizeof(where), "BUG: %s:%d: ", file, line);
 	va_start(ap, fmt);
-	vreport(where, fmt, ap, NULL);
+	{
+		char msg[4096];
+
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		fprintf(stderr, "tfbuild: %s%s\n", where, msg);
+	}
 	va_end(ap);
 	abort();
 }

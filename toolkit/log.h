@@ -2,12 +2,27 @@
 #define TF_LOG_H
 
 /*
- * Messages and exit codes.
+ * Messages and exit codes, and the error convention every file follows.
  *
- * A failure is reported once, where its context is known, as one line:
- *   tfbuild: recipes/demo.yaml:12:5: unknown key 'sourse' in 'sources[0]'
- * error() prints such a line and returns -1, so failure paths read
- * `return error(...)`. Only main() and the cmd_*.c files exit.
+ * 1. A function that can fail returns 0, or -1 after reporting the
+ *    failure once, with error(), where its context is known, as one line:
+ *      tfbuild: recipes/demo.yaml:12:5: unknown key 'sourse' in 'sources[0]'
+ *    so failure paths read `return error(...)`. Errors at a recipe
+ *    position go through tf_error_at() (recipe.h), which keeps FILE, LINE
+ *    and COL apart for CI annotations and JSON events.
+ * 2. A pure check that must not print is named *_check and explains a
+ *    refusal in a `why` buffer: `int tf_x_check(const char *v, struct
+ *    tf_buf *why)` returns 0, or -1 with why filled; its caller reports.
+ * 3. A result with more than two outcomes is a named enum, never a
+ *    meaning given to -1, 0 and 1 (e.g. enum tf_plan_result).
+ * 4. --help, -V and usage errors are handled by the command table
+ *    (cmd.h), never signalled by a parser's return value.
+ * 5. Only main() exits; commands turn a failing stage into an exit code
+ *    from enum tf_exit. die() is for the top level only.
+ * 6. Text that came from input (archive member names, patch file names,
+ *    URLs, recipe strings) is passed to the reporting functions as is:
+ *    they, and only they, show control characters as '?' so that no
+ *    message can drive the terminal or break a log line.
  */
 
 #include <stdarg.h>
@@ -36,6 +51,9 @@ extern int tf_verbosity;
 
 /* Print "tfbuild: MSG" to stderr; return -1. */
 int error(const char *fmt, ...) TF_PRINTF(1, 2);
+/* Print "tfbuild: FILE:LINE:COL: MSG" to stderr; return -1. */
+int error_at(const char *file, int line, int col, const char *fmt, ...)
+	TF_PRINTF(4, 5);
 /* Like error(), with ": strerror(errno)" appended; return -1. */
 int error_errno(const char *fmt, ...) TF_PRINTF(1, 2);
 /* Print "tfbuild: warning: MSG" to stderr. */

@@ -358,25 +358,12 @@ static void explain_line(struct explain *x, const char *line)
 	}
 }
 
-/*
- * Names in the messages come from the patch: C-quoted ones may decode
- * to a newline or an escape sequence. Show control characters as '?',
- * so each message stays one line and cannot drive the terminal.
- */
-static void make_printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 void tf_patch_explain(const char *output, int strip, struct tf_strvec *msgs)
 {
 	struct explain x = { strip, TF_BUF_INIT, 0, 0, TF_BUF_INIT,
 			     TF_BUF_INIT, msgs };
 	struct tf_buf line = TF_BUF_INIT;
 	const char *p = output;
-	size_t first = msgs->nr;
 
 	while (*p) {
 		size_t n = strcspn(p, "\n");
@@ -389,8 +376,6 @@ void tf_patch_explain(const char *output, int strip, struct tf_strvec *msgs)
 	}
 	if (x.missing)
 		missing_done(&x);
-	for (; first < msgs->nr; first++)
-		make_printable(msgs->v[first]);
 	tf_buf_release(&line);
 	tf_buf_release(&x.file);
 	tf_buf_release(&x.old_name);
@@ -433,7 +418,6 @@ static int scan_file(const char *path, const char *label, int strip)
 			ret = error("%s:%ld: line is longer than %d bytes", label,
 				    nr, LINE_CAP);
 		} else if (tf_patch_scan_line(&s, line.buf, &bad)) {
-			make_printable(bad.buf);
 			ret = error("%s: refusing path '%s' outside the source tree",
 				    label, bad.buf);
 		}

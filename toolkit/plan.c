@@ -12,6 +12,8 @@
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
+#include "url.h"
+#include "wheel.h"
 
 /* Keep s in the plan's store and return the stored copy. */
 static const char *keep(struct tf_plan *p, char *s)
@@ -170,6 +172,12 @@ static int plan_url(struct tf_plan *p, struct tf_plan_source *ps,
 		return 1;
 	}
 	tf_strvec_push(&ps->urls, url);
+	{
+		struct tf_buf shown = TF_BUF_INIT;
+
+		tf_url_canonical(url, p->recipe->dir, &shown);
+		tf_strvec_push_take(&ps->shown, tf_buf_detach(&shown));
+	}
 	return 0;
 }
 
@@ -319,6 +327,70 @@ static int dst_ok(const char *v)
 	return !strcmp(v, ".") || tf_path_is_safe_relative(v);
 }
 
+/* A metadata field that must be one line, at its position. */
+static int check_line(const struct tf_str *s, const char *v, const char *what)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int bad = v && tf_wheel_line_check(v, &why);
+
+	if (bad)
+		tf_error_at(&s->pos, "'%s' %s; it must be one line", what, why.buf);
+	tf_buf_release(&why);
+	return bad;
+}
+
+/* A file rule's destination inside the wheel ("." is its root). */
+static int check_dst(const struct tf_str *s, const char *v)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int bad = v && strcmp(v, ".") && tf_wheel_dst_check(v, &why);
+
+	if (bad)
+		tf_error_at(&s->pos, "destination '%s' %s", v, why.buf);
+	tf_buf_release(&why);
+	return bad;
+}
+
+/* Each entry point valid and defined once, reported at the part at fault. */
+static int check_entry_points(const struct tf_wheel_def *w,
+			      const struct tf_wheel_entry_point *e)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	size_t i, j;
+	int errors = 0;
+
+	for (i = 0; i < w->nr_entry_points; i++) {
+		const struct tf_entry_point *d = &w->entry_points[i];
+		struct tf_wheel_entry_point g = { e[i].group, "x", "x" };
+		struct tf_wheel_entry_point n = { e[i].group, e[i].name, "x" };
+
+		if (!e[i].group || !e[i].name || !e[i].value)
+			continue;
+		tf_buf_reset(&why);
+		if (tf_wheel_entry_point_check(&e[i], &why)) {
+			struct tf_buf scratch = TF_BUF_INIT;
+			const struct tf_pos *at =
+				tf_wheel_entry_point_check(&g, &scratch) ? &d->group.pos :
+				tf_wheel_entry_point_check(&n, &scratch) ? &d->name.pos :
+				&d->value.pos;
+
+			errors++;
+			tf_error_at(at, "%s", why.buf);
+			tf_buf_release(&scratch);
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(e[j].group, e[i].group) && !strcmp(e[j].name, e[i].name)) {
+				errors++;
+				tf_error_at(&d->name.pos, "entry point '%s' in '%s' is defined twice",
+					    e[i].name, e[i].group);
+				break;
+			}
+	}
+	tf_buf_release(&why);
+	return errors;
+}
+
 static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 {
 	const struct tf_wheel_def *w = pw->def;
@@ -336,8 +408,11 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 		errors += check_value(&w->files[i].src, f->src,
 				      tf_path_is_safe_relative,
 				      "relative path inside the stage");
-		errors += check_value(&w->files[i].dst, f->dst, dst_ok,
-				      "relative path inside the wheel");
+		if (check_value(&w->files[i].dst, f->dst, dst_ok,
+				"relative path inside the wheel"))
+			errors++;
+		else
+			errors += check_dst(&w->files[i].dst, f->dst);
 	}
 	return errors;
 }
@@ -384,6 +459,11 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 	}
 	spec->entry_points = pw->entry_points;
 	spec->nr_entry_points = w->nr_entry_points;
+	errors += check_line(&w->summary, spec->summary, "summary");
+	errors += check_line(&w->license, spec->license, "license");
+	errors += check_line(&w->requires_python, spec->requires_python,
+			     "requires-python");
+	errors += check_entry_points(w, pw->entry_points);
 	pw->allow_needed = tf_calloc(w->nr_allow_needed + 1, sizeof(char *));
 	for (j = 0; j < w->nr_allow_needed; j++)
 		pw->allow_needed[j] = expand(p, &w->allow_needed[j], &errors);
@@ -476,6 +556,7 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
 	for (i = 0; i < r->nr_sources; i++) {
 		p->sources[i].urls = (struct tf_strvec)TF_STRVEC_INIT;
+		p->sources[i].shown = (struct tf_strvec)TF_STRVEC_INIT;
 		p->sources[i].patches = (struct tf_strvec)TF_STRVEC_INIT;
 		p->sources[i].inputs = (struct tf_stamp)TF_STAMP_INIT;
 	}
@@ -512,6 +593,7 @@ void tf_plan_release(struct tf_plan *p)
 		return;
 	for (i = 0; i < p->recipe->nr_sources && p->sources; i++) {
 		tf_strvec_release(&p->sources[i].urls);
+		tf_strvec_release(&p->sources[i].shown);
 		tf_strvec_release(&p->sources[i].patches);
 		tf_stamp_release(&p->sources[i].inputs);
 	}

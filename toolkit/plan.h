@@ -21,6 +21,8 @@
 struct tf_plan_source {
 	const struct tf_source *def; /* borrowed from the recipe */
 	struct tf_strvec urls;       /* owned: url, then mirrors, expanded */
+	struct tf_strvec shown;      /* owned: urls as shown and recorded
+					(url.h): no credentials, no local path */
 	const char *local;           /* store: absolute directory of a path source */
 	struct tf_strvec patches;    /* owned: absolute patch paths, in order */
 	const char *dir;             /* store: where the prepared tree goes */
@@ -85,7 +87,7 @@ struct tf_plan {
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */
-enum { TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -2 };
+enum tf_plan_result { TF_PLAN_OK = 0, TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -2 };
 
 /*
  * Expand recipe r for target. Returns 0, or TF_PLAN_RECIPE after

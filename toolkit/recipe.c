@@ -16,6 +16,7 @@
 
 #include "hash.h"
 #include "log.h"
+#include "target.h"
 #include "path.h"
 
 /* Recipes are small; a cap keeps a hostile file from eating memory. */
@@ -75,7 +76,7 @@ int tf_error_at(const struct tf_pos *pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return error("%s:%d:%d: %s", pos->file, pos->line, pos->col, msg);
+	return error_at(pos->file, pos->line, pos->col, "%s", msg);
 }
 
 /* The state of one load. */
@@ -722,9 +723,13 @@ static int parse_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 			ret = -1;
 			continue;
 		}
-		if (strcmp(t->target.s, "x86_64") && strcmp(t->target.s, "aarch64")) {
-			ret = bad(l, k, "unknown target '%s' in 'toolchains' (known: x86_64, aarch64)",
-				  t->target.s);
+		if (!tf_target_is_known(t->target.s)) {
+			struct tf_buf known = TF_BUF_INIT;
+
+			tf_target_list(&known);
+			ret = bad(l, k, "unknown target '%s' in 'toolchains' (known: %s)",
+				  t->target.s, known.buf);
+			tf_buf_release(&known);
 			continue;
 		}
 		t->pos = pos_of(l, k);
@@ -874,11 +879,15 @@ static int parse_targets(struct loader *l, yaml_node_t *v, void *obj,
 	for (i = 0; i < r->nr_targets; i++) {
 		const struct tf_str *t = &r->targets[i];
 
-		if (strcmp(t->s, "x86_64") && strcmp(t->s, "aarch64")) {
+		if (!tf_target_is_known(t->s)) {
+			struct tf_buf known = TF_BUF_INIT;
+
 			l->errors++;
-			return tf_error_at(&t->pos,
-					   "unknown target '%s' (known: x86_64, aarch64)",
-					   t->s);
+			tf_target_list(&known);
+			tf_error_at(&t->pos, "unknown target '%s' (known: %s)", t->s,
+				    known.buf);
+			tf_buf_release(&known);
+			return -1;
 		}
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->targets[j].s, t->s)) {

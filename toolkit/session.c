@@ -1,6 +1,5 @@
 #include "session.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,17 +9,6 @@
 #include "log.h"
 #include "path.h"
 #include "target.h"
-
-static int parse_jobs(const char *arg, int *jobs)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (*end || end == arg || n < 1 || n > 1024)
-		return -1;
-	*jobs = (int)n;
-	return 0;
-}
 
 static char *default_cache(void)
 {
@@ -43,67 +31,52 @@ static void set_defaults(struct tf_options *o)
 		o->jobs = n > 0 ? (int)n : 1;
 }
 
-int tf_session_parse(struct tf_session *s, int argc, char **argv,
-		     const char *usage, int flags)
+int tf_session_setup(struct tf_session *s, const struct tf_args *a,
+		     const struct tf_cmd *c)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "cache", required_argument, NULL, 'C' },
-		{ "build-dir", required_argument, NULL, 'B' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "offline", no_argument, NULL, 'O' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "recheck", no_argument, NULL, 'R' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "toolchain", required_argument, NULL, 'T' },
-		{ "target", required_argument, NULL, 't' },
-		{ "set", required_argument, NULL, 'D' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tf_options *o = &s->opt;
-	int c;
+	size_t i;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:j:kft:D:vqh", longopts, NULL)) != -1) {
-		int build_only = strchr("oBjkf", c) != NULL;
-
-		if (build_only && !(flags & TF_OPT_BUILD))
-			return tf_usage_error(usage, "option '%s' does not apply here",
-					   argv[optind - 1]);
-		switch (c) {
-		case 'o': o->out_dir = optarg; break;
-		case 'C': free((char *)o->cache_dir); o->cache_dir = tf_strdup(optarg); break;
-		case 'B': free((char *)o->build_dir); o->build_dir = tf_strdup(optarg); break;
-		case 'j':
-			if (parse_jobs(optarg, &o->jobs))
-				return tf_usage_error(usage, "--jobs wants a number from 1 to 1024, not '%s'",
-						   optarg);
-			break;
-		case 'O': o->offline = 1; break;
-		case 'k': o->keep_going = 1; break;
-		case 'R': o->recheck = 1; break;
-		case 'f': o->force = 1; break;
-		case 'T': o->toolchain = optarg; break;
-		case 't': tf_strvec_push(&o->targets, optarg); break;
-		case 'D': tf_strvec_push(&o->sets, optarg); break;
-		case 'v': tf_verbosity++; break;
-		case 'q': tf_verbosity = 0; break;
-		case 'h': fputs(usage, stdout); return -1;
-		default:
-			return tf_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind + 1 != argc) {
-		return tf_usage_error(usage, "%s", optind == argc ?
-				      "missing the recipe file" : "too many arguments");
-	}
-	o->recipe = argv[optind];
+	memset(s, 0, sizeof(*s));
+	o->targets = (struct tf_strvec)TF_STRVEC_INIT;
+	o->sets = (struct tf_strvec)TF_STRVEC_INIT;
+	if (a->args.nr != 1)
+		return tf_usage_error(c, "%s", a->args.nr ? "too many arguments; one recipe at a time"
+					  : "missing the recipe file");
+	o->recipe = a->args.v[0];
+	o->out_dir = a->out_dir;
+	o->cache_dir = a->cache_dir ? tf_strdup(a->cache_dir) : NULL;
+	o->build_dir = a->build_dir ? tf_strdup(a->build_dir) : NULL;
+	o->jobs = a->jobs;
+	o->offline = a->offline;
+	o->keep_going = a->keep_going;
+	o->recheck = a->recheck;
+	o->force = a->force;
+	o->toolchain = a->toolchain;
+	for (i = 0; i < a->targets.nr; i++)
+		tf_strvec_push(&o->targets, a->targets.v[i]);
+	for (i = 0; i < a->sets.nr; i++)
+		tf_strvec_push(&o->sets, a->sets.v[i]);
 	set_defaults(o);
 	return 0;
+}
+
+/* A target the recipe does not build: say which ones it does. */
+static int refuse_target(const struct tf_recipe *r, const char *t,
+			 const char *host)
+{
+	struct tf_buf valid = TF_BUF_INIT;
+	size_t j;
+
+	for (j = 0; j < r->nr_targets; j++)
+		tf_buf_addf(&valid, "%s%s", j ? ", " : "", r->targets[j].s);
+	if (!r->nr_targets)
+		tf_buf_addf(&valid, "%s (the host's: the recipe lists no 'targets')",
+			    host);
+	error("--target '%s': %s builds only %s; valid values: %s, all", t,
+	      r->path, valid.buf, r->nr_targets ? valid.buf : host);
+	tf_buf_release(&valid);
+	return -1;
 }
 
 /* Turn --target values (or the recipe's default) into a list of names. */
@@ -135,9 +108,7 @@ static int choose_targets(struct tf_session *s, struct tf_strvec *out)
 		for (j = 0; j < r->nr_targets && strcmp(r->targets[j].s, t); j++)
 			;
 		if (!tf_target_is_known(t) || (r->nr_targets && j == r->nr_targets))
-			return error("--target '%s': the recipe supports %s", t,
-				     r->nr_targets ? "only the targets it lists" :
-				     "only the host target");
+			return refuse_target(r, t, host);
 		tf_strvec_push(out, t);
 	}
 	return 0;

@@ -35,18 +35,16 @@ struct tf_session {
 	struct tf_fetch_opts fetch; /* points into opt */
 };
 
-/* Which options a command accepts. */
-enum {
-	TF_OPT_BUILD = 1, /* --out --build-dir --jobs --keep-going */
-};
+struct tf_args;
+struct tf_cmd;
 
 /*
- * Parse argv (argv[0] is the command) into s->opt. Returns 0 to go on,
- * TF_EXIT_USAGE after printing a usage error, or -1 if --help was given
- * and printed (the command then exits 0).
+ * Take the recipe commands' options from the parsed command line (one
+ * argument: the recipe) into s->opt, with defaults. Returns 0, or
+ * TF_EXIT_USAGE after printing a usage error for command c.
  */
-int tf_session_parse(struct tf_session *s, int argc, char **argv,
-		     const char *usage, int flags);
+int tf_session_setup(struct tf_session *s, const struct tf_args *a,
+		     const struct tf_cmd *c);
 /*
  * Load the recipe and expand a plan for each chosen target. Returns an
  * exit code: 0, or TF_EXIT_RECIPE / TF_EXIT_BUILD / TF_EXIT_USAGE.

@@ -10,6 +10,7 @@
 #include "patch.h"
 #include "path.h"
 #include "stamp.h"
+#include "ui.h"
 
 int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 {
@@ -31,6 +32,8 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 		}
 		tf_strvec_push(&p->store, path.buf);
 		s->archive = p->store.v[p->store.nr - 1];
+		tf_ui_source_fetched(s->def->name.s, s->shown.v[0],
+				     s->def->sha256.s, s->archive);
 	}
 	tf_buf_release(&label);
 	tf_buf_release(&path);

@@ -52,6 +52,47 @@ int tf_target_is_known(const char *name)
 	return 0;
 }
 
+#define NR_TARGETS (sizeof(targets) / sizeof(*targets))
+
+const char *const *tf_target_names(void)
+{
+	static const char *names[NR_TARGETS + 1];
+	size_t i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		names[i] = targets[i].name;
+	return names;
+}
+
+const char *const *tf_target_choices(void)
+{
+	static const char *choices[NR_TARGETS + 2];
+	size_t i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		choices[i] = targets[i].name;
+	choices[i] = "all";
+	return choices;
+}
+
+void tf_target_list(struct tf_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		tf_buf_addf(out, "%s%s", i ? ", " : "", targets[i].name);
+}
+
+static int unknown_target(const char *name)
+{
+	struct tf_buf known = TF_BUF_INIT;
+
+	tf_target_list(&known);
+	error("unknown target '%s' (known: %s)", name, known.buf);
+	tf_buf_release(&known);
+	return -1;
+}
+
 /* Look a program up in the fixed PATH steps get; its full path or NULL. */
 static char *find_in_path(const char *prog)
 {
@@ -199,7 +240,7 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 		if (!strcmp(name, targets[i].name))
 			break;
 	if (i == sizeof(targets) / sizeof(*targets))
-		return error("unknown target '%s' (known: x86_64, aarch64)", name);
+		return unknown_target(name);
 	t->name = targets[i].name;
 	t->triplet = targets[i].triplet;
 	t->native = host && !strcmp(host, name);

@@ -1,6 +1,8 @@
 #ifndef TF_TARGET_H
 #define TF_TARGET_H
 
+#include "buf.h"
+
 /*
  * Targets and their toolchains: what compiler, flags and Python headers
  * a step gets for x86_64 or aarch64, from this x86_64 or aarch64 host.
@@ -33,6 +35,12 @@ struct tf_target {
 const char *tf_target_host(void);
 /* 1 if name is a known target. */
 int tf_target_is_known(const char *name);
+/* The known targets, NULL-terminated: the one list of them. */
+const char *const *tf_target_names(void);
+/* The values --target accepts: the known targets, then "all". */
+const char *const *tf_target_choices(void);
+/* Append the known targets to out as "x86_64, aarch64". */
+void tf_target_list(struct tf_buf *out);
 /*
  * Fill t with the default toolchain for target name. With check set,
  * also make sure its tools exist (naming the Debian package to install

@@ -264,16 +264,6 @@ static void verifier_release(struct verifier *v)
 	v->nr_rows = 0;
 }
 
-/*
- * Append s, with control characters as '?': names come from untrusted
- * archives and must not drive the terminal.
- */
-static void add_printable(struct tf_buf *out, const char *s)
-{
-	for (; *s; s++)
-		tf_buf_addch(out, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-}
-
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
 static int defect(const struct verifier *v, const char *entry,
 		  const char *fmt, ...) TF_PRINTF(3, 4);
@@ -291,13 +281,13 @@ static int defect(const struct verifier *v, const char *entry,
 	while (what.len && (what.buf[what.len - 1] == '\n' ||
 			    what.buf[what.len - 1] == ' '))
 		tf_buf_setlen(&what, what.len - 1);
-	add_printable(&msg, v->path);
+	tf_buf_addstr(&msg, v->path);
 	tf_buf_addstr(&msg, ": ");
 	if (entry) {
-		add_printable(&msg, entry);
+		tf_buf_addstr(&msg, entry);
 		tf_buf_addstr(&msg, ": ");
 	}
-	add_printable(&msg, what.buf);
+	tf_buf_addstr(&msg, what.buf);
 	error("%s", msg.buf);
 	tf_buf_release(&what);
 	tf_buf_release(&msg);

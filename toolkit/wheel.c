@@ -105,20 +105,32 @@ static int has_line_break(const char *s)
 	return s && strpbrk(s, "\r\n");
 }
 
+int tf_wheel_line_check(const char *value, struct tf_buf *why)
+{
+	if (!has_line_break(value))
+		return 0;
+	tf_buf_addstr(why, "contains a line break");
+	return -1;
+}
+
 static int check_fields(const struct tf_wheel_spec *w)
 {
 	const char *const *r;
+	struct tf_buf why = TF_BUF_INIT;
+	int bad;
 
 	if (w->compression_level < -1 || w->compression_level > 9)
 		return error("wheel '%s': compression level %d is not 0-9",
 			     w->name, w->compression_level);
-	if (has_line_break(w->summary))
-		return error("wheel '%s': summary contains a line break", w->name);
-	if (has_line_break(w->license))
-		return error("wheel '%s': license contains a line break", w->name);
-	if (has_line_break(w->requires_python))
-		return error("wheel '%s': requires-python contains a line break",
-			     w->name);
+	bad = tf_wheel_line_check(w->summary, &why) ?
+		error("wheel '%s': summary %s", w->name, why.buf) :
+	      tf_wheel_line_check(w->license, &why) ?
+		error("wheel '%s': license %s", w->name, why.buf) :
+	      tf_wheel_line_check(w->requires_python, &why) ?
+		error("wheel '%s': requires-python %s", w->name, why.buf) : 0;
+	tf_buf_release(&why);
+	if (bad)
+		return -1;
 	if (has_line_break(w->home_page))
 		return error("wheel '%s': home page contains a line break",
 			     w->name);
@@ -185,18 +197,28 @@ static int in_dist_info(const char *path)
 	return n >= suffix && !strncasecmp(path + n - suffix, ".dist-info", suffix);
 }
 
-static int check_dst(const struct tf_wheel_spec *w, const char *dst)
+int tf_wheel_dst_check(const char *dst, struct tf_buf *why)
 {
 	if (!is_plain_relative(dst))
-		return error("wheel '%s': file '%s' is not a safe relative path",
-			     w->name, dst);
-	if (!is_plain_ascii(dst))
-		return error("wheel '%s': file '%s' has a backslash, control or "
-			     "non-ASCII character", w->name, dst);
-	if (in_dist_info(dst))
-		return error("wheel '%s': file '%s' is inside a .dist-info "
-			     "directory", w->name, dst);
-	return 0;
+		tf_buf_addstr(why, "is not a safe relative path");
+	else if (!is_plain_ascii(dst))
+		tf_buf_addstr(why, "has a backslash, control or non-ASCII character");
+	else if (in_dist_info(dst))
+		tf_buf_addstr(why, "is inside a .dist-info directory");
+	else
+		return 0;
+	return -1;
+}
+
+static int check_dst(const struct tf_wheel_spec *w, const char *dst)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int ret = 0;
+
+	if (tf_wheel_dst_check(dst, &why))
+		ret = error("wheel '%s': file '%s' %s", w->name, dst, why.buf);
+	tf_buf_release(&why);
+	return ret;
 }
 
 static int cmp_files(const void *a, const void *b)
@@ -267,24 +289,36 @@ static int is_object_ref(const char *s)
 	       is_dotted(colon + 1, strlen(colon + 1));
 }
 
-static int check_entry_point(const struct tf_wheel_spec *w,
-			     const struct tf_wheel_entry_point *e)
+int tf_wheel_entry_point_check(const struct tf_wheel_entry_point *e,
+			       struct tf_buf *why)
 {
 	const char *g = e->group ? e->group : "", *n = e->name ? e->name : "";
 	const char *v = e->value ? e->value : "";
 	size_t len = strlen(n);
 
 	if (!is_dotted(g, strlen(g)))
-		return error("wheel '%s': entry point group '%s' is not valid",
-			     w->name, g);
-	if (!len || n[0] == '[' || n[0] == ' ' || n[len - 1] == ' ' ||
-	    strpbrk(n, "=\r\n"))
-		return error("wheel '%s': entry point name '%s' in '%s' is not "
-			     "valid", w->name, n, g);
-	if (!is_object_ref(v))
-		return error("wheel '%s': entry point '%s' in '%s': '%s' is not "
-			     "a valid object reference", w->name, n, g, v);
-	return 0;
+		tf_buf_addf(why, "entry point group '%s' is not valid", g);
+	else if (!len || n[0] == '[' || n[0] == ' ' || n[len - 1] == ' ' ||
+		 strpbrk(n, "=\r\n"))
+		tf_buf_addf(why, "entry point name '%s' in '%s' is not valid", n, g);
+	else if (!is_object_ref(v))
+		tf_buf_addf(why, "entry point '%s' in '%s': '%s' is not a valid "
+			    "object reference", n, g, v);
+	else
+		return 0;
+	return -1;
+}
+
+static int check_entry_point(const struct tf_wheel_spec *w,
+			     const struct tf_wheel_entry_point *e)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int ret = 0;
+
+	if (tf_wheel_entry_point_check(e, &why))
+		ret = error("wheel '%s': %s", w->name, why.buf);
+	tf_buf_release(&why);
+	return ret;
 }
 
 static int cmp_entry_points(const void *a, const void *b)

@@ -58,6 +58,21 @@ int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 int tf_wheel_filename(const struct tf_wheel_spec *w, struct tf_buf *out);
 
 /*
+ * Checks of single wheel fields, without printing (log.h): 0 if the
+ * value is acceptable, else -1 with why filled ("contains a line
+ * break"). The plan runs them on the recipe's values, at their
+ * positions, before anything runs; tf_wheel_pack runs them again as a
+ * last line of defence for callers without a recipe.
+ */
+/* A one-line metadata field (summary, license, requires-python). */
+int tf_wheel_line_check(const char *value, struct tf_buf *why);
+/* A path inside the wheel: plain, relative, ASCII, not in .dist-info. */
+int tf_wheel_dst_check(const char *dst, struct tf_buf *why);
+/* An entry point: dotted group, a name, an object reference. */
+int tf_wheel_entry_point_check(const struct tf_wheel_entry_point *e,
+			       struct tf_buf *why);
+
+/*
  * Append field to out as one RECORD (CSV) field: as is, or in double
  * quotes with '"' doubled when it holds ',', '"', CR or LF (what
  * Python's csv module writes by default).

@@ -32,27 +32,17 @@ static void scan(const char *text, int strip)
 	tf_buf_release(&bad);
 }
 
-static int printable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tf_strvec msgs = TF_STRVEC_INIT;
 	char *text = fuzz_string(data, size);
-	size_t i;
 
 	scan(text, 0);
 	scan(text, 1);
 	tf_patch_explain(text, 1, &msgs);
-	/* Messages are one line, and what the patch names cannot drive the
-	   terminal. */
-	for (i = 0; i < msgs.nr; i++)
-		FUZZ_ASSERT(printable(msgs.v[i]));
+	/* What the patch names may hold control characters: error() shows
+	   them as '?' when the messages are printed (log.h), not here;
+	   t0103 checks what reaches the terminal. */
 	tf_strvec_release(&msgs);
 	free(text);
 	return 0;
