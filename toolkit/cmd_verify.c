@@ -13,7 +13,7 @@
 #include "verify.h"
 
 const char tf_usage_verify[] =
-	"usage: tfbuild verify [-q] [--sums FILE] [--provenance FILE] [WHEEL...]\n"
+	"usage: tfbuild verify [-q|-v] [--sums FILE] [--provenance FILE] [WHEEL...]\n"
 	"\n"
 	"Check each wheel as an installer would see it, independently of how\n"
 	"it was made:\n"
@@ -26,7 +26,12 @@ const char tf_usage_verify[] =
 	"  - every entry is listed in RECORD with its sha256 and size, and\n"
 	"    everything RECORD lists is in the archive;\n"
 	"  - no entry is duplicated, absolute, has a '..' component or a\n"
-	"    backslash, or has corrupt data.\n"
+	"    backslash, or has corrupt data;\n"
+	"  - every ELF file matches the platform tag, and its code needs no\n"
+	"    instruction above the platform's baseline ISA (x86-64-v1,\n"
+	"    armv8.0-a) unless .dist-info/tfbuild-isa declares that it\n"
+	"    dispatches at run time or a higher minimum (docs/isa.md); no\n"
+	"    library asks for an executable stack.\n"
 	"\n"
 	"For each sound wheel \"ok  WHEEL\" is printed on stdout; for a\n"
 	"defective one, its first defect on stderr:\n"
@@ -46,6 +51,8 @@ const char tf_usage_verify[] =
 	"      --sums FILE        check against a SHA256SUMS file\n"
 	"      --provenance FILE  check against a provenance statement\n"
 	"  -q, --quiet   print only defects\n"
+	"  -v, --verbose also print the ISA declarations and what the audit\n"
+	"                found in each ELF file\n"
 	"  -h, --help    show this text\n"
 	"\n"
 	"exit status: 0 if every wheel is sound, 6 if any is defective,\n"
@@ -165,6 +172,8 @@ int cmd_verify(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			tf_verbosity = 0;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			tf_verbosity = 2;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(tf_usage_verify, stdout);
 			return TF_EXIT_OK;

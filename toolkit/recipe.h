@@ -94,6 +94,12 @@ struct tf_wheel_def {
 	struct tf_export_def *exports;
 	size_t nr_exports;
 	struct tf_pos pos;
+	struct tf_str *isa_dispatch;  /* isa.dispatch: globs of wheel paths
+					 that pick their kernels at run time */
+	size_t nr_isa_dispatch;
+	struct tf_str *isa_minimum;   /* isa.minimum: levels above the
+					 baseline, at most one per family */
+	size_t nr_isa_minimum;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */
