@@ -142,4 +142,13 @@ int tf_isa_dispatches(const struct tf_isa_policy *p, const char *shown);
    (first vpaddd in f+0x10), ..."; "x86-64-v1" when nothing is above. */
 void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out);
 
+/*
+ * isa_blame.c: after an illegal instruction in a test on the baseline
+ * CPU, print "  suspect: FILE: SUMMARY" for each ELF file of target's
+ * family under dirs whose code needs more than level (at most 10).
+ * Returns how many it named.
+ */
+size_t tf_isa_blame(const char *const *dirs, size_t nr, const char *target,
+		    int level);
+
 #endif

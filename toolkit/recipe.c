@@ -1100,6 +1100,26 @@ static int resolve_step(struct loader *l, struct tf_step *s)
 	return ret;
 }
 
+/*
+ * Each test runs again as NAME@baseline under emulation of the oldest
+ * CPU the wheels allow (docs/isa.md), once NAME has passed.
+ */
+static void baseline_copy(struct tf_recipe *r, const struct tf_step *t,
+			  struct tf_step *copy)
+{
+	size_t n = strlen(t->name.s) + sizeof("@baseline");
+	char *name = arena_alloc(r, n);
+
+	*copy = *t;
+	snprintf(name, n, "%s@baseline", t->name.s);
+	copy->name.s = name;
+	copy->is_test = TF_TEST_BASELINE;
+	copy->needs = arena_alloc(r, (t->nr_needs + 1) * sizeof(*copy->needs));
+	if (t->nr_needs)
+		memcpy(copy->needs, t->needs, t->nr_needs * sizeof(*copy->needs));
+	copy->needs[copy->nr_needs++] = t->name;
+}
+
 /* Tests are steps that run target code; they follow the build steps. */
 static void append_tests(struct tf_recipe *r)
 {
@@ -1108,15 +1128,17 @@ static void append_tests(struct tf_recipe *r)
 
 	if (!r->nr_tests)
 		return;
-	all = arena_alloc(r, (r->nr_steps + r->nr_tests) * sizeof(*all));
+	all = arena_alloc(r, (r->nr_steps + 2 * r->nr_tests) * sizeof(*all));
 	if (r->nr_steps)
 		memcpy(all, r->steps, r->nr_steps * sizeof(*all));
 	for (i = 0; i < r->nr_tests; i++) {
 		all[r->nr_steps + i] = r->tests[i];
 		all[r->nr_steps + i].is_test = 1;
 	}
+	for (i = 0; i < r->nr_tests; i++)
+		baseline_copy(r, &r->tests[i], &all[r->nr_steps + r->nr_tests + i]);
 	r->steps = all;
-	r->nr_steps += r->nr_tests;
+	r->nr_steps += 2 * r->nr_tests;
 }
 
 static int check_test_refs(struct loader *l)

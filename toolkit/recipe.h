@@ -60,8 +60,12 @@ struct tf_step {
 	struct tf_str run;
 	struct tf_pos pos;
 	int is_test;              /* 1 for an entry of `tests`: runs target code,
-				     produces nothing wheels can take */
+				     produces nothing wheels can take;
+				     TF_TEST_BASELINE for its NAME@baseline
+				     copy that runs on the baseline CPU */
 };
+
+enum { TF_TEST_BASELINE = 2 };
 
 struct tf_file_rule {
 	struct tf_str from, src, dst;

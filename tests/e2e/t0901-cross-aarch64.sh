@@ -101,4 +101,23 @@ expect_success 'x86_64: the same smoke test passes on the x86-64 wheels' '
 	vx/bin/python "$smoke" --devices cpu:0,m1:0 --device m1 --builtin
 '
 
+# The baseline CPUs (docs/isa.md): m1's AVX2 kernels sit behind cpuid,
+# so on a CPU without AVX2 it must pick SSE2 and still compute right.
+expect_success 'x86_64 on the baseline CPU (qemu64): m1 falls back to SSE2' '
+	qemu-x86_64 -cpu qemu64 vx/bin/python "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa sse2 --builtin >out &&
+	grep "^OK: " out
+'
+
+expect_success 'aarch64 on the baseline CPU (cortex-a53): the smoke test passes' '
+	PYTHONPATH="$TRASH/site-custom" qemu-aarch64 -cpu cortex-a53 -L "$sysroot" \
+		"$sysroot/usr/bin/python3.11" "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa neon --builtin >out &&
+	grep "^OK: " out &&
+	PYTHONPATH="$TRASH/site-plugin" qemu-aarch64 -cpu cortex-a53 -L "$sysroot" \
+		"$sysroot/usr/bin/python3.11" "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa neon --plugin >out &&
+	grep "^OK: " out
+'
+
 test_done
