@@ -14,6 +14,7 @@ N=${BENCH_N:-3}
 D=$B/isa
 OUT=$B/isa-results.md
 mkdir -p "$D"
+need_time
 [ -x "$TOOL_DIR/test-isa" ] || die "build the test tools first: make unit"
 
 # A library of 256 functions, each a loop of scalar, SSE2, AVX2 and FMA
@@ -51,16 +52,23 @@ for w in "$D"/m1/wheels/*.whl; do
 	mkdir -p "$D/m1/x/$n" && (cd "$D/m1/x/$n" && unzip -q "$w")
 done
 
-# median CMD...: the median wall time of N runs, in seconds.
+# median CMD...: "WALL CPU", the medians of N runs in seconds (CPU is
+# user + system: the machine may be shared, and wall time then says
+# more about the neighbours than about the command).
 median() {
+	: >"$D/times"
 	i=0
 	while [ $i -lt "$N" ]; do
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>&1 || die "failed: $*"
-		e=$(date +%s.%N)
-		echo "$s $e" | awk '{ printf "%.3f\n", $2 - $1 }'
+		"$TIME" -f "%e %U %S" -o "$D/time" "$@" >/dev/null 2>&1 ||
+			die "failed: $*"
+		cat "$D/time" >>"$D/times"
 		i=$((i + 1))
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	done
+	w=$(awk '{ print $1 }' "$D/times" | sort -n | awk '{ v[NR] = $1 }
+		END { print v[int((NR + 1) / 2)] }')
+	c=$(awk '{ printf "%.2f\n", $2 + $3 }' "$D/times" | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	echo "$w | $c"
 }
 
 objdump_for() {
@@ -71,8 +79,8 @@ objdump_for() {
 }
 
 {
-	echo "| file | size | tfbuild audit (s) | objdump -d (s) |"
-	echo "|---|---|---|---|"
+	echo "| file | size | audit wall (s) | audit CPU (s) | objdump -d wall (s) | objdump -d CPU (s) |"
+	echo "|---|---|---|---|---|---|"
 	for f in $(find "$D/m1/x" -name "*.so" | sort) "$big"; do
 		size=$(stat -c %s "$f")
 		a=$(median "$TOOL_DIR/test-isa" scan "$f")

@@ -59,6 +59,14 @@ expect_success 'tfbuild verify accepts all of them' '
 	test "$(grep -c "^ok " out)" = 6
 '
 
+expect_success 'the audit shows m1'"'"'s AVX2 kernels, behind declared dispatch' '
+	"$TFBUILD" verify -v "$(wheel m1-plugin tfmini_m1_plugin x86_64)" >out 2>err &&
+	grep "declared run-time dispatch: tfmini_m1_plugin/libtfmini_m1.so" err &&
+	grep "tfmini_m1_plugin/libtfmini_m1.so: isa x86-64-v3: .*avx2 x[0-9]* (first [a-z0-9]* in [a-z0-9_]*avx2+0x.*(dispatches)\$" err &&
+	"$TFBUILD" verify -v "$(wheel m1-plugin tfmini_m1_plugin aarch64)" >out 2>err &&
+	grep "tfmini_m1_plugin/libtfmini_m1.so: isa armv8.0-a\( (dispatches)\)*\$" err
+'
+
 expect_success 'aarch64 wheels hold aarch64 code, x86_64 wheels x86-64 code' '
 	for t in aarch64 x86_64; do
 		w=$(wheel m1-plugin tfmini_m1_plugin $t) &&
