@@ -1,12 +1,14 @@
 #include "build.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "isa.h"
 #include "log.h"
 #include "ui.h"
 #include "path.h"
@@ -220,6 +222,59 @@ static void show_tail(const char *log)
 	tf_buf_release(&text);
 }
 
+/* 1 if a run died of SIGILL: directly, through sh (128+4), or in qemu. */
+static int illegal_instruction(const char *log, int status)
+{
+	struct tf_buf text = TF_BUF_INIT;
+	int ill = status == 128 + SIGILL;
+
+	text.cap = 16 << 20;
+	if (!ill && !tf_read_file(log, &text))
+		ill = strstr(text.buf, "uncaught target signal 4 ") != NULL ||
+		      strstr(text.buf, "Illegal instruction") != NULL;
+	tf_buf_release(&text);
+	return ill;
+}
+
+/*
+ * A test failed on the baseline CPU. On an illegal instruction, name
+ * the files it could have run (its build and stage directories and the
+ * stages it needs) whose code is above the baseline: qemu-user does
+ * not tell which instruction faulted, so these are suspects.
+ */
+static void baseline_failure(const struct tf_plan *p,
+			     const struct tf_plan_step *ps, int status)
+{
+	const char **dirs = tf_calloc(ps->def->nr_needs + 3, sizeof(*dirs));
+	const char *model = strrchr(p->baseline_emulator, ' ') + 1;
+	enum tf_isa_family fam = !strcmp(p->target.name, "aarch64") ?
+				 TF_ISA_AARCH64 : TF_ISA_X86_64;
+	size_t i, n = 0;
+	int level = tf_isa_baseline(fam);
+
+	if (!illegal_instruction(ps->log, status)) {
+		free(dirs);
+		return;
+	}
+	/* The model was chosen for a level: find which. */
+	for (i = 1; i <= 4; i++)
+		if (!strcmp(tf_isa_cpu_model(fam, (int)i), model))
+			level = (int)i;
+	error("test '%s' for %s hit an illegal instruction on the baseline "
+	      "CPU (%s): code above %s ran without a working run-time check",
+	      ps->def->name.s, p->target.name, p->baseline_emulator,
+	      tf_isa_level_name(fam, level));
+	dirs[n++] = ps->work;
+	dirs[n++] = ps->stage;
+	for (i = 0; i < ps->def->nr_needs; i++)
+		if (!p->steps[ps->def->need_index[i]].def->is_test)
+			dirs[n++] = p->steps[ps->def->need_index[i]].stage;
+	if (!tf_isa_blame(dirs, n, p->target.name, level))
+		error("  no ELF file in its directories or the stages it needs "
+		      "has code above %s", tf_isa_level_name(fam, level));
+	free(dirs);
+}
+
 static void finish(struct sched *s, struct task *t, int status)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
@@ -255,6 +310,8 @@ static void finish(struct sched *s, struct task *t, int status)
 		      ps->def->name.s, t->plan->target.name, why.buf);
 		show_tail(ps->log);
 		error("full log: %s", ps->log);
+		if (ps->def->is_test == TF_TEST_BASELINE)
+			baseline_failure(t->plan, ps, status);
 		tf_buf_release(&why);
 	}
 }

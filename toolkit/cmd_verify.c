@@ -24,7 +24,12 @@ const char tf_usage_verify[] =
 	"  - every entry is listed in RECORD with its sha256 and size, and\n"
 	"    everything RECORD lists is in the archive;\n"
 	"  - no entry is duplicated, absolute, has a '..' component or a\n"
-	"    backslash, or has corrupt data.\n"
+	"    backslash, or has corrupt data;\n"
+	"  - every ELF file matches the platform tag, and its code needs no\n"
+	"    instruction above the platform's baseline ISA (x86-64-v1,\n"
+	"    armv8.0-a) unless .dist-info/tfbuild-isa declares that it\n"
+	"    dispatches at run time or a higher minimum (docs/isa.md); no\n"
+	"    library asks for an executable stack.\n"
 	"\n"
 	"For each sound wheel \"ok  WHEEL\" is printed on stdout; for a\n"
 	"defective one, its first defect on stderr:\n"
@@ -38,7 +43,10 @@ const char tf_usage_verify[] =
 	"another build, added or removed is reported:\n"
 	"  tfbuild: WHEEL: sha256 X differs from Y listed in SHA256SUMS\n"
 	"  tfbuild: WHEEL: not listed in SHA256SUMS\n"
-	"  tfbuild: SHA256SUMS: lists 'NAME', which is missing\n";
+	"  tfbuild: SHA256SUMS: lists 'NAME', which is missing\n"
+	"\n"
+	"With -v, also print the ISA declarations and what the instruction\n"
+	"audit found in each ELF file (docs/isa.md).\n";
 
 const struct tf_opt tf_opts_verify[] = {
 	{ 0, "sums", TF_OPT_STRING, TF_ARG(sums), "FILE",

@@ -96,6 +96,8 @@ static int read_segments(struct reader *r)
 			return bad_libelf(r, "cannot read a program header");
 		if (ph.p_type == PT_DYNAMIC)
 			r->dynamic_segment = 1;
+		if (ph.p_type == PT_GNU_STACK && (ph.p_flags & PF_X))
+			r->out->exec_stack = 1;
 		if (ph.p_type != PT_LOAD)
 			continue;
 		/* p_align 0 and 1 both mean no alignment. */
@@ -815,6 +817,17 @@ static int check_isa(const struct checker *c)
 		      "x86-64-v%d", level, allowed);
 }
 
+/* glibc 2.41 and Debian 13 refuse to load these; older ones make every
+   thread's stack executable. */
+static int check_stack(const struct checker *c)
+{
+	if (!c->info->exec_stack)
+		return 0;
+	return refuse(c, "asks for an executable stack (PT_GNU_STACK has PF_X); "
+		      "link with -Wl,-z,noexecstack or fix the assembly's "
+		      ".note.GNU-stack");
+}
+
 static int check_exports(const struct checker *c)
 {
 	const struct tf_strvec *have = &c->info->exports;
@@ -855,7 +868,8 @@ int tf_elf_check(const struct tf_elf_info *info,
 	if (type == ET_REL)
 		return check_exports(&c);
 	if (check_pages(&c) || check_libpython(&c) || check_needed(&c) ||
-	    check_versions(&c) || check_isa(&c) || check_exports(&c))
+	    check_versions(&c) || check_isa(&c) || check_stack(&c) ||
+	    check_exports(&c))
 		return -1;
 	return 0;
 }
@@ -1062,4 +1076,163 @@ int tf_elf_rules_for_platform(struct tf_elf_rules *rules, const char *tag,
 		return print_line(&msg);
 	}
 	return find_policy(rules, &policy);
+}
+
+/* ---- code for a disassembler ---- */
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct tf_elf_func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Sized after sizeless: tf_elf_code_func() walks back to it first. */
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n, nr = 0;
+	const char *name;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	int type;
+
+	if (!d || !gelf_getshdr(scn, &sh))
+		return bad_libelf(r, "cannot read a symbol table");
+	n = d->d_size / item_size(r, ELF_T_SYM);
+	c->funcs = tf_calloc(n + 1, sizeof(*c->funcs));
+	for (i = 1; i < n && i < INT_MAX; i++) {
+		if (!gelf_getsym(d, (int)i, &sym))
+			return bad_libelf(r, "cannot read a symbol");
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(r->elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		c->funcs[nr].addr = sym.st_value;
+		c->funcs[nr].size = sym.st_size;
+		c->funcs[nr++].name = tf_strdup(name);
+	}
+	c->nr_funcs = nr;
+	qsort(c->funcs, nr, sizeof(*c->funcs), cmp_func);
+	return 0;
+}
+
+static int read_code(struct reader *r, struct tf_elf_code *c)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	size_t shstrndx, n = 0;
+	const char *name;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(r->elf, &shstrndx))
+		return bad_libelf(r, "cannot find section names");
+	while ((scn = elf_nextscn(r->elf, scn)))
+		n++;
+	c->sections = tf_calloc(n + 1, sizeof(*c->sections));
+	while ((scn = elf_nextscn(r->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return bad_libelf(r, "cannot read a section header");
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !sh.sh_size)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || d->d_size != sh.sh_size)
+			return bad_libelf(r, "cannot read an executable section");
+		name = elf_strptr(r->elf, shstrndx, sh.sh_name);
+		c->sections[c->nr_sections].name = tf_strdup(name ? name : "?");
+		c->sections[c->nr_sections].addr = sh.sh_addr;
+		c->sections[c->nr_sections].bytes = d->d_buf;
+		c->sections[c->nr_sections++].size = d->d_size;
+	}
+	c->from_symtab = symtab != NULL;
+	if (symtab || dynsym)
+		return read_funcs(r, symtab ? symtab : dynsym, c);
+	return 0;
+}
+
+int tf_elf_code_read(const char *path, const char *shown,
+		     struct tf_elf_code *out)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	struct reader r = { NULL, shown, &info, NULL, NULL, NULL, NULL,
+			    0, 0, 0, 0 };
+	int ret;
+
+	tf_elf_code_release(out);
+	ret = open_elf(path, shown, &out->fd);
+	if (ret)
+		return ret;
+	r.elf = elf_begin(out->fd, ELF_C_READ_MMAP, NULL);
+	out->elf = r.elf;
+	if (!r.elf)
+		ret = bad_libelf(&r, "cannot read the file");
+	else if (elf_kind(r.elf) != ELF_K_ELF)
+		ret = bad(&r, "not an ELF object");
+	else if (read_header(&r) || read_code(&r, out))
+		ret = -1;
+	out->machine = info.machine;
+	out->type = info.type;
+	tf_elf_info_release(&info);
+	if (ret)
+		tf_elf_code_release(out);
+	return ret;
+}
+
+void tf_elf_code_release(struct tf_elf_code *c)
+{
+	struct tf_elf_code empty = TF_ELF_CODE_INIT;
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_sections; i++)
+		free(c->sections[i].name);
+	for (i = 0; i < c->nr_funcs; i++)
+		free(c->funcs[i].name);
+	free(c->sections);
+	free(c->funcs);
+	if (c->elf)
+		elf_end(c->elf);
+	if (c->fd >= 0)
+		close(c->fd);
+	*c = empty;
+}
+
+const struct tf_elf_func *tf_elf_code_func(const struct tf_elf_code *c,
+					   unsigned long long addr)
+{
+	size_t lo = 0, hi = c->nr_funcs, i;
+	const struct tf_elf_func *f;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->funcs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo: the first above addr; walk back over aliases to a sized one. */
+	for (i = lo; i > 0; i--) {
+		f = &c->funcs[i - 1];
+		if (f->size && addr < f->addr + f->size)
+			return f;
+		if (!f->size && f->addr <= addr)
+			return f;
+		if (i < lo && f->addr != c->funcs[lo - 1].addr)
+			break;
+	}
+	return NULL;
 }

@@ -50,10 +50,11 @@ struct tf_elf_info {
 					unique */
 	unsigned x86_isa_needed;     /* GNU_PROPERTY_X86_ISA_1_NEEDED bits from
 					the GNU property note; 0 if none */
+	int exec_stack;              /* 1: PT_GNU_STACK asks for PF_X */
 };
 
 #define TF_ELF_INFO_INIT { 0, 0, 0, 0, TF_STRVEC_INIT, NULL, NULL, NULL, 0, \
-			   NULL, 0, TF_STRVEC_INIT, 0 }
+			   NULL, 0, TF_STRVEC_INIT, 0, 0 }
 
 /*
  * Read path's ELF headers, dynamic section, symbol versions, dynamic
@@ -161,5 +162,53 @@ int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
  */
 int tf_elf_rules_for_platform(struct tf_elf_rules *rules, const char *tag,
 			      const char *context);
+
+
+/* An executable section's bytes, for a disassembler (isa.c). */
+struct tf_elf_code_section {
+	char *name;                  /* owned; ".text" */
+	unsigned long long addr;     /* sh_addr of its first byte */
+	const unsigned char *bytes;  /* borrowed from the mapped file */
+	size_t size;
+};
+
+/* A function symbol, to name where an instruction is. */
+struct tf_elf_func {
+	unsigned long long addr, size; /* st_value, st_size (0: unknown) */
+	char *name;                  /* owned */
+};
+
+/*
+ * A loadable ELF file's code: its SHF_EXECINSTR sections (SHT_PROGBITS)
+ * and function symbols from .symtab, else .dynsym, sorted by address.
+ * The file stays mapped until tf_elf_code_release().
+ */
+struct tf_elf_code {
+	unsigned machine;            /* e_machine */
+	unsigned type;               /* e_type */
+	int from_symtab;             /* 1: functions from .symtab, 0: .dynsym */
+	struct tf_elf_code_section *sections; /* owned array */
+	size_t nr_sections;
+	struct tf_elf_func *funcs;   /* owned array, sorted by addr */
+	size_t nr_funcs;
+	void *elf;                   /* owned libelf handle */
+	int fd;                      /* owned, or -1 */
+};
+
+#define TF_ELF_CODE_INIT { 0, 0, 0, NULL, 0, NULL, 0, NULL, -1 }
+
+/*
+ * Map path's executable sections and function symbols into out (which
+ * must be initialized). Returns 1 if it is not ELF (nothing printed), 0,
+ * or -1 after printing "tfbuild: SHOWN: malformed ELF: ...".
+ */
+int tf_elf_code_read(const char *path, const char *shown,
+		     struct tf_elf_code *out);
+/* Unmap and free; safe on NULL and twice. Leaves c initialized. */
+void tf_elf_code_release(struct tf_elf_code *c);
+/* The function holding addr, or NULL: the last symbol at or below it
+   whose size covers it (a sizeless one covers up to the next). */
+const struct tf_elf_func *tf_elf_code_func(const struct tf_elf_code *c,
+					   unsigned long long addr);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "hash.h"
 #include "elf.h"
+#include "isa.h"
 #include "log.h"
 #include "manylinux.h"
 #include "path.h"
@@ -102,6 +103,19 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	return ret;
 }
 
+/* A declared x86-64 minimum also allows GNU property notes up to it. */
+static void raise_isa_level(const struct tf_wheel_def *def, int *level)
+{
+	enum tf_isa_family fam;
+	size_t i;
+	int l;
+
+	for (i = 0; i < def->nr_isa_minimum; i++)
+		if (!tf_isa_level_parse(def->isa_minimum[i].s, &fam, &l) &&
+		    fam == TF_ISA_X86_64 && l > *level)
+			*level = l;
+}
+
 /*
  * Check every ELF file against the wheel's platform and the recipe's
  * declarations before it is packed. Without a platform in the recipe,
@@ -121,6 +135,7 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.allow_needed = pw->allow_needed;
 	rules.nr_allow_needed = def->nr_allow_needed;
 	rules.isa_level = def->isa_level;
+	raise_isa_level(def, &rules.isa_level);
 	rules.exports = pw->exports;
 	rules.nr_exports = def->nr_exports;
 	if (pw->spec.platform_tag) {
@@ -141,6 +156,58 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	return ret;
 }
 
+/*
+ * The wheel's ISA declarations (recipe key `isa`) for this target's
+ * family: dispatch globs, and the minimum of that family if any. The
+ * arrays point into the recipe; free *globs.
+ */
+static void isa_policy(const struct tf_plan *p, const struct tf_wheel_def *def,
+		       struct tf_isa_policy *pol, const char ***globs)
+{
+	enum tf_isa_family want = !strcmp(p->target.name, "aarch64") ?
+				  TF_ISA_AARCH64 : TF_ISA_X86_64, fam;
+	size_t i;
+	int level;
+
+	*globs = tf_calloc(def->nr_isa_dispatch + 1, sizeof(**globs));
+	for (i = 0; i < def->nr_isa_dispatch; i++)
+		(*globs)[i] = def->isa_dispatch[i].s;
+	pol->dispatch = *globs;
+	pol->nr_dispatch = def->nr_isa_dispatch;
+	pol->minimum = NULL;
+	for (i = 0; i < def->nr_isa_minimum; i++)
+		if (!tf_isa_level_parse(def->isa_minimum[i].s, &fam, &level) &&
+		    fam == want && level > tf_isa_baseline(fam))
+			pol->minimum = def->isa_minimum[i].s;
+}
+
+/*
+ * Disassemble every ELF file: code above the platform's baseline (or
+ * the declared minimum) must be declared as dispatching. The
+ * declarations go into the wheel for `tfbuild verify`.
+ */
+static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
+		     const struct file_list *fl, struct tf_buf *record)
+{
+	struct tf_isa_policy pol = TF_ISA_POLICY_INIT;
+	struct tf_buf context = TF_BUF_INIT;
+	const char **globs;
+	size_t i;
+	int ret = 0;
+
+	isa_policy(p, pw->def, &pol, &globs);
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	for (i = 0; !ret && i < fl->nr; i++)
+		if (tf_isa_audit_file(fl->v[i].src, fl->v[i].dst, context.buf,
+				      &pol) < 0)
+			ret = -1;
+	if (pol.minimum || pol.nr_dispatch)
+		tf_isa_policy_format(&pol, record);
+	tf_buf_release(&context);
+	free(globs);
+	return ret;
+}
+
 static void file_list_release(struct file_list *fl)
 {
 	free(fl->v);
@@ -154,7 +221,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 {
 	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
 	struct tf_wheel_spec spec = pw->spec;
-	struct tf_buf platform = TF_BUF_INIT;
+	struct tf_buf platform = TF_BUF_INIT, isa = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -163,8 +230,12 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	if (ret)
 		goto out;
 	ret = check_elf(p, pw, &fl, &platform);
+	if (!ret && fl.has_elf)
+		ret = check_isa(p, pw, &fl, &isa);
 	if (ret)
 		goto out;
+	if (isa.len)
+		spec.isa_record = isa.buf;
 	if (!spec.platform_tag)
 		spec.platform_tag = platform.buf;
 	spec.files = fl.v;
@@ -176,6 +247,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 out:
 	file_list_release(&fl);
 	tf_buf_release(&platform);
+	tf_buf_release(&isa);
 	return ret;
 }
 

@@ -4,11 +4,14 @@
  */
 #include "plan.h"
 
+#include "isa.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 
+#include "isa.h"
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
@@ -236,7 +239,13 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
-	tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
+	if (ps->def->is_test == TF_TEST_BASELINE) {
+		tf_strvec_pushf(e, "EMULATOR=%s", p->baseline_emulator);
+		tf_strvec_pushf(e, "BASELINE_CPU=%s",
+				strrchr(p->baseline_emulator, ' ') + 1);
+	} else {
+		tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
+	}
 	if (*t->emulator_prefix)
 		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", t->emulator_prefix);
 	tf_strvec_pushf(e, "SRCDIR=%s", ps->cwd);
@@ -519,6 +528,27 @@ static int python_shim(struct tf_plan *p)
 	return ret;
 }
 
+/*
+ * qemu-ARCH -cpu MODEL for the oldest CPU the target's wheels allow: the
+ * baseline, or the highest minimum the recipe declares for the family.
+ */
+static const char *baseline_emulator(struct tf_plan *p)
+{
+	const struct tf_recipe *r = p->recipe;
+	enum tf_isa_family want = !strcmp(p->target.name, "aarch64") ?
+				  TF_ISA_AARCH64 : TF_ISA_X86_64, fam;
+	int level = tf_isa_baseline(want), l;
+	size_t i, j;
+
+	for (i = 0; i < r->nr_wheels; i++)
+		for (j = 0; j < r->wheels[i].nr_isa_minimum; j++)
+			if (!tf_isa_level_parse(r->wheels[i].isa_minimum[j].s,
+						&fam, &l) && fam == want && l > level)
+				level = l;
+	return keepf(p, "qemu-%s -cpu %s", p->target.name,
+		     tf_isa_cpu_model(want, level));
+}
+
 static int has_tests(const struct tf_recipe *r)
 {
 	size_t i;
@@ -548,6 +578,14 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		return TF_PLAN_TOOLCHAIN;
 	if (o->check_tools && has_tests(r) && tf_target_check_emulator(&p->target))
 		return TF_PLAN_TOOLCHAIN;
+	p->baseline_emulator = baseline_emulator(p);
+	if (o->check_tools && has_tests(r)) {
+		struct tf_target base = p->target;
+
+		base.emulator = (char *)p->baseline_emulator;
+		if (tf_target_check_emulator(&base))
+			return TF_PLAN_TOOLCHAIN;
+	}
 	/* Where it was built must not show in what was built. */
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);

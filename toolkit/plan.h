@@ -84,6 +84,8 @@ struct tf_plan {
 	struct tf_plan_source *sources; /* owned array, recipe->nr_sources */
 	struct tf_plan_step *steps;  /* owned array, recipe->nr_steps */
 	struct tf_plan_wheel *wheels; /* owned array, recipe->nr_wheels */
+	const char *baseline_emulator; /* store: "qemu-x86_64 -cpu qemu64", the
+					  $EMULATOR of NAME@baseline tests */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */

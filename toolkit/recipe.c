@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "hash.h"
+#include "isa.h"
 #include "log.h"
 #include "target.h"
 #include "path.h"
@@ -656,6 +657,85 @@ static int parse_wheel_exports(struct loader *l, yaml_node_t *v, void *obj,
 	return ret ? -1 : 0;
 }
 
+/* Like bad(), at a scalar's own position. */
+static int bad_at(struct loader *l, const struct tf_str *s, const char *msg,
+		  const char *arg)
+{
+	l->errors++;
+	return tf_error_at(&s->pos, msg, arg);
+}
+
+static int parse_isa_dispatch(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	size_t i;
+
+	if (get_str_list(l, "dispatch", v, &w->isa_dispatch, &w->nr_isa_dispatch))
+		return -1;
+	for (i = 0; i < w->nr_isa_dispatch; i++)
+		if (!*w->isa_dispatch[i].s || *w->isa_dispatch[i].s == '/')
+			return bad_at(l, &w->isa_dispatch[i], "'dispatch' "
+				      "pattern '%s' is not a relative path "
+				      "inside the wheel", w->isa_dispatch[i].s);
+	return 0;
+}
+
+/* minimum: LEVEL or [LEVEL, ...], one per family (x86-64-vN, armv8.N-a). */
+static int parse_isa_minimum(struct loader *l, yaml_node_t *v, void *obj,
+			     const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	enum tf_isa_family fam, seen[8];
+	size_t i;
+	int level;
+
+	if (v->type == YAML_SCALAR_NODE) {
+		w->isa_minimum = arena_alloc(l->r, sizeof(*w->isa_minimum));
+		w->nr_isa_minimum = 1;
+		if (get_str(l, "minimum", v, w->isa_minimum))
+			return -1;
+	} else if (get_str_list(l, "minimum", v, &w->isa_minimum,
+				&w->nr_isa_minimum)) {
+		return -1;
+	}
+	for (i = 0; i < w->nr_isa_minimum; i++) {
+		const struct tf_str *m = &w->isa_minimum[i];
+		size_t j;
+
+		if (tf_isa_level_parse(m->s, &fam, &level))
+			return bad_at(l, m, "unknown ISA level '%s' in "
+				      "'minimum' (known: x86-64-v1 to x86-64-v4, "
+				      "armv8.0-a to armv8.4-a)", m->s);
+		for (j = 0; j < i && j < 8; j++)
+			if (seen[j] == fam)
+				return bad_at(l, m, "'minimum' names two "
+					      "levels of one family: '%s'", m->s);
+		if (i < 8)
+			seen[i] = fam;
+	}
+	return 0;
+}
+
+static const struct field isa_fields[] = {
+	{ "dispatch", 0, parse_isa_dispatch },
+	{ "minimum", 0, parse_isa_minimum },
+	{ NULL, 0, NULL },
+};
+
+/* isa: {dispatch: [GLOB...], minimum: LEVEL}: see docs/isa.md. */
+static int parse_wheel_isa(struct loader *l, yaml_node_t *v, void *obj,
+			   const char *where)
+{
+	struct tf_buf sub = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_setf(&sub, "%s.isa", where);
+	ret = walk_map(l, v, isa_fields, obj, sub.buf);
+	tf_buf_release(&sub);
+	return ret;
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -671,6 +751,7 @@ static const struct field wheel_fields[] = {
 	{ "allow-needed", 0, parse_wheel_allow_needed },
 	{ "x86-64-level", 0, parse_wheel_isa_level },
 	{ "exports", 0, parse_wheel_exports },
+	{ "isa", 0, parse_wheel_isa },
 	{ NULL, 0, NULL },
 };
 
@@ -1028,6 +1109,26 @@ static int resolve_step(struct loader *l, struct tf_step *s)
 	return ret;
 }
 
+/*
+ * Each test runs again as NAME@baseline under emulation of the oldest
+ * CPU the wheels allow (docs/isa.md), once NAME has passed.
+ */
+static void baseline_copy(struct tf_recipe *r, const struct tf_step *t,
+			  struct tf_step *copy)
+{
+	size_t n = strlen(t->name.s) + sizeof("@baseline");
+	char *name = arena_alloc(r, n);
+
+	*copy = *t;
+	snprintf(name, n, "%s@baseline", t->name.s);
+	copy->name.s = name;
+	copy->is_test = TF_TEST_BASELINE;
+	copy->needs = arena_alloc(r, (t->nr_needs + 1) * sizeof(*copy->needs));
+	if (t->nr_needs)
+		memcpy(copy->needs, t->needs, t->nr_needs * sizeof(*copy->needs));
+	copy->needs[copy->nr_needs++] = t->name;
+}
+
 /* Tests are steps that run target code; they follow the build steps. */
 static void append_tests(struct tf_recipe *r)
 {
@@ -1036,15 +1137,17 @@ static void append_tests(struct tf_recipe *r)
 
 	if (!r->nr_tests)
 		return;
-	all = arena_alloc(r, (r->nr_steps + r->nr_tests) * sizeof(*all));
+	all = arena_alloc(r, (r->nr_steps + 2 * r->nr_tests) * sizeof(*all));
 	if (r->nr_steps)
 		memcpy(all, r->steps, r->nr_steps * sizeof(*all));
 	for (i = 0; i < r->nr_tests; i++) {
 		all[r->nr_steps + i] = r->tests[i];
 		all[r->nr_steps + i].is_test = 1;
 	}
+	for (i = 0; i < r->nr_tests; i++)
+		baseline_copy(r, &r->tests[i], &all[r->nr_steps + r->nr_tests + i]);
 	r->steps = all;
-	r->nr_steps += r->nr_tests;
+	r->nr_steps += 2 * r->nr_tests;
 }
 
 static int check_test_refs(struct loader *l)

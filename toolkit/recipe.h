@@ -60,8 +60,12 @@ struct tf_step {
 	struct tf_str run;
 	struct tf_pos pos;
 	int is_test;              /* 1 for an entry of `tests`: runs target code,
-				     produces nothing wheels can take */
+				     produces nothing wheels can take;
+				     TF_TEST_BASELINE for its NAME@baseline
+				     copy that runs on the baseline CPU */
 };
+
+enum { TF_TEST_BASELINE = 2 };
 
 struct tf_file_rule {
 	struct tf_str from, src, dst;
@@ -94,6 +98,12 @@ struct tf_wheel_def {
 	struct tf_export_def *exports;
 	size_t nr_exports;
 	struct tf_pos pos;
+	struct tf_str *isa_dispatch;  /* isa.dispatch: globs of wheel paths
+					 that pick their kernels at run time */
+	size_t nr_isa_dispatch;
+	struct tf_str *isa_minimum;   /* isa.minimum: levels above the
+					 baseline, at most one per family */
+	size_t nr_isa_minimum;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */

@@ -22,6 +22,7 @@
 #include <archive_entry.h>
 
 #include "elf.h"
+#include "isa.h"
 #include "hash.h"
 #include "log.h"
 #include "path.h"
@@ -244,11 +245,16 @@ struct verifier {
 	size_t nr_rows;
 	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
 	const char **entries;    /* owned array of borrowed RECORD paths */
+	struct tf_buf isa_text;  /* .dist-info/tfbuild-isa (capped), parsed in place */
+	int have_isa;
+	struct tf_isa_policy isa; /* its declarations, pointing into isa_text */
+	const char **isa_globs;  /* owned array behind isa.dispatch */
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
-	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL }
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
+	  TF_BUF_INIT, 0, TF_ISA_POLICY_INIT, NULL }
 
 static void verifier_release(struct verifier *v)
 {
@@ -260,6 +266,9 @@ static void verifier_release(struct verifier *v)
 	free(v->rows);
 	free(v->entries);
 	v->entries = NULL;
+	tf_buf_release(&v->isa_text);
+	free(v->isa_globs);
+	v->isa_globs = NULL;
 	v->rows = NULL;
 	v->nr_rows = 0;
 }
@@ -400,6 +409,8 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
 	if (!strcmp(base, "RECORD") && !v->have_record++)
 		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+	if (!strcmp(base, TF_ISA_RECORD) && !v->have_isa++)
+		return read_capped(v, a, name, &v->isa_text, WHEEL_CAP, 0);
 	return 0;
 }
 
@@ -830,6 +841,8 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 			     strerror(errno));
 	else if (ok && tf_elf_check_file(c->path, name, &v->elf) < 0)
 		ret = -1;
+	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) < 0)
+		ret = -1;
 	unlink(c->path);
 	c->fd = -1;
 	return ret;
@@ -963,6 +976,37 @@ static void utf8_end(struct utf8_locale *l)
 }
 
 /*
+ * The ISA declarations recorded in the wheel: files that dispatch at run
+ * time, and a minimum level that also allows GNU property notes up to it.
+ */
+static int isa_rules(struct verifier *v)
+{
+	struct tf_buf why = TF_BUF_INIT, entry = TF_BUF_INIT;
+	enum tf_isa_family fam;
+	size_t i;
+	int level, ret = 0;
+
+	if (!v->have_isa)
+		return 0;
+	tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_ISA_RECORD);
+	if (tf_isa_policy_parse(v->isa_text.buf, &v->isa, &v->isa_globs, &why))
+		ret = defect(v, entry.buf, "%s", why.buf);
+	else if (v->isa.minimum &&
+		 !tf_isa_level_parse(v->isa.minimum, &fam, &level) &&
+		 fam == TF_ISA_X86_64 && level > v->elf.isa_level)
+		v->elf.isa_level = level;
+	if (!ret && v->isa.minimum)
+		verbose("%s: declared minimum ISA level %s", v->path,
+			v->isa.minimum);
+	for (i = 0; !ret && i < v->isa.nr_dispatch; i++)
+		verbose("%s: declared run-time dispatch: %s", v->path,
+			v->isa.dispatch[i]);
+	tf_buf_release(&why);
+	tf_buf_release(&entry);
+	return ret;
+}
+
+/*
  * What the wheel's ELF files must satisfy, from its platform tag alone;
  * libraries shipped in the wheel (every path RECORD lists) may be needed.
  */
@@ -977,7 +1021,7 @@ static int elf_rules(struct verifier *v)
 		v->entries[i] = v->rows[i].path;
 	v->elf.wheel_files = v->entries;
 	v->elf.nr_wheel_files = v->nr_rows;
-	return 0;
+	return isa_rules(v);
 }
 
 static int verify_archive(struct verifier *v)

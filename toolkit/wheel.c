@@ -557,7 +557,8 @@ static int add_dist_info(struct packer *p)
 	struct tf_buf b = TF_BUF_INIT;
 	int ret;
 
-	/* Bytewise order: METADATA, WHEEL, entry_points.txt, then RECORD. */
+	/* Bytewise order: METADATA, WHEEL, entry_points.txt, tfbuild-isa,
+	   then RECORD. */
 	build_metadata(p, &b);
 	ret = add_meta(p, "METADATA", &b);
 	tf_buf_reset(&b);
@@ -568,6 +569,11 @@ static int add_dist_info(struct packer *p)
 	build_entry_points(p->eps, p->w->nr_entry_points, &b);
 	if (!ret && b.len)
 		ret = add_meta(p, "entry_points.txt", &b);
+	tf_buf_reset(&b);
+	if (p->w->isa_record)
+		tf_buf_addstr(&b, p->w->isa_record);
+	if (!ret && b.len)
+		ret = add_meta(p, "tfbuild-isa", &b);
 	tf_buf_release(&b);
 	if (ret)
 		return -1;

@@ -59,6 +59,14 @@ expect_success 'tfbuild verify accepts all of them' '
 	test "$(grep -c "^ok " out)" = 6
 '
 
+expect_success 'the audit shows m1'"'"'s AVX2 kernels, behind declared dispatch' '
+	"$TFBUILD" verify -v "$(wheel m1-plugin tfmini_m1_plugin x86_64)" >out 2>err &&
+	grep "declared run-time dispatch: tfmini_m1_plugin/libtfmini_m1.so" err &&
+	grep "tfmini_m1_plugin/libtfmini_m1.so: isa x86-64-v3: .*avx2 x[0-9]* (first [a-z0-9]* in [a-z0-9_]*avx2+0x.*(dispatches)\$" err &&
+	"$TFBUILD" verify -v "$(wheel m1-plugin tfmini_m1_plugin aarch64)" >out 2>err &&
+	grep "tfmini_m1_plugin/libtfmini_m1.so: isa armv8.0-a\( (dispatches)\)*\$" err
+'
+
 expect_success 'aarch64 wheels hold aarch64 code, x86_64 wheels x86-64 code' '
 	for t in aarch64 x86_64; do
 		w=$(wheel m1-plugin tfmini_m1_plugin $t) &&
@@ -99,6 +107,25 @@ expect_success 'x86_64: the same smoke test passes on the x86-64 wheels' '
 	"$PYTHON" -m venv vx && vx/bin/pip install -q --no-index --no-deps \
 		"$(wheel m1-plugin "tfmini-1.0.0+m1" x86_64)" &&
 	vx/bin/python "$smoke" --devices cpu:0,m1:0 --device m1 --builtin
+'
+
+# The baseline CPUs (docs/isa.md): m1's AVX2 kernels sit behind cpuid,
+# so on a CPU without AVX2 it must pick SSE2 and still compute right.
+expect_success 'x86_64 on the baseline CPU (qemu64): m1 falls back to SSE2' '
+	qemu-x86_64 -cpu qemu64 vx/bin/python "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa sse2 --builtin >out &&
+	grep "^OK: " out
+'
+
+expect_success 'aarch64 on the baseline CPU (cortex-a53): the smoke test passes' '
+	PYTHONPATH="$TRASH/site-custom" qemu-aarch64 -cpu cortex-a53 -L "$sysroot" \
+		"$sysroot/usr/bin/python3.11" "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa neon --builtin >out &&
+	grep "^OK: " out &&
+	PYTHONPATH="$TRASH/site-plugin" qemu-aarch64 -cpu cortex-a53 -L "$sysroot" \
+		"$sysroot/usr/bin/python3.11" "$smoke" --devices cpu:0,m1:0 \
+		--device m1 --isa neon --plugin >out &&
+	grep "^OK: " out
 '
 
 test_done

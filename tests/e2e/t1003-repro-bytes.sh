@@ -68,7 +68,7 @@ rerun() {
 
 expect_success 'm1-plugin again with nothing changed: no build command runs' '
 	rerun 2>err >/dev/null &&
-	grep -q "^tfbuild: 0 of 6 steps ran, 6 up to date$" err &&
+	grep -q "^tfbuild: 0 of 8 steps ran, 8 up to date$" err &&
 	! grep -q "^tfbuild: building" err
 '
 

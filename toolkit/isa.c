@@ -1,0 +1,614 @@
+#include "isa.h"
+
+#include <capstone.h>
+#include <elf.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf.h"
+#include "log.h"
+
+static const struct feature {
+	const char *name;           /* as GCC's -m or +ext spells it */
+	enum tf_isa_family family;
+	int level;                  /* the level that guarantees it */
+} features[TF_ISA_NR] = {
+	[TF_ISA_SSE3] = { "sse3", TF_ISA_X86_64, 2 },
+	[TF_ISA_SSSE3] = { "ssse3", TF_ISA_X86_64, 2 },
+	[TF_ISA_SSE41] = { "sse4.1", TF_ISA_X86_64, 2 },
+	[TF_ISA_SSE42] = { "sse4.2", TF_ISA_X86_64, 2 },
+	[TF_ISA_POPCNT] = { "popcnt", TF_ISA_X86_64, 2 },
+	[TF_ISA_CX16] = { "cx16", TF_ISA_X86_64, 2 },
+	[TF_ISA_AVX] = { "avx", TF_ISA_X86_64, 3 },
+	[TF_ISA_AVX2] = { "avx2", TF_ISA_X86_64, 3 },
+	[TF_ISA_BMI1] = { "bmi", TF_ISA_X86_64, 3 },
+	[TF_ISA_BMI2] = { "bmi2", TF_ISA_X86_64, 3 },
+	[TF_ISA_FMA] = { "fma", TF_ISA_X86_64, 3 },
+	[TF_ISA_F16C] = { "f16c", TF_ISA_X86_64, 3 },
+	[TF_ISA_LZCNT] = { "lzcnt", TF_ISA_X86_64, 3 },
+	[TF_ISA_MOVBE] = { "movbe", TF_ISA_X86_64, 3 },
+	[TF_ISA_AVX512F] = { "avx512f", TF_ISA_X86_64, 4 },
+	[TF_ISA_AVX512BW] = { "avx512bw", TF_ISA_X86_64, 4 },
+	[TF_ISA_AVX512CD] = { "avx512cd", TF_ISA_X86_64, 4 },
+	[TF_ISA_AVX512DQ] = { "avx512dq", TF_ISA_X86_64, 4 },
+	[TF_ISA_AVX512VL] = { "avx512vl", TF_ISA_X86_64, 4 },
+	[TF_ISA_AVX512X] = { "avx512er/pf", TF_ISA_X86_64, 5 },
+	[TF_ISA_AES] = { "aes", TF_ISA_X86_64, 5 },
+	[TF_ISA_PCLMUL] = { "pclmul", TF_ISA_X86_64, 5 },
+	[TF_ISA_SHA] = { "sha", TF_ISA_X86_64, 5 },
+	[TF_ISA_ADX] = { "adx", TF_ISA_X86_64, 5 },
+	[TF_ISA_RTM] = { "rtm", TF_ISA_X86_64, 5 },
+	[TF_ISA_AMD] = { "sse4a/xop/fma4/tbm/3dnow", TF_ISA_X86_64, 5 },
+	[TF_ISA_FSGSBASE] = { "fsgsbase", TF_ISA_X86_64, 5 },
+	[TF_ISA_CRC] = { "crc", TF_ISA_AARCH64, 1 },
+	[TF_ISA_LSE] = { "lse", TF_ISA_AARCH64, 1 },
+	[TF_ISA_RDM] = { "rdm", TF_ISA_AARCH64, 1 },
+	[TF_ISA_RCPC] = { "rcpc", TF_ISA_AARCH64, 3 },
+	[TF_ISA_JSCVT] = { "jscvt", TF_ISA_AARCH64, 3 },
+	[TF_ISA_FCMA] = { "fcma", TF_ISA_AARCH64, 3 },
+	[TF_ISA_DOTPROD] = { "dotprod", TF_ISA_AARCH64, 4 },
+	[TF_ISA_RCPC2] = { "rcpc2", TF_ISA_AARCH64, 4 },
+	[TF_ISA_FP16] = { "fp16", TF_ISA_AARCH64, 9 },
+	[TF_ISA_SVE] = { "sve", TF_ISA_AARCH64, 9 },
+	[TF_ISA_I8MM] = { "i8mm", TF_ISA_AARCH64, 9 },
+	[TF_ISA_BF16] = { "bf16", TF_ISA_AARCH64, 9 },
+};
+
+const char *tf_isa_feature_name(int f)
+{
+	return features[f].name;
+}
+
+int tf_isa_feature_level(int f)
+{
+	return features[f].level;
+}
+
+enum tf_isa_family tf_isa_feature_family(int f)
+{
+	return features[f].family;
+}
+
+int tf_isa_baseline(enum tf_isa_family family)
+{
+	return family == TF_ISA_X86_64 ? 1 : 0;
+}
+
+const char *tf_isa_level_name(enum tf_isa_family family, int level)
+{
+	static const char *const x86[] = { "x86-64-v1", "x86-64-v1", "x86-64-v2",
+					   "x86-64-v3", "x86-64-v4" };
+	static const char *const a64[] = { "armv8.0-a", "armv8.1-a", "armv8.2-a",
+					   "armv8.3-a", "armv8.4-a" };
+
+	if (family == TF_ISA_X86_64)
+		return level >= 0 && level <= 4 ? x86[level] : "x86-64 extensions";
+	if (family == TF_ISA_AARCH64)
+		return level >= 0 && level <= 4 ? a64[level]
+						: "aarch64 optional extensions";
+	return "none";
+}
+
+int tf_isa_level_parse(const char *s, enum tf_isa_family *family, int *level)
+{
+	int i;
+
+	if (!strcmp(s, "x86-64")) {
+		*family = TF_ISA_X86_64;
+		*level = 1;
+		return 0;
+	}
+	if (!strcmp(s, "armv8-a")) {
+		*family = TF_ISA_AARCH64;
+		*level = 0;
+		return 0;
+	}
+	for (i = 1; i <= 4; i++) {
+		if (!strcmp(s, tf_isa_level_name(TF_ISA_X86_64, i))) {
+			*family = TF_ISA_X86_64;
+			*level = i;
+			return 0;
+		}
+	}
+	for (i = 0; i <= 4; i++) {
+		if (!strcmp(s, tf_isa_level_name(TF_ISA_AARCH64, i))) {
+			*family = TF_ISA_AARCH64;
+			*level = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *tf_isa_cpu_model(enum tf_isa_family family, int level)
+{
+	static const char *const x86[] = { "qemu64", "qemu64", "Nehalem",
+					   "Haswell", "Skylake-Server" };
+
+	if (family == TF_ISA_X86_64)
+		return level >= 0 && level <= 4 ? x86[level] : "max";
+	if (level <= 0)
+		return "cortex-a53";
+	/* Cortex-A76: armv8.2-a with dotprod, fp16 and RCpc. */
+	return level <= 2 ? "cortex-a76" : "max";
+}
+
+/* ---- aarch64: capstone 4 does not decode these, so by encoding ---- */
+
+struct a64_enc {
+	unsigned mask, value;
+	int feature;
+	const char *name;
+};
+
+/*
+ * From the Arm ARM's encoding index; first match wins (LDAPR sits in
+ * the atomic-memory-operation space). Each was checked against what
+ * GCC 12 emits for the extension (tests/unit/isa_test.c).
+ */
+static const struct a64_enc a64_table[] = {
+	{ 0x3ffffc00, 0x38bfc000, TF_ISA_RCPC, "ldapr" },
+	{ 0x3f200c00, 0x38200000, TF_ISA_LSE, NULL /* named by opc */ },
+	{ 0x3fa07c00, 0x08a07c00, TF_ISA_LSE, "cas" },
+	{ 0xbfa07c00, 0x08207c00, TF_ISA_LSE, "casp" },
+	{ 0x3f200c00, 0x19000000, TF_ISA_RCPC2, "ldapur/stlur" },
+	{ 0x7fe0f000, 0x1ac04000, TF_ISA_CRC, "crc32" },
+	{ 0xbf20f400, 0x2e008400, TF_ISA_RDM, "sqrdmlah/sqrdmlsh" },
+	{ 0xff20f400, 0x7e008400, TF_ISA_RDM, "sqrdmlah/sqrdmlsh" },
+	{ 0xbf00d400, 0x2f00d000, TF_ISA_RDM, "sqrdmlah/sqrdmlsh" },
+	{ 0xff00d400, 0x7f00d000, TF_ISA_RDM, "sqrdmlah/sqrdmlsh" },
+	{ 0xffe0fc00, 0x4e80a400, TF_ISA_I8MM, "smmla" },
+	{ 0xffe0fc00, 0x6e80a400, TF_ISA_I8MM, "ummla" },
+	{ 0xffe0fc00, 0x4e80ac00, TF_ISA_I8MM, "usmmla" },
+	{ 0xbfe0fc00, 0x0e809c00, TF_ISA_I8MM, "usdot" },
+	{ 0xbfe0fc00, 0x2e40fc00, TF_ISA_BF16, "bfdot" },
+	{ 0xffe0fc00, 0x6e40ec00, TF_ISA_BF16, "bfmmla" },
+	{ 0xfffffc00, 0x1e634000, TF_ISA_BF16, "bfcvt" },
+	{ 0x9fe0fc00, 0x0e809400, TF_ISA_DOTPROD, NULL /* sdot/udot */ },
+	{ 0x9fc0f400, 0x0f80e000, TF_ISA_DOTPROD, NULL /* sdot/udot */ },
+	{ 0xfffffc00, 0x1e7e0000, TF_ISA_JSCVT, "fjcvtzs" },
+	{ 0xbf20e400, 0x2e00c400, TF_ISA_FCMA, "fcmla" },
+	{ 0xbf20ec00, 0x2e00e400, TF_ISA_FCMA, "fcadd" },
+	/* FCVT from or to half precision is armv8.0-a: before fp16. */
+	{ 0xfffe7c00, 0x1ee24000, -1, NULL },
+	{ 0x9f60c400, 0x0e400400, TF_ISA_FP16, "half-precision simd" },
+	{ 0x9f7e0c00, 0x0e780800, TF_ISA_FP16, "half-precision simd" },
+	{ 0xffe00000, 0x1ee00000, TF_ISA_FP16, "half-precision fp" },
+	{ 0xffc00000, 0x1fc00000, TF_ISA_FP16, "half-precision fmadd" },
+	{ 0x1e000000, 0x04000000, TF_ISA_SVE, "sve" },
+};
+
+/* LDADD, LDCLR, ... SWP with their acquire/release and size suffixes. */
+static void lse_name(unsigned w, char name[32])
+{
+	static const char *const ops[] = { "ldadd", "ldclr", "ldeor", "ldset",
+					   "ldsmax", "ldsmin", "ldumax", "ldumin" };
+	static const char *const sizes[] = { "b", "h", "", "" };
+	unsigned o3 = (w >> 15) & 1, opc = (w >> 12) & 7;
+	unsigned a = (w >> 23) & 1, r = (w >> 22) & 1, size = w >> 30;
+
+	snprintf(name, 32, "%s%s%s%s", o3 ? "swp" : ops[opc],
+		 a ? "a" : "", r ? "l" : "", sizes[size]);
+}
+
+int tf_isa_a64_classify(unsigned w, char name[32])
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(a64_table) / sizeof(*a64_table); i++) {
+		const struct a64_enc *e = &a64_table[i];
+
+		if ((w & e->mask) != e->value)
+			continue;
+		if (e->feature < 0)
+			return -1;
+		if (e->feature == TF_ISA_LSE && !e->name)
+			lse_name(w, name);
+		else if (e->feature == TF_ISA_DOTPROD)
+			snprintf(name, 32, "%s", (w >> 29) & 1 ? "udot" : "sdot");
+		else
+			snprintf(name, 32, "%s", e->name);
+		return e->feature;
+	}
+	return -1;
+}
+
+/* ---- x86-64: capstone's groups, and ids where it has no group ---- */
+
+static int x86_by_id(unsigned id)
+{
+	switch (id) {
+	case X86_INS_POPCNT: return TF_ISA_POPCNT;
+	case X86_INS_CMPXCHG16B: return TF_ISA_CX16;
+	case X86_INS_LZCNT: return TF_ISA_LZCNT;
+	case X86_INS_MOVBE: return TF_ISA_MOVBE;
+	/* `rep bsf`, which GCC emits for __builtin_ctz at any level: it runs
+	   as BSF before BMI1, so it needs nothing. */
+	case X86_INS_TZCNT: return -2;
+	}
+	return -1;
+}
+
+static int x86_by_group(unsigned g)
+{
+	switch (g) {
+	case X86_GRP_SSE3: return TF_ISA_SSE3;
+	case X86_GRP_SSSE3: return TF_ISA_SSSE3;
+	case X86_GRP_SSE41: return TF_ISA_SSE41;
+	case X86_GRP_SSE42: return TF_ISA_SSE42;
+	case X86_GRP_AVX: return TF_ISA_AVX;
+	case X86_GRP_AVX2: return TF_ISA_AVX2;
+	case X86_GRP_BMI: return TF_ISA_BMI1;
+	case X86_GRP_BMI2: return TF_ISA_BMI2;
+	case X86_GRP_FMA: return TF_ISA_FMA;
+	case X86_GRP_F16C: return TF_ISA_F16C;
+	case X86_GRP_AVX512: return TF_ISA_AVX512F;
+	case X86_GRP_BWI: return TF_ISA_AVX512BW;
+	case X86_GRP_CDI: return TF_ISA_AVX512CD;
+	case X86_GRP_DQI: return TF_ISA_AVX512DQ;
+	case X86_GRP_VLX: return TF_ISA_AVX512VL;
+	case X86_GRP_ERI: case X86_GRP_PFI: return TF_ISA_AVX512X;
+	case X86_GRP_AES: return TF_ISA_AES;
+	case X86_GRP_PCLMUL: return TF_ISA_PCLMUL;
+	case X86_GRP_SHA: return TF_ISA_SHA;
+	case X86_GRP_ADX: return TF_ISA_ADX;
+	case X86_GRP_RTM: return TF_ISA_RTM;
+	case X86_GRP_FSGSBASE: return TF_ISA_FSGSBASE;
+	case X86_GRP_SSE4A: case X86_GRP_XOP: case X86_GRP_FMA4:
+	case X86_GRP_TBM: case X86_GRP_3DNOW: return TF_ISA_AMD;
+	}
+	return -1;
+}
+
+/* The feature an instruction needs (the highest of its groups), or -1. */
+static int x86_classify(const cs_insn *insn)
+{
+	int f = x86_by_id(insn->id), g;
+	uint8_t i;
+
+	if (f != -1)
+		return f < 0 ? -1 : f;
+	for (i = 0; i < insn->detail->groups_count; i++) {
+		g = x86_by_group(insn->detail->groups[i]);
+		if (g >= 0 && (f < 0 || features[g].level > features[f].level))
+			f = g;
+	}
+	return f;
+}
+
+/* ---- scanning ---- */
+
+struct scan {
+	struct tf_isa_report *rep;
+	const struct tf_elf_code *code;
+	csh cs;
+	cs_insn *insn;
+};
+
+static void hit(struct scan *s, int f, unsigned long long addr,
+		const char *mnemonic)
+{
+	struct tf_isa_hit *h = &s->rep->first[f];
+	const struct tf_elf_func *fn;
+
+	/* Sections are scanned in address order, so the first stays first. */
+	if (s->rep->count[f]++ && addr >= h->addr)
+		return;
+	free(h->function);
+	fn = tf_elf_code_func(s->code, addr);
+	h->addr = addr;
+	h->function = fn ? tf_strdup(fn->name) : NULL;
+	h->offset = fn ? addr - fn->addr : 0;
+	snprintf(h->mnemonic, sizeof(h->mnemonic), "%s", mnemonic);
+}
+
+static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
+{
+	const uint8_t *p = sec->bytes;
+	size_t left = sec->size;
+	uint64_t addr = sec->addr;
+	int f;
+
+	while (left) {
+		if (!cs_disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
+			/* Data in code, or newer than capstone 4: skip a byte. */
+			s->rep->nr_unknown++;
+			p++;
+			left--;
+			addr++;
+			continue;
+		}
+		s->rep->nr_insns++;
+		f = x86_classify(s->insn);
+		if (f >= 0)
+			hit(s, f, s->insn->address, s->insn->mnemonic);
+	}
+}
+
+static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
+{
+	const uint8_t *p = sec->bytes;
+	size_t left = sec->size & ~(size_t)3;
+	uint64_t addr = sec->addr;
+	char name[32];
+	unsigned w;
+	int f;
+
+	while (left) {
+		w = (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 |
+		    (unsigned)p[3] << 24;
+		f = tf_isa_a64_classify(w, name);
+		if (f >= 0) {
+			s->rep->nr_insns++;
+			hit(s, f, addr, name);
+		} else {
+			const uint8_t *q = p;
+			size_t n = 4;
+			uint64_t a = addr;
+
+			/* Everything else capstone 4 decodes is armv8.0-a. */
+			if (cs_disasm_iter(s->cs, &q, &n, &a, s->insn))
+				s->rep->nr_insns++;
+			else
+				s->rep->nr_unknown++;
+		}
+		p += 4;
+		left -= 4;
+		addr += 4;
+	}
+}
+
+static int open_cs(struct scan *s, enum tf_isa_family family)
+{
+	cs_err err;
+
+	if (family == TF_ISA_X86_64)
+		err = cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs);
+	else
+		err = cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &s->cs);
+	if (err == CS_ERR_OK && family == TF_ISA_X86_64)
+		err = cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (err != CS_ERR_OK)
+		return error("capstone: %s", cs_strerror(err));
+	s->insn = cs_malloc(s->cs);
+	return 0;
+}
+
+static int note_level(const char *path, const char *shown)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	int level = 0;
+
+	if (!tf_elf_read(path, shown, &info))
+		level = tf_elf_x86_isa_level(info.x86_isa_needed);
+	tf_elf_info_release(&info);
+	return level;
+}
+
+int tf_isa_scan(const char *path, const char *shown, struct tf_isa_report *out)
+{
+	struct tf_elf_code code = TF_ELF_CODE_INIT;
+	struct scan s = { out, &code, 0, NULL };
+	enum tf_isa_family family;
+	size_t i;
+	int ret, f;
+
+	tf_isa_report_release(out);
+	ret = tf_elf_code_read(path, shown, &code);
+	if (ret)
+		return ret;
+	family = code.machine == EM_X86_64 ? TF_ISA_X86_64 :
+		 code.machine == EM_AARCH64 ? TF_ISA_AARCH64 : TF_ISA_NONE;
+	if (family == TF_ISA_NONE || (code.type != ET_DYN && code.type != ET_EXEC)) {
+		tf_elf_code_release(&code);
+		return 1;
+	}
+	if (open_cs(&s, family)) {
+		tf_elf_code_release(&code);
+		return -1;
+	}
+	out->family = family;
+	out->level = tf_isa_baseline(family);
+	out->from_symtab = code.from_symtab;
+	for (i = 0; i < code.nr_sections; i++) {
+		if (family == TF_ISA_X86_64)
+			scan_x86(&s, &code.sections[i]);
+		else
+			scan_a64(&s, &code.sections[i]);
+	}
+	for (f = 0; f < TF_ISA_NR; f++)
+		if (out->count[f] && features[f].level > out->level)
+			out->level = features[f].level;
+	if (family == TF_ISA_X86_64)
+		out->note_level = note_level(path, shown);
+	cs_free(s.insn, 1);
+	cs_close(&s.cs);
+	tf_elf_code_release(&code);
+	return 0;
+}
+
+void tf_isa_report_release(struct tf_isa_report *out)
+{
+	struct tf_isa_report empty = TF_ISA_REPORT_INIT;
+	int f;
+
+	if (!out)
+		return;
+	for (f = 0; f < TF_ISA_NR; f++)
+		free(out->first[f].function);
+	*out = empty;
+}
+
+/* ---- reports and checks ---- */
+
+static void add_where(const struct tf_isa_hit *h, struct tf_buf *out)
+{
+	tf_buf_addf(out, "%s in ", h->mnemonic);
+	if (h->function)
+		tf_buf_addf(out, "%s+0x%llx", h->function, h->offset);
+	else
+		tf_buf_addstr(out, "(no symbol)");
+	tf_buf_addf(out, " at 0x%llx", h->addr);
+}
+
+/* The feature above `above` found at the lowest address; -1 if none. */
+static int first_above(const struct tf_isa_report *rep, int above)
+{
+	int f, best = -1;
+
+	for (f = 0; f < TF_ISA_NR; f++)
+		if (rep->count[f] && features[f].level > above &&
+		    (best < 0 || rep->first[f].addr < rep->first[best].addr))
+			best = f;
+	return best;
+}
+
+void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out)
+{
+	int f, n = 0;
+
+	tf_buf_addstr(out, tf_isa_level_name(rep->family, rep->level));
+	for (f = 0; f < TF_ISA_NR; f++) {
+		if (!rep->count[f])
+			continue;
+		tf_buf_addf(out, "%s %s x%zu (first ", n++ ? ";" : ":",
+			    features[f].name, rep->count[f]);
+		add_where(&rep->first[f], out);
+		tf_buf_addch(out, ')');
+	}
+	if (rep->nr_unknown)
+		tf_buf_addf(out, "; %zu undecoded", rep->nr_unknown);
+}
+
+int tf_isa_dispatches(const struct tf_isa_policy *p, const char *shown)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_dispatch; i++)
+		if (!fnmatch(p->dispatch[i], shown, FNM_PATHNAME))
+			return 1;
+	return 0;
+}
+
+static int refuse(const char *context, const char *shown, struct tf_buf *msg)
+{
+	if (context)
+		error("%s: %s: %s", context, shown, msg->buf);
+	else
+		error("%s: %s", shown, msg->buf);
+	tf_buf_release(msg);
+	return -1;
+}
+
+/* The policy's minimum for family, or its baseline. */
+static int minimum_for(const struct tf_isa_policy *p, enum tf_isa_family family)
+{
+	enum tf_isa_family fam;
+	int level;
+
+	if (p->minimum && !tf_isa_level_parse(p->minimum, &fam, &level) &&
+	    fam == family)
+		return level;
+	return tf_isa_baseline(family);
+}
+
+static int check_report(const struct tf_isa_report *rep, const char *shown,
+			const char *context, const struct tf_isa_policy *p)
+{
+	int min = minimum_for(p, rep->family), f;
+	struct tf_buf msg = TF_BUF_INIT;
+
+	if (tf_isa_dispatches(p, shown))
+		return 0;
+	f = first_above(rep, min);
+	if (f >= 0) {
+		tf_buf_addf(&msg, "needs %s (%s: ",
+			    tf_isa_level_name(rep->family, rep->level),
+			    features[f].name);
+		add_where(&rep->first[f], &msg);
+		tf_buf_addf(&msg, "), above %s, and does not declare run-time "
+			    "dispatch (wheels[].isa.dispatch)",
+			    tf_isa_level_name(rep->family, min));
+		return refuse(context, shown, &msg);
+	}
+	if (rep->note_level && rep->note_level < rep->level) {
+		tf_buf_addf(&msg, "GNU property note claims %s but the code "
+			    "needs %s", tf_isa_level_name(rep->family, rep->note_level),
+			    tf_isa_level_name(rep->family, rep->level));
+		return refuse(context, shown, &msg);
+	}
+	return 0;
+}
+
+int tf_isa_audit_file(const char *path, const char *shown, const char *context,
+		      const struct tf_isa_policy *policy)
+{
+	struct tf_isa_report rep = TF_ISA_REPORT_INIT;
+	struct tf_buf what = TF_BUF_INIT;
+	int ret = tf_isa_scan(path, shown, &rep);
+
+	if (!ret) {
+		tf_isa_describe(&rep, &what);
+		verbose("%s%s%s: isa %s%s", context ? context : "",
+			context ? ": " : "", shown, what.buf,
+			tf_isa_dispatches(policy, shown) ? " (dispatches)" : "");
+		ret = check_report(&rep, shown, context, policy);
+	}
+	tf_buf_release(&what);
+	tf_isa_report_release(&rep);
+	return ret;
+}
+
+/* ---- the record in the wheel ---- */
+
+void tf_isa_policy_format(const struct tf_isa_policy *p, struct tf_buf *out)
+{
+	size_t i;
+
+	tf_buf_addstr(out, "Record-Version: 1\n");
+	if (p->minimum)
+		tf_buf_addf(out, "Minimum: %s\n", p->minimum);
+	for (i = 0; i < p->nr_dispatch; i++)
+		tf_buf_addf(out, "Dispatch: %s\n", p->dispatch[i]);
+}
+
+int tf_isa_policy_parse(char *text, struct tf_isa_policy *p,
+			const char ***store, struct tf_buf *why)
+{
+	enum tf_isa_family fam;
+	char *line, *next;
+	size_t nr = 0, n = 0;
+	int level;
+
+	for (line = text; *line; line++)
+		n += *line == '\n';
+	*store = tf_calloc(n + 2, sizeof(**store));
+	p->dispatch = *store;
+	p->nr_dispatch = 0;
+	p->minimum = NULL;
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		nr++;
+		if (!strcmp(line, "Record-Version: 1") || !*line)
+			continue;
+		if (!strncmp(line, "Minimum: ", 9)) {
+			p->minimum = line + 9;
+			if (tf_isa_level_parse(p->minimum, &fam, &level)) {
+				tf_buf_addf(why, "line %zu: unknown level '%s'", nr,
+					    p->minimum);
+				return -1;
+			}
+		} else if (!strncmp(line, "Dispatch: ", 10) && line[10]) {
+			(*store)[p->nr_dispatch++] = line + 10;
+		} else {
+			tf_buf_addf(why, "line %zu: not 'Minimum: LEVEL' or "
+				    "'Dispatch: GLOB'", nr);
+			return -1;
+		}
+	}
+	return 0;
+}
