@@ -191,6 +191,10 @@ static int start(struct sched *s, struct task *t, const char *why)
 	if (ps->def->source_index >= 0 &&
 	    tf_source_refresh(t->plan, (size_t)ps->def->source_index))
 		return -1;
+	/* The step builds in that tree: the next step to run in it gets it
+	 * prepared afresh, not with this one's leftovers. */
+	if (ps->def->source_index >= 0)
+		t->plan->sources[ps->def->source_index].fresh = 0;
 	if (make_dirs(t->plan, ps))
 		return -1;
 	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name, why);
