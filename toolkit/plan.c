@@ -219,6 +219,28 @@ static int plan_source(struct tf_plan *p, size_t i)
 	return errors;
 }
 
+/*
+ * The build machine's binutils by full path, for generators (Meson and
+ * autotools read NAME_FOR_BUILD): in a cross step the bare names are
+ * the guards.
+ */
+static void build_binutils(struct tf_strvec *e)
+{
+	static const char *const tools[][2] = {
+		{ "AR_FOR_BUILD", "ar" }, { "RANLIB_FOR_BUILD", "ranlib" },
+		{ "NM_FOR_BUILD", "nm" }, { "STRIP_FOR_BUILD", "strip" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
+		char *path = tf_target_which(tools[i][1]);
+
+		if (path)
+			tf_strvec_pushf(e, "%s=%s", tools[i][0], path);
+		free(path);
+	}
+}
+
 /* The rest of the target's tool set and build-system files (docs/cross.md). */
 static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 {
@@ -236,6 +258,10 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 	tf_strvec_pushf(e, "AS=%s", t->as);
 	tf_strvec_pushf(e, "HOSTCC=%s", t->hostcc);
 	tf_strvec_pushf(e, "CC_FOR_BUILD=%s", t->hostcc);
+	tf_strvec_pushf(e, "HOSTCXX=%s", t->hostcxx);
+	tf_strvec_pushf(e, "CXX_FOR_BUILD=%s", t->hostcxx);
+	if (!t->native)
+		build_binutils(e);
 	tf_strvec_pushf(e, "HOST_TRIPLE=%s", t->triplet);
 	tf_strvec_pushf(e, "BUILD_TRIPLE=%s", t->build_triplet);
 	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
