@@ -23,6 +23,13 @@ expect_success 'both targets: tags and suffix from the headers, the module impor
 	"$TFBUILD" verify out/*.whl
 '
 
+expect_success 'the provenance records each target package and version' '
+	v=$(dpkg-query -W -f="\${Version}" zlib1g-dev:amd64) &&
+	grep -q "\"name\": \"target-package:x86_64:zlib1g-dev:amd64=$v\"" out/hello.intoto.json &&
+	grep -q "\"uri\": \"pkg:deb/debian/zlib1g-dev@$v?arch=arm64\"" out/hello.intoto.json &&
+	grep -q "\"name\": \"target-package:aarch64:libc6:arm64=" out/hello.intoto.json
+'
+
 expect_success 'a cp312-style tag over other headers is a recipe error at its position' '
 	other=$((ver + 1)) &&
 	sed "s/python: \${python_tag}/python: cp$other/; s/abi: \${python_tag}/abi: cp$other/" hello.yaml >bad.yaml &&
