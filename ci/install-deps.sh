@@ -9,7 +9,8 @@ set -eu
 pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
-      gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64 libcapstone-dev"
+      gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
+      libcapstone-dev cmake meson ninja-build zlib1g-dev"
 # The CLI tests: the man page renders, completion loads in bash and zsh.
 pkgs="$pkgs man-db groff-base zsh bash-completion"
 

@@ -36,6 +36,9 @@ const struct tf_opt tf_opts_recipe[] = {
 	  "after a failing step, go on with the others", NULL, 0, 0 },
 	{ 'f', "force", TF_OPT_FLAG, TF_ARG(force), NULL,
 	  "rebuild every step, even if up to date", NULL, 0, 0 },
+	{ 0, "timeout", TF_OPT_STRING, TF_ARG(timeout), "TIME",
+	  "time limit of every step and test (90s, 30m, 2h), over the "
+	  "recipe's; default: the recipe's, or 1h", NULL, 0, 0 },
 	TF_OPT_END,
 };
 
@@ -66,7 +69,8 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 
 static int run_pipeline(struct tf_session *s)
 {
-	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force };
+	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force,
+				    s->opt.timeout };
 	struct tf_strvec written = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -83,7 +87,7 @@ static int run_pipeline(struct tf_session *s)
 		    tf_sources_prepare(&s->plans[i], s->opt.force))
 			return TF_EXIT_BUILD;
 	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
-		return TF_EXIT_BUILD;
+		return tf_build_signal ? 128 + tf_build_signal : TF_EXIT_BUILD;
 	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written) ||
 	    attest(s, &written))
 		ret = TF_EXIT_WHEEL;

@@ -17,6 +17,10 @@
 #include "pyname.h"
 #include "url.h"
 #include "wheel.h"
+#include "pytag.h"
+#include "hosttools.h"
+#include "sysroot.h"
+#include "toolfiles.h"
 
 /* Keep s in the plan's store and return the stored copy. */
 static const char *keep(struct tf_plan *p, char *s)
@@ -56,7 +60,9 @@ static const char *expand(struct tf_plan *p, const struct tf_str *s, int *errors
 static const char *const builtins[] = {
 	"name", "version", "target", "jobs", "recipe_dir", "build_dir", "cc",
 	"ar", "strip", "cflags", "ldflags", "python", "python_include",
-	"emulator", NULL,
+	"emulator", "cxx", "cmake_toolchain", "meson_cross", "meson_args",
+	"host_triple", "build_triple", "target_python", "python_tag",
+	"ext_suffix", NULL,
 };
 
 static int is_builtin(const char *name)
@@ -93,6 +99,23 @@ static void set_dirs(struct tf_plan *p)
 	}
 }
 
+/* "cp311" from the target's headers; "" when they are not known. */
+static const char *python_tag(struct tf_plan *p)
+{
+	if (p->py_minor < 0)
+		return "";
+	return keepf(p, "cp%d%d", p->py_major, p->py_minor);
+}
+
+/* What CPython for the target looks for: ".cpython-311-aarch64-linux-gnu.so". */
+static const char *ext_suffix(struct tf_plan *p)
+{
+	if (p->py_minor < 0)
+		return "";
+	return keepf(p, ".cpython-%d%d-%s.so", p->py_major, p->py_minor,
+		     p->target.triplet);
+}
+
 static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 {
 	const struct tf_recipe *r = p->recipe;
@@ -111,10 +134,19 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "ar", t->ar);
 	tf_vars_set(v, "strip", t->strip);
 	tf_vars_set(v, "cflags", p->cflags);
-	tf_vars_set(v, "ldflags", t->ldflags);
+	tf_vars_set(v, "ldflags", p->ldflags);
 	tf_vars_set(v, "python", t->python);
 	tf_vars_set(v, "python_include", t->python_include);
 	tf_vars_set(v, "emulator", t->emulator);
+	tf_vars_set(v, "cxx", t->cxx);
+	tf_vars_set(v, "cmake_toolchain", p->cmake_toolchain);
+	tf_vars_set(v, "meson_cross", p->meson_file);
+	tf_vars_set(v, "meson_args", p->meson_args);
+	tf_vars_set(v, "host_triple", t->triplet);
+	tf_vars_set(v, "build_triple", t->build_triplet);
+	tf_vars_set(v, "target_python", p->target_python);
+	tf_vars_set(v, "python_tag", python_tag(p));
+	tf_vars_set(v, "ext_suffix", ext_suffix(p));
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -219,12 +251,67 @@ static int plan_source(struct tf_plan *p, size_t i)
 	return errors;
 }
 
+/*
+ * The build machine's binutils by full path, for generators (Meson and
+ * autotools read NAME_FOR_BUILD): in a cross step the bare names are
+ * the guards.
+ */
+static void build_binutils(struct tf_strvec *e)
+{
+	static const char *const tools[][2] = {
+		{ "AR_FOR_BUILD", "ar" }, { "RANLIB_FOR_BUILD", "ranlib" },
+		{ "NM_FOR_BUILD", "nm" }, { "STRIP_FOR_BUILD", "strip" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
+		char *path = tf_target_which(tools[i][1]);
+
+		if (path)
+			tf_strvec_pushf(e, "%s=%s", tools[i][0], path);
+		free(path);
+	}
+}
+
+/* The rest of the target's tool set and build-system files (docs/cross.md). */
+static void tool_env(struct tf_plan *p, struct tf_strvec *e)
+{
+	const struct tf_target *t = &p->target;
+
+	tf_strvec_pushf(e, "CXX=%s", t->cxx);
+	if (t->fc)
+		tf_strvec_pushf(e, "FC=%s", t->fc);
+	tf_strvec_pushf(e, "RANLIB=%s", t->ranlib);
+	tf_strvec_pushf(e, "NM=%s", t->nm);
+	tf_strvec_pushf(e, "OBJCOPY=%s", t->objcopy);
+	tf_strvec_pushf(e, "OBJDUMP=%s", t->objdump);
+	tf_strvec_pushf(e, "READELF=%s", t->readelf);
+	tf_strvec_pushf(e, "LD=%s", t->ld);
+	tf_strvec_pushf(e, "AS=%s", t->as);
+	tf_strvec_pushf(e, "HOSTCC=%s", t->hostcc);
+	tf_strvec_pushf(e, "CC_FOR_BUILD=%s", t->hostcc);
+	tf_strvec_pushf(e, "HOSTCXX=%s", t->hostcxx);
+	tf_strvec_pushf(e, "CXX_FOR_BUILD=%s", t->hostcxx);
+	if (!t->native)
+		build_binutils(e);
+	tf_strvec_pushf(e, "HOST_TRIPLE=%s", t->triplet);
+	tf_strvec_pushf(e, "BUILD_TRIPLE=%s", t->build_triplet);
+	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
+	tf_strvec_pushf(e, "PKG_CONFIG_LIBDIR=%s", p->pkg_config_libdir);
+	tf_strvec_pushf(e, "PKG_CONFIG_SYSROOT_DIR=%s", p->pkg_config_sysroot);
+	tf_strvec_pushf(e, "CMAKE_TOOLCHAIN_FILE=%s", p->cmake_toolchain);
+	tf_strvec_pushf(e, "MESON_CROSS_FILE=%s", p->meson_file);
+	tf_strvec_pushf(e, "TARGET_PYTHON=%s", p->target_python);
+	tf_strvec_pushf(e, "PYTHON_TAG=%s", python_tag(p));
+	tf_strvec_pushf(e, "EXT_SUFFIX=%s", ext_suffix(p));
+}
+
 static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec *e = &ps->env;
 
-	tf_strvec_pushf(e, "PATH=%s", tf_target_path);
+	tf_strvec_pushf(e, "PATH=%s", p->host_tools ? p->host_tools : tf_target_path);
 	tf_strvec_pushf(e, "HOME=%s/home", p->dir);
 	tf_strvec_pushf(e, "TMPDIR=%s/tmp", p->dir);
 	tf_strvec_push(e, "LC_ALL=C");
@@ -236,7 +323,9 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "AR=%s", t->ar);
 	tf_strvec_pushf(e, "STRIP=%s", t->strip);
 	tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
-	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
+	tf_strvec_pushf(e, "CXXFLAGS=%s", p->cflags);
+	tf_strvec_pushf(e, "LDFLAGS=%s", p->ldflags);
+	tool_env(p, e);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
 	if (ps->def->is_test == TF_TEST_BASELINE) {
@@ -246,7 +335,9 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	} else {
 		tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
 	}
-	if (*t->emulator_prefix)
+	if (p->sysroot)
+		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", p->sysroot);
+	else if (*t->emulator_prefix)
 		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", t->emulator_prefix);
 	tf_strvec_pushf(e, "SRCDIR=%s", ps->cwd);
 	tf_strvec_pushf(e, "BUILDDIR=%s", ps->work);
@@ -426,6 +517,31 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 	return errors;
 }
 
+/*
+ * A cpXY tag must be the CPython of the headers the target builds
+ * against (or, for abi3, not newer): a cp312 wheel from 3.11 headers
+ * would install where its extension cannot load.
+ */
+static int check_python_tag(struct tf_plan *p, const struct tf_wheel_def *w,
+			    const struct tf_wheel_spec *spec)
+{
+	int major, minor, n = 0;
+	const char *t = spec->python_tag;
+
+	if (!w->python.s || !t || p->py_minor < 0 ||
+	    sscanf(t, "cp%1d%d%n", &major, &minor, &n) < 2 || t[n])
+		return 0;
+	if (major == p->py_major &&
+	    (minor == p->py_minor ||
+	     (spec->abi_tag && !strcmp(spec->abi_tag, "abi3") && minor <= p->py_minor)))
+		return 0;
+	tf_error_at(&w->python.pos,
+		    "python tag '%s' does not match the %s target's Python headers (CPython %d.%d, %s); use ${python_tag}",
+		    t, p->target.name, p->py_major, p->py_minor,
+		    p->target.python_include);
+	return 1;
+}
+
 static int plan_wheel(struct tf_plan *p, size_t i)
 {
 	const struct tf_wheel_def *w = &p->recipe->wheels[i];
@@ -455,6 +571,7 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 			      tf_wheel_tag_is_valid, "ABI tag");
 	errors += check_value(&w->platform, spec->platform_tag,
 			      tf_wheel_tag_is_valid, "platform tag");
+	errors += check_python_tag(p, w, spec);
 	pw->requires = tf_calloc(w->nr_requires_dist + 1, sizeof(char *));
 	for (j = 0; j < w->nr_requires_dist; j++)
 		pw->requires[j] = expand(p, &w->requires_dist[j], &errors);
@@ -549,6 +666,19 @@ static const char *baseline_emulator(struct tf_plan *p)
 		     tf_isa_cpu_model(want, level));
 }
 
+/* The recipe file's name without .yaml/.yml: unique within its folder. */
+static const char *recipe_stem(struct tf_plan *p)
+{
+	const char *base = tf_path_basename(p->recipe->path);
+	size_t n = strlen(base);
+
+	if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+		n -= 5;
+	else if (n > 4 && !strcmp(base + n - 4, ".yml"))
+		n -= 4;
+	return keep(p, tf_strndup(base, n));
+}
+
 static int has_tests(const struct tf_recipe *r)
 {
 	size_t i;
@@ -569,10 +699,16 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->recipe = r;
 	p->jobs = o->jobs;
 	p->store = (struct tf_strvec)TF_STRVEC_INIT;
+	p->toolfiles = (struct tf_buf)TF_BUF_INIT;
+	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
 	if (tf_target_setup(target, &p->target, o->check_tools,
 			    tf_recipe_toolchain(r, target)))
 		return TF_PLAN_TOOLCHAIN;
-	p->dir = keepf(p, "%s/%s", o->build_dir, target);
+	/* Each recipe its own tree: two recipes in one folder never share
+	 * stamps, so building them alternately rebuilds nothing. */
+	p->dir = keepf(p, "%s/%s/%s", o->build_dir, recipe_stem(p), target);
 	p->stamps = keepf(p, "%s/stamps", p->dir);
 	if (o->check_tools && p->target.pyconfig && python_shim(p))
 		return TF_PLAN_TOOLCHAIN;
@@ -586,9 +722,26 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		if (tf_target_check_emulator(&base))
 			return TF_PLAN_TOOLCHAIN;
 	}
+	p->py_major = p->py_minor = -1;
+	if (o->check_tools)
+		tf_pytag_header_version(p->target.python_include, &p->py_major,
+					&p->py_minor);
 	/* Where it was built must not show in what was built. */
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);
+	p->ldflags = p->target.ldflags;
+	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
+		return errors;
+	if (p->sysroot) {
+		/* -idirafter: the cross toolchain's libc headers come first. */
+		p->cflags = keepf(p, "%s -idirafter %s/usr/include/%s -idirafter %s/usr/include",
+				  p->cflags, p->sysroot, p->target.triplet, p->sysroot);
+		p->ldflags = keepf(p, "%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+				   p->ldflags, p->sysroot, p->target.triplet,
+				   p->sysroot, p->target.triplet);
+	}
+	tf_toolfiles_plan(p);
+	tf_hosttools_plan(p);
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -620,7 +773,14 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		errors += plan_step(p, i);
 	for (i = 0; i < r->nr_wheels; i++)
 		errors += plan_wheel(p, i);
-	return errors ? -1 : 0;
+	if (errors)
+		return -1;
+	/* Only a recipe without errors gets files written for it. */
+	if ((o->check_tools && tf_sysroot_make(p)) ||
+	    tf_toolfiles_write(p, o->check_tools) ||
+	    (o->check_tools && tf_hosttools_make(p)))
+		return TF_PLAN_TOOLCHAIN;
+	return 0;
 }
 
 void tf_plan_release(struct tf_plan *p)
@@ -650,6 +810,10 @@ void tf_plan_release(struct tf_plan *p)
 	free(p->steps);
 	free(p->wheels);
 	tf_vars_release(&p->vars);
+	tf_buf_release(&p->toolfiles);
+	tf_strvec_release(&p->packages);
+	tf_strvec_release(&p->package_digests);
+	tf_strvec_release(&p->package_files);
 	tf_target_release(&p->target);
 	tf_strvec_release(&p->store);
 	memset(p, 0, sizeof(*p));

@@ -53,6 +53,12 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	o->recheck = a->recheck;
 	o->force = a->force;
 	o->toolchain = a->toolchain;
+	if (a->timeout) {
+		o->timeout = tf_parse_duration(a->timeout);
+		if (o->timeout <= 0)
+			return tf_usage_error(c, "--timeout wants a duration such as 90s, 30m or 2h, not '%s'",
+					      a->timeout);
+	}
 	for (i = 0; i < a->targets.nr; i++)
 		tf_strvec_push(&o->targets, a->targets.v[i]);
 	for (i = 0; i < a->sets.nr; i++)
@@ -142,6 +148,7 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	po.jobs = s->opt.jobs;
 	po.sets = &s->opt.sets;
 	po.check_tools = check_tools;
+	po.cache_dir = s->opt.cache_dir;
 	s->plans = tf_calloc(targets.nr, sizeof(*s->plans));
 	s->plan_ptrs = tf_calloc(targets.nr, sizeof(*s->plan_ptrs));
 	for (i = 0; i < targets.nr; i++) {

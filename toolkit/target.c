@@ -94,7 +94,7 @@ static int unknown_target(const char *name)
 }
 
 /* Look a program up in the fixed PATH steps get; its full path or NULL. */
-static char *find_in_path(const char *prog)
+char *tf_target_which(const char *prog)
 {
 	struct tf_buf b = TF_BUF_INIT;
 	const char *p = tf_target_path;
@@ -145,7 +145,7 @@ static char *python_include(const char *python)
 /* What identifies the compiler: its path, target machine and version. */
 static char *compiler_identity(const char *cc)
 {
-	char *path = find_in_path(cc);
+	char *path = tf_target_which(cc);
 	char *machine = first_line((const char *const[]){ cc, "-dumpmachine", NULL });
 	char *version = first_line((const char *const[]){ cc, "--version", NULL });
 	char *id = tf_xstrfmt("%s %s %s", path ? path : cc,
@@ -159,7 +159,7 @@ static char *compiler_identity(const char *cc)
 
 static int in_path(const char *prog)
 {
-	char *p = find_in_path(prog);
+	char *p = tf_target_which(prog);
 
 	free(p);
 	return p != NULL;
@@ -230,6 +230,59 @@ int tf_target_check_emulator(const struct tf_target *t)
 		     t->name, t->emulator);
 }
 
+/* The tool `name` for t: bare natively, triplet-prefixed for a cross target. */
+static char *tool(const struct tf_target *t, const char *name)
+{
+	return t->native ? tf_strdup(name) : tf_xstrfmt("%s-%s", t->triplet, name);
+}
+
+/*
+ * The build machine's compiler, by full path. In a cross step PATH
+ * holds only allow-listed tools, where `as` and `ld` are the guards:
+ * -B makes the driver take its assembler and linker from its own
+ * directory.
+ */
+static char *build_compiler(const struct tf_target *t, const char *name)
+{
+	char *path = tf_target_which(name), *cc;
+	size_t dir;
+
+	if (!path)
+		return tf_strdup(name);
+	if (t->native)
+		return path;
+	dir = (size_t)(strrchr(path, '/') - path);
+	cc = tf_xstrfmt("%s -B%.*s/", path, (int)dir, path);
+	free(path);
+	return cc;
+}
+
+/* The rest of the tool set, beside CC, AR and STRIP (issue 14 item 4). */
+static void set_binutils(struct tf_target *t)
+{
+	size_t i;
+	char *fc = tool(t, "gfortran"), *path = tf_target_which(fc);
+
+	t->cxx = tool(t, "g++");
+	t->fc = path ? fc : NULL;
+	if (!path)
+		free(fc);
+	free(path);
+	t->ranlib = tool(t, "ranlib");
+	t->nm = tool(t, "nm");
+	t->objcopy = tool(t, "objcopy");
+	t->objdump = tool(t, "objdump");
+	t->readelf = tool(t, "readelf");
+	t->ld = tool(t, "ld");
+	t->as = tool(t, "as");
+	t->hostcc = build_compiler(t, "gcc");
+	t->hostcxx = build_compiler(t, "g++");
+	t->build_triplet = "unknown-linux-gnu";
+	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
+		if (tf_target_host() && !strcmp(tf_target_host(), targets[i].name))
+			t->build_triplet = targets[i].triplet;
+}
+
 int tf_target_setup(const char *name, struct tf_target *t, int check,
 		    const struct tf_toolchain_def *over)
 {
@@ -243,11 +296,13 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 		return unknown_target(name);
 	t->name = targets[i].name;
 	t->triplet = targets[i].triplet;
+	t->debarch = targets[i].debarch;
 	t->native = host && !strcmp(host, name);
 	t->cc = t->native ? tf_strdup("gcc") : tf_xstrfmt("%s-gcc", t->triplet);
 	t->ar = t->native ? tf_strdup("ar") : tf_xstrfmt("%s-ar", t->triplet);
 	t->strip = t->native ? tf_strdup("strip")
 			     : tf_xstrfmt("%s-strip", t->triplet);
+	set_binutils(t);
 	t->cflags = tf_strdup("-O2 -fPIC");
 	t->ldflags = tf_strdup(targets[i].ldflags);
 	t->python = tf_strdup("python3");
@@ -286,6 +341,17 @@ void tf_target_release(struct tf_target *t)
 	free(t->cc);
 	free(t->ar);
 	free(t->strip);
+	free(t->cxx);
+	free(t->fc);
+	free(t->ranlib);
+	free(t->nm);
+	free(t->objcopy);
+	free(t->objdump);
+	free(t->readelf);
+	free(t->ld);
+	free(t->as);
+	free(t->hostcc);
+	free(t->hostcxx);
 	free(t->cflags);
 	free(t->ldflags);
 	free(t->python);
