@@ -208,6 +208,18 @@ expect_success 'provided: without the RUNPATH, refused naming the library' '
 	compare expect err
 '
 
+expect_success 'aarch64: vendored with 64 KiB segments, verifies' '
+	"$TFBUILD" -q recipe --target aarch64 --build-dir build-arm \
+		--out out-arm proj/foo.yaml &&
+	w=out-arm/fooext-1.0.0-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl &&
+	"$TFBUILD" verify $w &&
+	rm -rf xa && mkdir xa && (cd xa && unzip -q ../$w) &&
+	for f in xa/fooext/_foo.so xa/fooext.libs/*; do
+		readelf -lW $f | grep "^ *LOAD" >load &&
+		! grep -v " 0x10000$" load || return 1
+	done
+'
+
 # Rewrite one .dist-info file of a wheel with its RECORD line, as a
 # tampering tool would (Python's zipfile, an independent writer).
 tamper() { # wheel entry regex replacement
