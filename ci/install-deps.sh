@@ -13,6 +13,9 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libcapstone-dev cmake meson ninja-build zlib1g-dev"
 # The CLI tests: the man page renders, completion loads in bash and zsh.
 pkgs="$pkgs man-db groff-base zsh bash-completion"
+# Vendoring libraries into wheels (docs/libraries.md); independent
+# checkers of the metadata tfbuild writes.
+pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
 
 missing=
 for p in $pkgs; do

@@ -46,7 +46,9 @@ const char tf_usage_verify[] =
 	"  tfbuild: SHA256SUMS: lists 'NAME', which is missing\n"
 	"\n"
 	"With -v, also print the ISA declarations and what the instruction\n"
-	"audit found in each ELF file (docs/isa.md).\n";
+	"audit found in each ELF file (docs/isa.md), and how each library\n"
+	"outside the wheel is resolved: vendored sonames, RUNPATH, providers\n"
+	"(docs/libraries.md).\n";
 
 const struct tf_opt tf_opts_verify[] = {
 	{ 0, "sums", TF_OPT_STRING, TF_ARG(sums), "FILE",

@@ -10,9 +10,10 @@ struct symver {
 };
 
 /*
- * From auditwheel's manylinux-policy.json (commit 2d1ad63), "symbol_versions"
- * of each policy up to manylinux_2_39, grouped by the policy that first
- * lists each version. manylinux_2_37 adds nothing on these architectures
+ * From auditwheel's manylinux-policy.json (commit 2d1ad63; manylinux_2_40
+ * and 2_41 from commit 86154d1, which add only GLIBC_2.40 and GLIBC_2.41
+ * and no library), "symbol_versions" of each policy up to manylinux_2_41,
+ * grouped by the policy that first lists each version. manylinux_2_37 adds nothing on these architectures
  * but ZLIB_1.2.12.
  */
 static const struct symver x86_64_symvers[] = {
@@ -35,6 +36,8 @@ static const struct symver x86_64_symvers[] = {
 	{ "GLIBC_2.36", 36 }, { "GLIBC_ABI_DT_RELR", 36 },
 	{ "GLIBC_2.38", 38 },
 	{ "GLIBC_2.39", 39 },
+	{ "GLIBC_2.40", 40 },
+	{ "GLIBC_2.41", 41 },
 	{ "GLIBCXX_3.4", 5 }, { "GLIBCXX_3.4.1", 5 }, { "GLIBCXX_3.4.2", 5 },
 	{ "GLIBCXX_3.4.3", 5 }, { "GLIBCXX_3.4.4", 5 }, { "GLIBCXX_3.4.5", 5 },
 	{ "GLIBCXX_3.4.6", 5 }, { "GLIBCXX_3.4.7", 5 }, { "GLIBCXX_3.4.8", 5 },
@@ -93,6 +96,8 @@ static const struct symver aarch64_symvers[] = {
 	{ "GLIBC_2.36", 36 }, { "GLIBC_ABI_DT_RELR", 36 },
 	{ "GLIBC_2.38", 38 },
 	{ "GLIBC_2.39", 39 },
+	{ "GLIBC_2.40", 40 },
+	{ "GLIBC_2.41", 41 },
 	{ "GLIBCXX_3.4", 17 }, { "GLIBCXX_3.4.1", 17 },
 	{ "GLIBCXX_3.4.2", 17 }, { "GLIBCXX_3.4.3", 17 },
 	{ "GLIBCXX_3.4.4", 17 }, { "GLIBCXX_3.4.5", 17 },
@@ -168,7 +173,8 @@ static const struct tf_manylinux_policy x86_64_policies[] = {
 	{ TF_ARCH_X86_64, 31, NULL }, { TF_ARCH_X86_64, 34, NULL },
 	{ TF_ARCH_X86_64, 35, NULL }, { TF_ARCH_X86_64, 36, NULL },
 	{ TF_ARCH_X86_64, 37, NULL }, { TF_ARCH_X86_64, 38, NULL },
-	{ TF_ARCH_X86_64, 39, NULL },
+	{ TF_ARCH_X86_64, 39, NULL }, { TF_ARCH_X86_64, 40, NULL },
+	{ TF_ARCH_X86_64, 41, NULL },
 };
 
 static const struct tf_manylinux_policy aarch64_policies[] = {
@@ -178,7 +184,8 @@ static const struct tf_manylinux_policy aarch64_policies[] = {
 	{ TF_ARCH_AARCH64, 31, NULL }, { TF_ARCH_AARCH64, 34, NULL },
 	{ TF_ARCH_AARCH64, 35, NULL }, { TF_ARCH_AARCH64, 36, NULL },
 	{ TF_ARCH_AARCH64, 37, NULL }, { TF_ARCH_AARCH64, 38, NULL },
-	{ TF_ARCH_AARCH64, 39, NULL },
+	{ TF_ARCH_AARCH64, 39, NULL }, { TF_ARCH_AARCH64, 40, NULL },
+	{ TF_ARCH_AARCH64, 41, NULL },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -418,6 +425,21 @@ static void parse_pep600(const char *s, struct tf_platform *p)
 	}
 }
 
+/* The part after "musllinux_": "1_2_x86_64"; OTHER unless major is 1. */
+static void parse_pep656(const char *s, struct tf_platform *p)
+{
+	long major = parse_number(&s), minor;
+
+	if (major != 1 || *s++ != '_')
+		return;
+	minor = parse_number(&s);
+	if (minor < 0 || *s++ != '_')
+		return;
+	p->arch = tf_arch_from_name(s);
+	if (p->arch != TF_ARCH_NONE)
+		p->kind = TF_PLATFORM_MUSLLINUX;
+}
+
 /* One tag of a set, s[0..n). */
 static void parse_one(const char *s, size_t n, struct tf_platform *p)
 {
@@ -440,6 +462,8 @@ static void parse_one(const char *s, size_t n, struct tf_platform *p)
 		p->kind = TF_PLATFORM_LINUX;
 	else if (!strncmp(tag, "manylinux_", 10))
 		parse_pep600(tag + 10, p);
+	else if (!strncmp(tag, "musllinux_", 10))
+		parse_pep656(tag + 10, p);
 	for (i = 0; i < ARRAY_SIZE(legacy); i++) {
 		size_t len = strlen(legacy[i].prefix);
 

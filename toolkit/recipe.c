@@ -16,6 +16,8 @@
 
 #include "hash.h"
 #include "isa.h"
+#include "libs.h"
+#include "recipe_meta.h"
 #include "log.h"
 #include "target.h"
 #include "path.h"
@@ -326,6 +328,18 @@ static int walk_map(struct loader *l, yaml_node_t *n, const struct field *fields
 				   where);
 	}
 	return ret ? -1 : 0;
+}
+
+/* The value node of key in mapping n (n itself if absent), for positions. */
+static yaml_node_t *node_of_key(struct loader *l, yaml_node_t *n,
+				const char *key)
+{
+	yaml_node_pair_t *p;
+
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+		if (!strcmp(scalar(node(l, p->key)), key))
+			return node(l, p->value);
+	return n;
 }
 
 /* Generate a field parser for a string member of a struct. */
@@ -776,6 +790,206 @@ static int parse_wheel_isa(struct loader *l, yaml_node_t *v, void *obj,
 	return ret;
 }
 
+/* libraries: {SONAME: vendor | system | {from: REQ, runpath: PATH}} */
+STR_FIELD(tf_library_def, from, "from")
+STR_FIELD(tf_library_def, runpath, "runpath")
+
+static const struct field provided_fields[] = {
+	{ "from", 1, parse_tf_library_def_from },
+	{ "runpath", 1, parse_tf_library_def_runpath },
+	{ NULL, 0, NULL },
+};
+
+static int parse_library(struct loader *l, yaml_node_t *v,
+			 struct tf_library_def *d)
+{
+	struct tf_buf where = TF_BUF_INIT;
+	int ret;
+
+	if (v->type == YAML_MAPPING_NODE) {
+		tf_buf_addf(&where, "libraries.%s", d->soname.s);
+		d->kind = TF_LIB_PROVIDED;
+		ret = walk_map(l, v, provided_fields, d, where.buf);
+		if (!ret && !strstr(d->runpath.s, "$ORIGIN"))
+			ret = bad(l, node_of_key(l, v, "runpath"),
+				  "'runpath' of '%s' must be relative to "
+				  "$ORIGIN, not '%s'", d->soname.s,
+				  d->runpath.s);
+		tf_buf_release(&where);
+		return ret;
+	}
+	if (v->type == YAML_SCALAR_NODE && !strcmp(scalar(v), "vendor"))
+		d->kind = TF_LIB_VENDOR;
+	else if (v->type == YAML_SCALAR_NODE && !strcmp(scalar(v), "system"))
+		d->kind = TF_LIB_SYSTEM;
+	else
+		return bad(l, v, "library '%s' must be 'vendor', 'system' or "
+			   "{from: REQUIREMENT, runpath: PATH}, not %s%s%s",
+			   d->soname.s, v->type == YAML_SCALAR_NODE ? "'" : "",
+			   v->type == YAML_SCALAR_NODE ? scalar(v) : kind_name(v),
+			   v->type == YAML_SCALAR_NODE ? "'" : "");
+	return 0;
+}
+
+static int parse_wheel_libraries(struct loader *l, yaml_node_t *v,
+				 void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	yaml_node_pair_t *p;
+	size_t n;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return bad(l, v, "'libraries' must map sonames to how they are "
+			   "resolved, not %s", kind_name(v));
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	w->libraries = arena_alloc(l->r, (n + 1) * sizeof(*w->libraries));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		struct tf_library_def *d = &w->libraries[w->nr_libraries];
+		yaml_node_t *k = node(l, p->key);
+		size_t i;
+
+		if (get_str(l, "libraries", k, &d->soname)) {
+			ret = -1;
+			continue;
+		}
+		if (!*d->soname.s || strchr(d->soname.s, '/')) {
+			ret |= bad(l, k, "'%s' is not a soname", d->soname.s);
+			continue;
+		}
+		for (i = 0; i < w->nr_libraries; i++)
+			if (!strcmp(w->libraries[i].soname.s, d->soname.s))
+				break;
+		if (i < w->nr_libraries) {
+			ret |= bad(l, k, "duplicate key '%s' in 'libraries'",
+				   d->soname.s);
+			continue;
+		}
+		ret |= parse_library(l, node(l, p->value), d);
+		w->nr_libraries++;
+	}
+	return ret ? -1 : 0;
+}
+
+static int parse_wheel_library_dirs(struct loader *l, yaml_node_t *v,
+				    void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "library-dirs", v, &w->library_dirs,
+			    &w->nr_library_dirs);
+}
+
+/* readme: FILE or {file: FILE, content-type: TYPE} */
+STR_FIELD(tf_wheel_def, readme, "file")
+STR_FIELD(tf_wheel_def, readme_type, "content-type")
+
+static const struct field readme_fields[] = {
+	{ "file", 1, parse_tf_wheel_def_readme },
+	{ "content-type", 0, parse_tf_wheel_def_readme_type },
+	{ NULL, 0, NULL },
+};
+
+static int parse_wheel_readme(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	if (v->type == YAML_MAPPING_NODE)
+		return walk_map(l, v, readme_fields, w, "readme");
+	return get_str(l, "readme", v, &w->readme);
+}
+
+static int parse_wheel_license_files(struct loader *l, yaml_node_t *v,
+				     void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "license-files", v, &w->license_files,
+			    &w->nr_license_files);
+}
+
+static int parse_wheel_urls(struct loader *l, yaml_node_t *v, void *obj,
+			    const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_map(l, "urls", v, &w->urls, &w->nr_urls);
+}
+
+STR_FIELD(tf_person, name, "name")
+STR_FIELD(tf_person, email, "email")
+
+static const struct field person_fields[] = {
+	{ "name", 0, parse_tf_person_name },
+	{ "email", 0, parse_tf_person_email },
+	{ NULL, 0, NULL },
+};
+
+static int get_people(struct loader *l, const char *key, yaml_node_t *v,
+		      struct tf_person **out, size_t *nr)
+{
+	yaml_node_item_t *it;
+	struct tf_buf where = TF_BUF_INIT;
+	int ret = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return bad(l, v, "'%s' must be a list of {name, email}, not %s",
+			   key, kind_name(v));
+	*nr = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	*out = arena_alloc(l->r, (*nr + 1) * sizeof(**out));
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		struct tf_person *p = &(*out)[it - v->data.sequence.items.start];
+		yaml_node_t *n = node(l, *it);
+
+		tf_buf_setf(&where, "%s[%d]", key,
+			    (int)(it - v->data.sequence.items.start));
+		if (walk_map(l, n, person_fields, p, where.buf)) {
+			ret = -1;
+		} else if (!p->name.s && !p->email.s) {
+			ret = bad(l, n, "'%s' needs a 'name' or an 'email'",
+				  where.buf);
+		}
+	}
+	tf_buf_release(&where);
+	return ret;
+}
+
+static int parse_wheel_authors(struct loader *l, yaml_node_t *v, void *obj,
+			       const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_people(l, "authors", v, &w->authors, &w->nr_authors);
+}
+
+static int parse_wheel_maintainers(struct loader *l, yaml_node_t *v,
+				   void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_people(l, "maintainers", v, &w->maintainers,
+			  &w->nr_maintainers);
+}
+
+static int parse_wheel_keywords(struct loader *l, yaml_node_t *v, void *obj,
+				const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "keywords", v, &w->keywords, &w->nr_keywords);
+}
+
+static int parse_wheel_classifiers(struct loader *l, yaml_node_t *v,
+				   void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "classifiers", v, &w->classifiers,
+			    &w->nr_classifiers);
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -792,6 +1006,15 @@ static const struct field wheel_fields[] = {
 	{ "x86-64-level", 0, parse_wheel_isa_level },
 	{ "exports", 0, parse_wheel_exports },
 	{ "isa", 0, parse_wheel_isa },
+	{ "libraries", 0, parse_wheel_libraries },
+	{ "library-dirs", 0, parse_wheel_library_dirs },
+	{ "readme", 0, parse_wheel_readme },
+	{ "license-files", 0, parse_wheel_license_files },
+	{ "urls", 0, parse_wheel_urls },
+	{ "authors", 0, parse_wheel_authors },
+	{ "maintainers", 0, parse_wheel_maintainers },
+	{ "keywords", 0, parse_wheel_keywords },
+	{ "classifiers", 0, parse_wheel_classifiers },
 	{ NULL, 0, NULL },
 };
 
@@ -931,7 +1154,8 @@ static int check_wheel_item(struct loader *l, yaml_node_t *n, void *item,
 			    const char *where)
 {
 	((struct tf_wheel_def *)item)->pos = pos_of(l, n);
-	return 0;
+	/* Metadata values are checked now, before anything is fetched. */
+	return tf_wheel_def_check_metadata(l->r, item) ? -1 : 0;
 }
 
 static int parse_sources(struct loader *l, yaml_node_t *v, void *obj,

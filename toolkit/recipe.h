@@ -84,6 +84,19 @@ struct tf_export_def {
 	struct tf_str file, symbol;
 };
 
+/* How one library outside the allow-list is resolved (`libraries`). */
+struct tf_library_def {
+	struct tf_str soname;     /* the DT_NEEDED name, the mapping's key */
+	int kind;                 /* enum tf_lib_kind (libs.h) */
+	struct tf_str from;       /* provided: the PEP 508 requirement */
+	struct tf_str runpath;    /* provided: where it is at run time */
+};
+
+/* An author or maintainer: a name, an email address, or both. */
+struct tf_person {
+	struct tf_str name, email;
+};
+
 struct tf_wheel_def {
 	struct tf_str name, version, python, abi, platform;
 	struct tf_str summary, license, requires_python;
@@ -99,6 +112,22 @@ struct tf_wheel_def {
 	int isa_level;                /* highest x86-64 ISA level allowed, 1-4 */
 	struct tf_export_def *exports;
 	size_t nr_exports;
+	struct tf_library_def *libraries; /* `libraries`, in recipe order */
+	size_t nr_libraries;
+	struct tf_str *library_dirs;  /* where vendored libraries are found
+					 first (`library-dirs`) */
+	size_t nr_library_dirs;
+	struct tf_str readme;         /* `readme`: a file (Description) */
+	struct tf_str readme_type;    /* its content type; .s NULL: from the
+					 file's extension */
+	struct tf_str *license_files; /* `license-files` */
+	size_t nr_license_files;
+	struct tf_kv *urls;           /* `urls`: label -> URL (Project-URL) */
+	size_t nr_urls;
+	struct tf_person *authors, *maintainers;
+	size_t nr_authors, nr_maintainers;
+	struct tf_str *keywords, *classifiers;
+	size_t nr_keywords, nr_classifiers;
 	struct tf_pos pos;
 	struct tf_str *isa_dispatch;  /* isa.dispatch: globs of wheel paths
 					 that pick their kernels at run time */

@@ -358,24 +358,46 @@ fail:
 
 /* --- the generated .dist-info files --- */
 
+static void add_list(struct tf_buf *out, const char *key,
+		     const char *const *v)
+{
+	for (; v && *v; v++)
+		tf_buf_addf(out, "%s: %s\n", key, *v);
+}
+
+static void add_field(struct tf_buf *out, const char *key, const char *v)
+{
+	if (v)
+		tf_buf_addf(out, "%s: %s\n", key, v);
+}
+
 static void build_metadata(const struct packer *p, struct tf_buf *out)
 {
 	const struct tf_wheel_spec *w = p->w;
-	const char *const *r;
+	int v24 = w->license || (w->license_files && *w->license_files);
 
-	/* License-Expression is core metadata 2.4; without it 2.1 will do. */
-	tf_buf_addf(out, "Metadata-Version: %s\n", w->license ? "2.4" : "2.1");
+	/* License-Expression and License-File are core metadata 2.4;
+	   without them 2.1 will do. */
+	tf_buf_addf(out, "Metadata-Version: %s\n", v24 ? "2.4" : "2.1");
 	tf_buf_addf(out, "Name: %s\nVersion: %s\n", w->name, p->version.buf);
-	if (w->summary)
-		tf_buf_addf(out, "Summary: %s\n", w->summary);
-	if (w->home_page)
-		tf_buf_addf(out, "Home-page: %s\n", w->home_page);
-	if (w->license)
-		tf_buf_addf(out, "License-Expression: %s\n", w->license);
-	if (w->requires_python)
-		tf_buf_addf(out, "Requires-Python: %s\n", w->requires_python);
-	for (r = w->requires_dist; r && *r; r++)
-		tf_buf_addf(out, "Requires-Dist: %s\n", *r);
+	add_field(out, "Summary", w->summary);
+	add_field(out, "Description-Content-Type", w->description_content_type);
+	add_field(out, "Keywords", w->keywords);
+	add_field(out, "Home-page", w->home_page);
+	add_field(out, "Author", w->author);
+	add_field(out, "Author-email", w->author_email);
+	add_field(out, "Maintainer", w->maintainer);
+	add_field(out, "Maintainer-email", w->maintainer_email);
+	add_field(out, "License-Expression", w->license);
+	add_list(out, "License-File", w->license_files);
+	add_list(out, "Classifier", w->classifiers);
+	add_field(out, "Requires-Python", w->requires_python);
+	add_list(out, "Requires-Dist", w->requires_dist);
+	add_list(out, "Project-URL", w->project_urls);
+	if (w->description) {
+		tf_buf_addch(out, '\n');
+		tf_buf_addstr(out, w->description);
+	}
 }
 
 static void build_wheel_file(const struct packer *p, struct tf_buf *out)
@@ -552,6 +574,45 @@ out:
 	return ret;
 }
 
+static int cmp_meta(const void *a, const void *b)
+{
+	const struct tf_wheel_file *x = a, *y = b;
+
+	return strcmp(x->dst, y->dst);
+}
+
+/* The spec's extra .dist-info files, in bytewise order after the rest. */
+static int add_meta_files(struct packer *p)
+{
+	const struct tf_wheel_spec *w = p->w;
+	struct tf_wheel_file *v = tf_calloc(w->nr_meta_files + 1, sizeof(*v));
+	size_t i;
+	int ret = 0;
+
+	if (w->nr_meta_files) {
+		memcpy(v, w->meta_files, w->nr_meta_files * sizeof(*v));
+		qsort(v, w->nr_meta_files, sizeof(*v), cmp_meta);
+	}
+	for (i = 0; i < w->nr_meta_files && !ret; i++) {
+		struct tf_wheel_file f = v[i];
+		char *dst = tf_xstrfmt("%s/%s", p->distinfo.buf, v[i].dst);
+
+		if (!tf_path_is_safe_relative(v[i].dst) ||
+		    !strcmp(v[i].dst, "RECORD") || !strcmp(v[i].dst, "METADATA") ||
+		    !strcmp(v[i].dst, "WHEEL") ||
+		    !strcmp(v[i].dst, "entry_points.txt") ||
+		    (i && !strcmp(v[i].dst, v[i - 1].dst)))
+			ret = error("wheel '%s': '%s' cannot go into .dist-info",
+				    w->name, v[i].dst);
+		f.dst = dst;
+		if (!ret)
+			ret = add_file(p, &f);
+		free(dst);
+	}
+	free(v);
+	return ret;
+}
+
 static int add_dist_info(struct packer *p)
 {
 	struct tf_buf b = TF_BUF_INIT;
@@ -575,6 +636,8 @@ static int add_dist_info(struct packer *p)
 	if (!ret && b.len)
 		ret = add_meta(p, "tfbuild-isa", &b);
 	tf_buf_release(&b);
+	if (!ret)
+		ret = add_meta_files(p);
 	if (ret)
 		return -1;
 	tf_wheel_record_field(p->distinfo.buf, &p->record);
