@@ -34,6 +34,8 @@ _tfbuild() {
 	--toolchain)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
+	--timeout)
+		return ;;
 	--cache)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
@@ -71,7 +73,7 @@ _tfbuild() {
 	"")
 		words="recipe fetch explain verify diff sha256 help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
-		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --timeout --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	explain)

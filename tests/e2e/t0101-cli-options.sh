@@ -28,7 +28,7 @@ q="'"
 
 expect_success 'recipe: options after the recipe' '
 	"$TFBUILD" recipe proj/r.yaml --out out -j 1 -q --build-dir b >stdout &&
-	test -f out/$whl && test -d b/x86_64 && compare /dev/null stdout
+	test -f out/$whl && test -d b/r/x86_64 && compare /dev/null stdout
 '
 
 expect_success 'fetch, explain: options after the recipe' '
