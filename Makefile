@@ -15,7 +15,9 @@ BIN     ?= tfbuild
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
-ALL_LDFLAGS = $(LDFLAGS) $(PKG_LIBS)
+ALL_LDFLAGS = $(LDFLAGS) $(PKG_LIBS) $(DEMANGLE_LIBS)
+# libstdc++ for __cxa_demangle only (toolkit/framework.c).
+DEMANGLE_LIBS = -lstdc++
 
 SRCS     = $(sort $(wildcard toolkit/*.c))
 OBJS     = $(SRCS:toolkit/%.c=$(O)/%.o)

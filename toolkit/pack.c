@@ -11,6 +11,7 @@
 
 #include "hash.h"
 #include "elf.h"
+#include "framework.h"
 #include "log.h"
 #include "manylinux.h"
 #include "path.h"
@@ -102,6 +103,58 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	return ret;
 }
 
+/* allow-needed plus the names of the framework's libraries. */
+static const char *const *framework_needed(const struct tf_plan_wheel *pw,
+					   const struct tf_framework *fw,
+					   size_t *nr)
+{
+	const char **v = tf_calloc(*nr + fw->nr_libs + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < *nr; i++)
+		v[n++] = pw->allow_needed[i];
+	for (i = 0; i < fw->nr_libs; i++)
+		v[n++] = tf_framework_soname(fw, i);
+	*nr = n;
+	return v;
+}
+
+/*
+ * The framework the wheel loads into (framework.h): found, its version
+ * checked against the recipe's and the headers', the wheel's binaries
+ * resolved against it; its requirement and record go into the wheel.
+ */
+static int check_framework(const struct tf_plan_wheel *pw,
+			   struct tf_framework *fw, const struct file_list *fl,
+			   struct tf_buf *record, struct tf_buf *requirement)
+{
+	struct tf_buf context = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	ret = tf_framework_check(fw, fl->v, fl->nr, context.buf, record);
+	if (!ret)
+		tf_framework_requirement(fw, requirement);
+	tf_buf_release(&context);
+	return ret;
+}
+
+static int load_framework(const struct tf_plan_wheel *pw,
+			  struct tf_framework *fw)
+{
+	struct tf_buf context = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	ret = tf_framework_load(fw, pw->framework, pw->framework_site,
+				context.buf);
+	if (!ret)
+		ret = tf_framework_check_version(fw, pw->framework_version,
+						 context.buf);
+	tf_buf_release(&context);
+	return ret;
+}
+
 /*
  * Check every ELF file against the wheel's platform and the recipe's
  * declarations before it is packed. Without a platform in the recipe,
@@ -109,7 +162,8 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
  * lowest manylinux policy the binaries allow.
  */
 static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
-		     const struct file_list *fl, struct tf_buf *platform)
+		     const struct file_list *fl, struct tf_buf *platform,
+		     const struct tf_framework *fw)
 {
 	struct tf_elf_rules rules = TF_ELF_RULES_INIT;
 	struct tf_buf context = TF_BUF_INIT, why = TF_BUF_INIT;
@@ -120,6 +174,8 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.context = context.buf;
 	rules.allow_needed = pw->allow_needed;
 	rules.nr_allow_needed = def->nr_allow_needed;
+	if (fw) /* the framework's libraries are the framework's to provide */
+		rules.allow_needed = framework_needed(pw, fw, &rules.nr_allow_needed);
 	rules.isa_level = def->isa_level;
 	rules.exports = pw->exports;
 	rules.nr_exports = def->nr_exports;
@@ -136,6 +192,8 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	}
 	if (!ret)
 		ret = tf_elf_check_wheel(fl->v, fl->nr, &rules, platform);
+	if (fw)
+		free((void *)rules.allow_needed);
 	tf_buf_release(&context);
 	tf_buf_release(&why);
 	return ret;
@@ -155,16 +213,34 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
 	struct tf_wheel_spec spec = pw->spec;
 	struct tf_buf platform = TF_BUF_INIT;
-	size_t i;
+	struct tf_framework fw = TF_FRAMEWORK_INIT;
+	struct tf_buf record = TF_BUF_INIT, requirement = TF_BUF_INIT;
+	const char **requires = NULL;
+	size_t i, n = 0;
 	int ret = 0;
 
 	for (i = 0; !ret && i < pw->def->nr_files; i++)
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
+	if (!ret && pw->framework)
+		ret = load_framework(pw, &fw);
 	if (ret)
 		goto out;
-	ret = check_elf(p, pw, &fl, &platform);
+	ret = check_elf(p, pw, &fl, &platform, pw->framework ? &fw : NULL);
+	if (!ret && pw->framework)
+		ret = check_framework(pw, &fw, &fl, &record, &requirement);
 	if (ret)
 		goto out;
+	if (pw->framework) {
+		/* The recipe's requirements, then the framework build's. */
+		while (spec.requires_dist && spec.requires_dist[n])
+			n++;
+		requires = tf_calloc(n + 2, sizeof(*requires));
+		for (i = 0; i < n; i++)
+			requires[i] = spec.requires_dist[i];
+		requires[n] = requirement.buf;
+		spec.requires_dist = requires;
+		spec.framework_record = record.buf;
+	}
 	if (!spec.platform_tag)
 		spec.platform_tag = platform.buf;
 	spec.files = fl.v;
@@ -176,6 +252,10 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 out:
 	file_list_release(&fl);
 	tf_buf_release(&platform);
+	tf_framework_release(&fw);
+	tf_buf_release(&record);
+	tf_buf_release(&requirement);
+	free(requires);
 	return ret;
 }
 

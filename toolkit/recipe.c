@@ -655,6 +655,32 @@ static int parse_wheel_exports(struct loader *l, yaml_node_t *v, void *obj,
 	return ret ? -1 : 0;
 }
 
+STR_FIELD(tf_framework_def, name, "name")
+STR_FIELD(tf_framework_def, site_packages, "site-packages")
+STR_FIELD(tf_framework_def, version, "version")
+
+static const struct field framework_fields[] = {
+	{ "name", 1, parse_tf_framework_def_name },
+	{ "site-packages", 1, parse_tf_framework_def_site_packages },
+	{ "version", 0, parse_tf_framework_def_version },
+	{ NULL, 0, NULL },
+};
+
+/* framework: {name: torch, site-packages: DIR, version: 1.13} */
+static int parse_wheel_framework(struct loader *l, yaml_node_t *v, void *obj,
+				 const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	struct tf_buf sub = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_setf(&sub, "%s.framework", where);
+	w->framework.pos = pos_of(l, v);
+	ret = walk_map(l, v, framework_fields, &w->framework, sub.buf);
+	tf_buf_release(&sub);
+	return ret;
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -670,6 +696,7 @@ static const struct field wheel_fields[] = {
 	{ "allow-needed", 0, parse_wheel_allow_needed },
 	{ "x86-64-level", 0, parse_wheel_isa_level },
 	{ "exports", 0, parse_wheel_exports },
+	{ "framework", 0, parse_wheel_framework },
 	{ NULL, 0, NULL },
 };
 

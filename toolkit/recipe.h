@@ -78,6 +78,14 @@ struct tf_export_def {
 	struct tf_str file, symbol;
 };
 
+/* The framework a wheel's binaries load into (docs/frameworks.md). */
+struct tf_framework_def {
+	struct tf_str name;          /* distribution: "torch" */
+	struct tf_str site_packages; /* where it is installed for the target */
+	struct tf_str version;       /* optional: the version the recipe expects */
+	struct tf_pos pos;
+};
+
 struct tf_wheel_def {
 	struct tf_str name, version, python, abi, platform;
 	struct tf_str summary, license, requires_python;
@@ -93,6 +101,7 @@ struct tf_wheel_def {
 	int isa_level;                /* highest x86-64 ISA level allowed, 1-4 */
 	struct tf_export_def *exports;
 	size_t nr_exports;
+	struct tf_framework_def framework; /* name.s NULL: none */
 	struct tf_pos pos;
 };
 

@@ -22,6 +22,7 @@
 #include <archive_entry.h>
 
 #include "elf.h"
+#include "framework.h"
 #include "hash.h"
 #include "log.h"
 #include "path.h"
@@ -244,11 +245,16 @@ struct verifier {
 	size_t nr_rows;
 	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
 	const char **entries;    /* owned array of borrowed RECORD paths */
+	struct tf_buf framework; /* tfbuild-framework.json (framework.h) */
+	int have_framework;
+	struct tf_strvec provided; /* the framework's sonames it records */
+	const char **needed;     /* owned array: those, for elf.allow_needed */
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
-	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL }
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,            \
+	  TF_BUF_INIT, 0, TF_STRVEC_INIT, NULL }
 
 static void verifier_release(struct verifier *v)
 {
@@ -257,6 +263,9 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->metadata);
 	tf_buf_release(&v->wheel);
 	tf_buf_release(&v->record);
+	tf_buf_release(&v->framework);
+	tf_strvec_release(&v->provided);
+	free(v->needed);
 	free(v->rows);
 	free(v->entries);
 	v->entries = NULL;
@@ -410,6 +419,8 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
 	if (!strcmp(base, "RECORD") && !v->have_record++)
 		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+	if (!strcmp(base, TF_FRAMEWORK_RECORD) && !v->have_framework++)
+		return read_capped(v, a, name, &v->framework, RECORD_CAP, 0);
 	return 0;
 }
 
@@ -973,6 +984,34 @@ static void utf8_end(struct utf8_locale *l)
 }
 
 /*
+ * A wheel checked against a framework records the framework's libraries
+ * it needs (framework.h): those DT_NEEDED are the framework's to provide.
+ */
+static int framework_rules(struct verifier *v)
+{
+	struct tf_buf why = TF_BUF_INIT, entry = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	if (!v->have_framework)
+		return 0;
+	if (tf_framework_record_sonames(v->framework.buf, v->framework.len,
+					&v->provided, &why) < 0) {
+		tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_FRAMEWORK_RECORD);
+		ret = defect(v, entry.buf, "malformed framework record: %s", why.buf);
+	} else {
+		v->needed = tf_calloc(v->provided.nr + 1, sizeof(*v->needed));
+		for (i = 0; i < v->provided.nr; i++)
+			v->needed[i] = v->provided.v[i];
+		v->elf.allow_needed = v->needed;
+		v->elf.nr_allow_needed = v->provided.nr;
+	}
+	tf_buf_release(&why);
+	tf_buf_release(&entry);
+	return ret;
+}
+
+/*
  * What the wheel's ELF files must satisfy, from its platform tag alone;
  * libraries shipped in the wheel (every path RECORD lists) may be needed.
  */
@@ -987,7 +1026,7 @@ static int elf_rules(struct verifier *v)
 		v->entries[i] = v->rows[i].path;
 	v->elf.wheel_files = v->entries;
 	v->elf.nr_wheel_files = v->nr_rows;
-	return 0;
+	return framework_rules(v);
 }
 
 static int verify_archive(struct verifier *v)

@@ -523,7 +523,8 @@ static int add_dist_info(struct packer *p)
 	struct tf_buf b = TF_BUF_INIT;
 	int ret;
 
-	/* Bytewise order: METADATA, WHEEL, entry_points.txt, then RECORD. */
+	/* Bytewise order: METADATA, WHEEL, entry_points.txt,
+	   tfbuild-framework.json, then RECORD. */
 	build_metadata(p, &b);
 	ret = add_meta(p, "METADATA", &b);
 	tf_buf_reset(&b);
@@ -534,6 +535,11 @@ static int add_dist_info(struct packer *p)
 	build_entry_points(p->eps, p->w->nr_entry_points, &b);
 	if (!ret && b.len)
 		ret = add_meta(p, "entry_points.txt", &b);
+	tf_buf_reset(&b);
+	if (!ret && p->w->framework_record) {
+		tf_buf_addstr(&b, p->w->framework_record);
+		ret = add_meta(p, "tfbuild-framework.json", &b);
+	}
 	tf_buf_release(&b);
 	if (ret)
 		return -1;

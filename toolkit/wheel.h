@@ -37,6 +37,9 @@ struct tf_wheel_spec {
 	size_t nr_files;
 	long long source_date_epoch; /* entry times; clamped to 1980-01-01 */
 	int compression_level;       /* deflate level 0-9, -1 for default (6) */
+	const char *framework_record; /* JSON written as .dist-info/
+					 tfbuild-framework.json (framework.h),
+					 or NULL */
 };
 
 /*
