@@ -8,12 +8,14 @@
 #include "cmd.h"
 #include "log.h"
 #include "attest.h"
+#include "framework.h"
 #include "hash.h"
 #include "path.h"
 #include "verify.h"
 
 const char tf_usage_verify[] =
-	"usage: tfbuild verify [-q] [--sums FILE] [--provenance FILE] [WHEEL...]\n"
+	"usage: tfbuild verify [-q] [--sums FILE] [--provenance FILE]\n"
+	"                      [--framework DIR] [WHEEL...]\n"
 	"\n"
 	"Check each wheel as an installer would see it, independently of how\n"
 	"it was made:\n"
@@ -42,8 +44,18 @@ const char tf_usage_verify[] =
 	"  tfbuild: WHEEL: not listed in SHA256SUMS\n"
 	"  tfbuild: SHA256SUMS: lists 'NAME', which is missing\n"
 	"\n"
+	"With --framework DIR (a site-packages directory holding a framework,\n"
+	"e.g. /usr/lib/python3/dist-packages for Debian's torch), each wheel\n"
+	"must record the framework build it was checked against when it was\n"
+	"packed, DIR must hold that build (name, version, C++ ABI, each\n"
+	"library's export table), and every undefined symbol of the wheel's\n"
+	"binaries must resolve against DIR's libraries (docs/frameworks.md):\n"
+	"  tfbuild: WHEEL: built for torch 1.13.0a0+gitunknown (cxx11 ABI),\n"
+	"  'DIR' has torch 2.1.0 (cxx11 ABI)\n"
+	"\n"
 	"options:\n"
 	"      --sums FILE        check against a SHA256SUMS file\n"
+	"      --framework DIR    check against the framework installed in DIR\n"
 	"      --provenance FILE  check against a provenance statement\n"
 	"  -q, --quiet   print only defects\n"
 	"  -h, --help    show this text\n"
@@ -127,6 +139,9 @@ static void default_wheels(const struct expected *e, struct tf_strvec *wheels)
 	tf_buf_release(&path);
 }
 
+/* --framework DIR, or NULL. */
+static const char *framework_site;
+
 static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		      size_t nr_lists)
 {
@@ -137,6 +152,9 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		bad |= check_missing(&lists[j]);
 	for (i = 0; i < wheels->nr; i++) {
 		int wrong = tf_verify_wheel(wheels->v[i]) < 0;
+
+		if (!wrong && framework_site)
+			wrong = tf_framework_verify(wheels->v[i], framework_site) < 0;
 
 		for (j = 0; j < nr_lists; j++)
 			wrong |= check_listed(&lists[j], wheels->v[i]) < 0;
@@ -168,6 +186,8 @@ int cmd_verify(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(tf_usage_verify, stdout);
 			return TF_EXIT_OK;
+		} else if (!strcmp(argv[i], "--framework") && i + 1 < argc) {
+			framework_site = argv[++i];
 		} else if ((prov || !strcmp(argv[i], "--sums")) && i + 1 < argc &&
 			   nr_lists < 2) {
 			struct expected *e = &lists[nr_lists++];
@@ -181,7 +201,8 @@ int cmd_verify(int argc, char **argv)
 		} else {
 			ret = tf_usage_error(tf_usage_verify, "%s '%s'",
 					     strncmp(argv[i], "--", 2) || strchr(argv[i], '=') ||
-					     (strcmp(argv[i], "--sums") && strcmp(argv[i], "--provenance")) ?
+					     (strcmp(argv[i], "--sums") && strcmp(argv[i], "--provenance") &&
+					      strcmp(argv[i], "--framework")) ?
 					     "unknown option" : "missing the file after", argv[i]);
 			break;
 		}
