@@ -16,6 +16,9 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64
       cmake ninja-build libtorch-dev pybind11-dev python3-torch
       python3-pip python3-cffi python3-cairo"
+# Vendoring libraries into wheels (docs/libraries.md); independent
+# checkers of the metadata tfbuild writes.
+pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
 
 missing=
 for p in $pkgs; do

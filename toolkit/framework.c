@@ -589,7 +589,6 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 	size_t i, j;
 	char *text;
 
-	qsort(used->v, used->nr, sizeof(*used->v), tf_strcmp_ptr);
 	for (i = 0; i < used->nr; i++) {
 		json_t *p;
 
@@ -619,7 +618,8 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 
 int tf_framework_check(struct tf_framework *fw,
 		       const struct tf_wheel_file *files, size_t nr_files,
-		       const char *context, struct tf_buf *record)
+		       const char *context, struct tf_buf *record,
+		       struct tf_strvec *used_out)
 {
 	struct wheel_elf *elfs = tf_calloc(nr_files + 1, sizeof(*elfs));
 	struct tf_strvec wheel_exports = TF_STRVEC_INIT, used = TF_STRVEC_INIT;
@@ -652,8 +652,12 @@ int tf_framework_check(struct tf_framework *fw,
 	if (!ret && !used.nr)
 		ret = error("%s: no file of the wheel needs a library of framework "
 			    "%s (%s/%s/lib)", context, fw->name, fw->site, fw->name);
+	qsort(used.v, used.nr, sizeof(*used.v), tf_strcmp_ptr);
 	if (!ret && record)
 		add_record(fw, &used, record);
+	for (i = 0; !ret && used_out && i < used.nr; i++)
+		if (!i || strcmp(used.v[i], used.v[i - 1]))
+			tf_strvec_push(used_out, used.v[i]);
 	for (i = 0; i < nr; i++) {
 		tf_elf_info_release(&elfs[i].info);
 		tf_strvec_release(&elfs[i].undefined);
@@ -661,40 +665,6 @@ int tf_framework_check(struct tf_framework *fw,
 	free(elfs);
 	tf_strvec_release(&wheel_exports);
 	tf_strvec_release(&used);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ records */
-
-int tf_framework_record_sonames(const char *json, size_t len,
-				struct tf_strvec *sonames, struct tf_buf *why)
-{
-	json_error_t err;
-	json_t *root = json_loadb(json, len, 0, &err), *provs, *p;
-	size_t i;
-	int ret = -1;
-
-	if (!root) {
-		tf_buf_addf(why, "line %d: %s", err.line, err.text);
-		return -1;
-	}
-	provs = json_object_get(json_object_get(root, "framework"), "providers");
-	if (!json_is_array(provs)) {
-		tf_buf_addstr(why, "no framework.providers list");
-		goto out;
-	}
-	json_array_foreach(provs, i, p) {
-		const char *s = json_string_value(json_object_get(p, "soname"));
-
-		if (!s || !*s || strchr(s, '/')) {
-			tf_buf_addf(why, "framework.providers[%zu] has no valid soname", i);
-			goto out;
-		}
-		tf_strvec_push(sonames, s);
-	}
-	ret = 0;
-out:
-	json_decref(root);
 	return ret;
 }
 
@@ -727,14 +697,15 @@ static int extract_wheel(const char *path, struct extracted *x)
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e);
-		const char *slash = name ? strrchr(name, '/') : NULL;
+		const char *slash = name ? strchr(name, '/') : NULL;
 		int fd, is_record;
 
 		if (!name || archive_entry_filetype(e) != AE_IFREG)
 			continue;
-		is_record = slash && strstr(name, ".dist-info/") &&
-			    !strcmp(slash + 1, TF_FRAMEWORK_RECORD) &&
-			    strchr(name, '/') == slash;
+		/* NAME-VERSION.dist-info/tfbuild/framework.json */
+		is_record = slash && slash - name > 10 &&
+			    !strncmp(slash - 10, ".dist-info", 10) &&
+			    !strcmp(slash + 1, TF_FRAMEWORK_RECORD);
 		tf_buf_setf(&out, "%s/%zu", x->dir.buf, x->srcs.nr);
 		fd = open(out.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0) {
@@ -846,7 +817,7 @@ int tf_framework_verify(const char *path, const char *site)
 		files[i].src = x.srcs.v[i];
 		files[i].dst = x.dsts.v[i];
 	}
-	ret = tf_framework_check(&fw, files, x.srcs.nr, path, NULL);
+	ret = tf_framework_check(&fw, files, x.srcs.nr, path, NULL, NULL);
 	if (!ret)
 		info("%s: built for %s %s (%s), and resolves against '%s'", path,
 		     fw.name, fw.version, abi_name(fw.cxx11_abi == 1), fw.site);

@@ -17,9 +17,11 @@
  *     (checked against the platform tag by elf.c). The first one that
  *     does not is named demangled, with the provider that should have
  *     defined it;
- *   - the record: dist-info/tfbuild-framework.json names the framework
- *     build a wheel was checked against, so `tfbuild verify` can accept
- *     its DT_NEEDED and tell a user which build it was made for.
+ *   - the record: .dist-info/tfbuild/framework.json names the framework
+ *     build a wheel was checked against, so `tfbuild verify --framework`
+ *     can tell a user which build it was made for. The DT_NEEDED on the
+ *     framework's libraries are recorded as resolution "framework" in
+ *     libs.h's libraries.json, which plain `verify` applies.
  * See docs/frameworks.md.
  */
 
@@ -28,7 +30,8 @@
 #include "buf.h"
 #include "wheel.h"
 
-#define TF_FRAMEWORK_RECORD "tfbuild-framework.json"
+/* The record's path inside .dist-info, beside libs.h's libraries.json. */
+#define TF_FRAMEWORK_RECORD "tfbuild/framework.json"
 
 struct tf_framework_lib;
 
@@ -73,24 +76,19 @@ const char *tf_framework_soname(const struct tf_framework *fw, size_t i);
 /*
  * Check the ELF files among files (src on disk, dst in the wheel)
  * against the framework: architecture, and every undefined symbol.
- * When record is not NULL, append the record's JSON. Returns 0, or -1
- * after printing the first defect.
+ * When record is not NULL, append the record's JSON; when used is not
+ * NULL, append the sonames of the framework's libraries the files need
+ * (sorted, unique). Returns 0, or -1 after printing the first defect.
  */
 int tf_framework_check(struct tf_framework *fw,
 		       const struct tf_wheel_file *files, size_t nr_files,
-		       const char *context, struct tf_buf *record);
+		       const char *context, struct tf_buf *record,
+		       struct tf_strvec *used);
 
 /* "torch==1.13.0a0+gitunknown": what only this framework build satisfies. */
 void tf_framework_requirement(const struct tf_framework *fw,
 			      struct tf_buf *out);
 
-/*
- * The sonames a record (the JSON text of tfbuild-framework.json) says
- * the framework provides, appended to sonames. Returns 0, or -1 with
- * why (nothing printed).
- */
-int tf_framework_record_sonames(const char *json, size_t len,
-				struct tf_strvec *sonames, struct tf_buf *why);
 
 /*
  * `tfbuild verify --framework SITE`: the wheel at path was checked

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "manylinux.h"
 #include "path.h"
+#include "vendor.h"
 #include "verify.h"
 #include "wheel.h"
 
@@ -103,56 +104,124 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	return ret;
 }
 
-/* allow-needed plus the names of the framework's libraries. */
-static const char *const *framework_needed(const struct tf_plan_wheel *pw,
-					   const struct tf_framework *fw,
-					   size_t *nr)
-{
-	const char **v = tf_calloc(*nr + fw->nr_libs + 1, sizeof(*v));
-	size_t i, n = 0;
+/*
+ * A wheel's files once its libraries are resolved: vendored ones added
+ * (vendor.c), the decisions and the Requires-Dist they imply.
+ */
+struct resolved {
+	struct tf_vendor_result vendor; /* owned */
+	const struct tf_wheel_file *files; /* borrowed from vendor */
+	size_t nr_files;
+	struct tf_lib *libs;            /* owned array: vendor's, then
+					   allow-needed as system */
+	size_t nr_libs;
+	const char **requires;          /* owned array, NULL-ended: the
+					   recipe's, then what provided
+					   libraries need */
+	size_t nr_requires;
+	struct tf_buf record;           /* the libraries record's path */
+	struct tf_wheel_file meta[2];   /* it, and the framework record, as
+					   .dist-info files */
+	size_t nr_meta;
+	const char *framework_req;      /* borrowed: "torch==1.13.0a0+..." */
+	const struct tf_strvec *framework_libs; /* borrowed: the framework's
+					   libraries the wheel needs */
+};
 
-	for (i = 0; i < *nr; i++)
-		v[n++] = pw->allow_needed[i];
-	for (i = 0; i < fw->nr_libs; i++)
-		v[n++] = tf_framework_soname(fw, i);
-	*nr = n;
-	return v;
+static void resolved_release(struct resolved *r)
+{
+	tf_vendor_result_release(&r->vendor);
+	free(r->libs);
+	free(r->requires);
+	tf_buf_release(&r->record);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Decisions: the recipe's `libraries` (after vendoring) and allow-needed. */
+static void resolve_decisions(const struct tf_plan_wheel *pw,
+			      struct resolved *r)
+{
+	size_t i, n = pw->def->nr_allow_needed;
+	size_t nr_fw = r->framework_libs ? r->framework_libs->nr : 0;
+
+	r->libs = tf_calloc(r->vendor.nr_libs + n + nr_fw + 1, sizeof(*r->libs));
+	memcpy(r->libs, r->vendor.libs, r->vendor.nr_libs * sizeof(*r->libs));
+	r->nr_libs = r->vendor.nr_libs;
+	for (i = 0; i < n; i++) {
+		if (tf_libs_find(r->libs, r->nr_libs, pw->allow_needed[i]))
+			continue;
+		r->libs[r->nr_libs].soname = pw->allow_needed[i];
+		r->libs[r->nr_libs++].kind = TF_LIB_SYSTEM;
+	}
+	/* The framework's libraries: the framework has loaded them. */
+	for (i = 0; i < nr_fw; i++) {
+		const char *so = r->framework_libs->v[i];
+
+		if (tf_libs_find(r->libs, r->nr_libs, so))
+			continue;
+		r->libs[r->nr_libs].soname = so;
+		r->libs[r->nr_libs].from = r->framework_req;
+		r->libs[r->nr_libs++].kind = TF_LIB_FRAMEWORK;
+	}
+	for (n = 0; pw->requires && pw->requires[n]; n++)
+		;
+	r->requires = tf_calloc(n + r->nr_libs + 1, sizeof(*r->requires));
+	memcpy(r->requires, pw->requires, n * sizeof(*r->requires));
+	r->nr_requires = n;
+	for (i = 0; i < r->nr_libs; i++)
+		if ((r->libs[i].kind == TF_LIB_PROVIDED ||
+		     r->libs[i].kind == TF_LIB_FRAMEWORK) &&
+		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
+						r->nr_requires))
+			r->requires[r->nr_requires++] = r->libs[i].from;
 }
 
 /*
- * The framework the wheel loads into (framework.h): found, its version
- * checked against the recipe's and the headers', the wheel's binaries
- * resolved against it; its requirement and record go into the wheel.
+ * Resolve the wheel's libraries: vendor what the recipe says into
+ * dir/vendor, and write the record of every decision there.
  */
-static int check_framework(const struct tf_plan_wheel *pw,
-			   struct tf_framework *fw, const struct file_list *fl,
-			   struct tf_buf *record, struct tf_buf *requirement)
+static int resolve_libraries(const struct tf_plan *p,
+			     const struct tf_plan_wheel *pw,
+			     const struct file_list *fl, const char *dir,
+			     struct resolved *r)
 {
-	struct tf_buf context = TF_BUF_INIT;
+	struct tf_vendor_opts o;
+	struct tf_strvec dirs = TF_STRVEC_INIT;
+	struct tf_buf context = TF_BUF_INIT, work = TF_BUF_INIT,
+		      json = TF_BUF_INIT;
 	int ret;
 
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
-	ret = tf_framework_check(fw, fl->v, fl->nr, context.buf, record);
-	if (!ret)
-		tf_framework_requirement(fw, requirement);
+	tf_path_join(&work, dir, "vendor");
+	tf_strvec_pushv(&dirs, pw->library_dirs);
+	tf_vendor_default_dirs(p->target.triplet, p->target.sysroot,
+			       p->target.native, &dirs);
+	o.context = context.buf;
+	o.wheel_name = pw->spec.name;
+	o.arch = tf_arch_from_name(p->target.name);
+	o.libs = pw->libs;
+	o.nr_libs = pw->def->nr_libraries;
+	o.dirs = (const char *const *)dirs.v;
+	o.work = work.buf;
+	ret = tf_mkdir_p(work.buf) ||
+	      tf_vendor_wheel(&o, fl->v, fl->nr, &r->vendor);
+	if (!ret) {
+		r->files = r->vendor.files;
+		r->nr_files = r->vendor.nr_files;
+		resolve_decisions(pw, r);
+	}
+	if (!ret && r->nr_libs) {
+		tf_libs_record_write(r->libs, r->nr_libs, &json);
+		tf_path_join(&r->record, work.buf, "libraries.json");
+		ret = tf_write_file_atomic(r->record.buf, json.buf, json.len, 0);
+		r->meta[r->nr_meta].src = r->record.buf;
+		r->meta[r->nr_meta++].dst = TF_LIBS_RECORD;
+	}
+	tf_strvec_release(&dirs);
 	tf_buf_release(&context);
-	return ret;
-}
-
-static int load_framework(const struct tf_plan_wheel *pw,
-			  struct tf_framework *fw)
-{
-	struct tf_buf context = TF_BUF_INIT;
-	int ret;
-
-	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
-	ret = tf_framework_load(fw, pw->framework, pw->framework_site,
-				context.buf);
-	if (!ret)
-		ret = tf_framework_check_version(fw, pw->framework_version,
-						 context.buf);
-	tf_buf_release(&context);
-	return ret;
+	tf_buf_release(&work);
+	tf_buf_release(&json);
+	return ret ? -1 : 0;
 }
 
 /*
@@ -162,8 +231,8 @@ static int load_framework(const struct tf_plan_wheel *pw,
  * lowest manylinux policy the binaries allow.
  */
 static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
-		     const struct file_list *fl, struct tf_buf *platform,
-		     const struct tf_framework *fw)
+		     const struct file_list *fl, const struct resolved *res,
+		     struct tf_buf *platform)
 {
 	struct tf_elf_rules rules = TF_ELF_RULES_INIT;
 	struct tf_buf context = TF_BUF_INIT, why = TF_BUF_INIT;
@@ -174,11 +243,13 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.context = context.buf;
 	rules.allow_needed = pw->allow_needed;
 	rules.nr_allow_needed = def->nr_allow_needed;
-	if (fw) /* the framework's libraries are the framework's to provide */
-		rules.allow_needed = framework_needed(pw, fw, &rules.nr_allow_needed);
 	rules.isa_level = def->isa_level;
 	rules.exports = pw->exports;
 	rules.nr_exports = def->nr_exports;
+	rules.libs = res->libs;
+	rules.nr_libs = res->nr_libs;
+	rules.requires = res->requires;
+	rules.nr_requires = res->nr_requires;
 	if (pw->spec.platform_tag) {
 		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform, &why))
 			ret = tf_error_at(&def->platform.pos, "platform '%s': %s",
@@ -191,12 +262,40 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 				    tf_arch_from_name(p->target.name));
 	}
 	if (!ret)
-		ret = tf_elf_check_wheel(fl->v, fl->nr, &rules, platform);
-	if (fw)
-		free((void *)rules.allow_needed);
+		ret = tf_elf_check_wheel(res->files, res->nr_files, &rules,
+					 platform);
 	tf_buf_release(&context);
 	tf_buf_release(&why);
 	return ret;
+}
+
+/*
+ * The framework the wheel loads into (framework.h): found, its version
+ * checked against the recipe's and the headers', the wheel's binaries
+ * resolved against it. Its record is written to dir/framework.json.
+ */
+static int check_framework(const struct tf_plan_wheel *pw,
+			   const struct file_list *fl, const char *dir,
+			   struct tf_framework *fw, struct tf_strvec *used,
+			   struct tf_buf *requirement, struct tf_buf *path)
+{
+	struct tf_buf context = TF_BUF_INIT, record = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	ret = tf_framework_load(fw, pw->framework, pw->framework_site,
+				context.buf) ||
+	      tf_framework_check_version(fw, pw->framework_version,
+					 context.buf) ||
+	      tf_framework_check(fw, fl->v, fl->nr, context.buf, &record, used);
+	if (!ret) {
+		tf_framework_requirement(fw, requirement);
+		tf_path_join(path, dir, "framework.json");
+		ret = tf_write_file_atomic(path->buf, record.buf, record.len, 0);
+	}
+	tf_buf_release(&context);
+	tf_buf_release(&record);
+	return ret ? -1 : 0;
 }
 
 static void file_list_release(struct file_list *fl)
@@ -213,49 +312,52 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
 	struct tf_wheel_spec spec = pw->spec;
 	struct tf_buf platform = TF_BUF_INIT;
+	struct resolved res;
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
-	struct tf_buf record = TF_BUF_INIT, requirement = TF_BUF_INIT;
-	const char **requires = NULL;
-	size_t i, n = 0;
+	struct tf_strvec fw_libs = TF_STRVEC_INIT;
+	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT;
+	size_t i;
 	int ret = 0;
 
+	memset(&res, 0, sizeof(res));
+	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
 	for (i = 0; !ret && i < pw->def->nr_files; i++)
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
-	if (!ret && pw->framework)
-		ret = load_framework(pw, &fw);
-	if (ret)
-		goto out;
-	ret = check_elf(p, pw, &fl, &platform, pw->framework ? &fw : NULL);
-	if (!ret && pw->framework)
-		ret = check_framework(pw, &fw, &fl, &record, &requirement);
-	if (ret)
-		goto out;
-	if (pw->framework) {
-		/* The recipe's requirements, then the framework build's. */
-		while (spec.requires_dist && spec.requires_dist[n])
-			n++;
-		requires = tf_calloc(n + 2, sizeof(*requires));
-		for (i = 0; i < n; i++)
-			requires[i] = spec.requires_dist[i];
-		requires[n] = requirement.buf;
-		spec.requires_dist = requires;
-		spec.framework_record = record.buf;
+	if (!ret && pw->framework) {
+		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
+				      &fw_record);
+		res.framework_req = fw_req.buf;
+		res.framework_libs = &fw_libs;
 	}
+	if (ret)
+		goto out;
+	ret = resolve_libraries(p, pw, &fl, dir, &res) ||
+	      check_elf(p, pw, &fl, &res, &platform);
+	if (ret)
+		goto out;
 	if (!spec.platform_tag)
 		spec.platform_tag = platform.buf;
-	spec.files = fl.v;
-	spec.nr_files = fl.nr;
+	spec.files = res.files;
+	spec.nr_files = res.nr_files;
+	spec.requires_dist = res.requires;
+	if (pw->framework) {
+		res.meta[res.nr_meta].src = fw_record.buf;
+		res.meta[res.nr_meta++].dst = TF_FRAMEWORK_RECORD;
+	}
+	spec.meta_files = res.meta;
+	spec.nr_meta_files = res.nr_meta;
 	ret = tf_wheel_pack(&spec, dir, path_out);
 	if (!ret && tf_verify_wheel(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
 			    spec.name);
 out:
 	file_list_release(&fl);
+	resolved_release(&res);
 	tf_buf_release(&platform);
 	tf_framework_release(&fw);
-	tf_buf_release(&record);
-	tf_buf_release(&requirement);
-	free(requires);
+	tf_strvec_release(&fw_libs);
+	tf_buf_release(&fw_req);
+	tf_buf_release(&fw_record);
 	return ret;
 }
 

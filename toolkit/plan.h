@@ -64,6 +64,10 @@ struct tf_plan_wheel {
 	const char *framework_site;  /* store; its site-packages directory */
 	const char *framework_version; /* store; the version the recipe
 					  expects, or NULL */
+	struct tf_lib *libs;         /* owned array (strings in store),
+					def->nr_libraries long: `libraries` */
+	const char **library_dirs;   /* owned array (strings in store),
+					NULL-ended: `library-dirs` */
 };
 
 struct tf_plan_opts {

@@ -22,8 +22,8 @@
 #include <archive_entry.h>
 
 #include "elf.h"
-#include "framework.h"
 #include "hash.h"
+#include "libs.h"
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
@@ -245,16 +245,18 @@ struct verifier {
 	size_t nr_rows;
 	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
 	const char **entries;    /* owned array of borrowed RECORD paths */
-	struct tf_buf framework; /* tfbuild-framework.json (framework.h) */
-	int have_framework;
-	struct tf_strvec provided; /* the framework's sonames it records */
-	const char **needed;     /* owned array: those, for elf.allow_needed */
+	struct tf_buf libs_text; /* .dist-info/tfbuild/libraries.json (capped) */
+	int have_libs;
+	struct tf_libs_record libs; /* its decisions */
+	const char **requires;   /* owned array of Requires-Dist values,
+				    pointing into metadata */
+	size_t nr_requires;
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
-	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,            \
-	  TF_BUF_INIT, 0, TF_STRVEC_INIT, NULL }
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0 }
 
 static void verifier_release(struct verifier *v)
 {
@@ -263,11 +265,13 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->metadata);
 	tf_buf_release(&v->wheel);
 	tf_buf_release(&v->record);
-	tf_buf_release(&v->framework);
-	tf_strvec_release(&v->provided);
-	free(v->needed);
 	free(v->rows);
 	free(v->entries);
+	tf_buf_release(&v->libs_text);
+	tf_libs_record_release(&v->libs);
+	free(v->requires);
+	v->requires = NULL;
+	v->nr_requires = 0;
 	v->entries = NULL;
 	v->rows = NULL;
 	v->nr_rows = 0;
@@ -419,8 +423,8 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
 	if (!strcmp(base, "RECORD") && !v->have_record++)
 		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
-	if (!strcmp(base, TF_FRAMEWORK_RECORD) && !v->have_framework++)
-		return read_capped(v, a, name, &v->framework, RECORD_CAP, 0);
+	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
+		return read_capped(v, a, name, &v->libs_text, WHEEL_CAP, 0);
 	return 0;
 }
 
@@ -557,6 +561,11 @@ static int check_metadata(struct verifier *v)
 		goto out;
 	}
 	while (next_header(&pos, &key, &val)) {
+		if (!strcasecmp(key, "Requires-Dist")) {
+			v->requires = tf_realloc(v->requires, (v->nr_requires + 1) *
+						 sizeof(*v->requires));
+			v->requires[v->nr_requires++] = val;
+		}
 		if (!strcasecmp(key, "Name") && !name)
 			name = val;
 		else if (!strcasecmp(key, "Version") && !version)
@@ -984,30 +993,45 @@ static void utf8_end(struct utf8_locale *l)
 }
 
 /*
- * A wheel checked against a framework records the framework's libraries
- * it needs (framework.h): those DT_NEEDED are the framework's to provide.
+ * The wheel's record of how its libraries are resolved: it extends the
+ * rules exactly as the recipe did at pack time. A vendored library must
+ * be in the wheel.
  */
-static int framework_rules(struct verifier *v)
+static int libs_rules(struct verifier *v)
 {
-	struct tf_buf why = TF_BUF_INIT, entry = TF_BUF_INIT;
+	char *entry = tf_xstrfmt("%s/%s", v->distinfo.buf, TF_LIBS_RECORD);
+	struct tf_buf why = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
-	if (!v->have_framework)
-		return 0;
-	if (tf_framework_record_sonames(v->framework.buf, v->framework.len,
-					&v->provided, &why) < 0) {
-		tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_FRAMEWORK_RECORD);
-		ret = defect(v, entry.buf, "malformed framework record: %s", why.buf);
-	} else {
-		v->needed = tf_calloc(v->provided.nr + 1, sizeof(*v->needed));
-		for (i = 0; i < v->provided.nr; i++)
-			v->needed[i] = v->provided.v[i];
-		v->elf.allow_needed = v->needed;
-		v->elf.nr_allow_needed = v->provided.nr;
+	if (v->have_libs &&
+	    tf_libs_record_parse(v->libs_text.buf, v->libs_text.len, &v->libs,
+				 &why))
+		ret = defect(v, entry, "%s", why.buf);
+	for (i = 0; !ret && i < v->libs.nr; i++) {
+		const struct tf_lib *l = &v->libs.v[i];
+
+		if (l->kind == TF_LIB_VENDOR && !find_row(v, l->file))
+			ret = defect(v, entry, "vendored '%s' is not in the "
+				     "wheel at '%s'", l->soname, l->file);
+		else if (l->kind == TF_LIB_VENDOR)
+			verbose("%s: vendored '%s' as %s", v->path, l->soname,
+				l->file);
+		else if (l->kind == TF_LIB_FRAMEWORK)
+			verbose("%s: '%s' provided by framework '%s' at run time",
+				v->path, l->soname, l->from);
+		else if (l->kind == TF_LIB_PROVIDED)
+			verbose("%s: '%s' provided by '%s' at run time, on "
+				"RUNPATH '%s'", v->path, l->soname, l->from,
+				l->runpath);
+		else
+			verbose("%s: '%s' left to the system (allow-needed)",
+				v->path, l->soname);
 	}
+	v->elf.libs = v->libs.v;
+	v->elf.nr_libs = v->libs.nr;
+	free(entry);
 	tf_buf_release(&why);
-	tf_buf_release(&entry);
 	return ret;
 }
 
@@ -1026,7 +1050,9 @@ static int elf_rules(struct verifier *v)
 		v->entries[i] = v->rows[i].path;
 	v->elf.wheel_files = v->entries;
 	v->elf.nr_wheel_files = v->nr_rows;
-	return framework_rules(v);
+	v->elf.requires = v->requires;
+	v->elf.nr_requires = v->nr_requires;
+	return libs_rules(v);
 }
 
 static int verify_archive(struct verifier *v)
