@@ -21,6 +21,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "conventions.h"
 #include "elf.h"
 #include "hash.h"
 #include "libs.h"
@@ -1092,6 +1093,9 @@ int tf_verify_wheel(const char *path)
 		goto out;
 	}
 	ret = verify_archive(&v);
+	/* A sound wheel must also follow its frameworks' loading conventions. */
+	if (!ret)
+		ret = tf_conventions_check(path);
 out:
 	tf_buf_release(&why);
 	verifier_release(&v);
