@@ -205,11 +205,9 @@ static void read_header_version(struct tf_framework *fw)
 			tf_buf_setf(&path, "%.*s/usr/include/%s",
 				    (int)(usr - fw->site), fw->site, h->file);
 		}
-		if (tf_read_file(path.buf, &text) < 0) {
-			/* tf_read_file printed why; a missing header is no
-			   error, only no header version to compare. */
+		/* No headers (a runtime-only install): nothing to compare. */
+		if (!tf_path_exists(path.buf) || tf_read_file(path.buf, &text) < 0)
 			break;
-		}
 		maj = macro_value(text.buf, h->major);
 		min = macro_value(text.buf, h->minor);
 		pat = macro_value(text.buf, h->patch);
@@ -782,6 +780,43 @@ static int compare_build(struct tf_framework *fw, json_t *fwj, const char *path)
 	return 0;
 }
 
+/*
+ * The architecture first: against another architecture's framework every
+ * other comparison fails for that reason.
+ */
+static int check_arch(struct tf_framework *fw, const struct tf_wheel_file *files,
+		      size_t nr, const char *context)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	char mine[32], theirs[32];
+	size_t i, j;
+	int ret = 0, r;
+
+	for (i = 0; i < nr && !ret; i++) {
+		r = tf_elf_read(files[i].src, files[i].dst, &info);
+		if (r) {
+			ret = r < 0 ? -1 : 0;
+			continue;
+		}
+		for (j = 0; j < info.needed.nr && !ret; j++) {
+			int failed = 0;
+			struct tf_framework_lib *lib =
+				provider(fw, info.needed.v[j], &failed);
+
+			if (lib && lib->machine != info.machine)
+				ret = error("%s: %s: is %s, but the framework's %s (%s) "
+					    "is %s: checked against another "
+					    "architecture's %s", context, files[i].dst,
+					    tf_elf_machine_name(info.machine, mine),
+					    lib->soname, lib->path,
+					    tf_elf_machine_name(lib->machine, theirs),
+					    fw->name);
+		}
+	}
+	tf_elf_info_release(&info);
+	return ret;
+}
+
 int tf_framework_verify(const char *path, const char *site)
 {
 	struct extracted x = { TF_BUF_INIT, TF_STRVEC_INIT, TF_STRVEC_INIT,
@@ -809,14 +844,15 @@ int tf_framework_verify(const char *path, const char *site)
 		error("%s: %s: malformed framework record", path, TF_FRAMEWORK_RECORD);
 		goto out;
 	}
-	if (tf_framework_load(&fw, name, site, path) < 0 ||
-	    compare_build(&fw, fwj, path) < 0)
-		goto out;
 	files = tf_calloc(x.srcs.nr + 1, sizeof(*files));
 	for (i = 0; i < x.srcs.nr; i++) {
 		files[i].src = x.srcs.v[i];
 		files[i].dst = x.dsts.v[i];
 	}
+	if (tf_framework_load(&fw, name, site, path) < 0 ||
+	    check_arch(&fw, files, x.srcs.nr, path) < 0 ||
+	    compare_build(&fw, fwj, path) < 0)
+		goto out;
 	ret = tf_framework_check(&fw, files, x.srcs.nr, path, NULL, NULL);
 	if (!ret)
 		info("%s: built for %s %s (%s), and resolves against '%s'", path,
