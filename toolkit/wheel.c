@@ -533,7 +533,8 @@ static int add_meta_files(struct packer *p)
 	size_t i;
 	int ret = 0;
 
-	memcpy(v, w->meta_files, w->nr_meta_files * sizeof(*v));
+	if (w->nr_meta_files) /* meta_files may be NULL: memcpy must not see it */
+		memcpy(v, w->meta_files, w->nr_meta_files * sizeof(*v));
 	qsort(v, w->nr_meta_files, sizeof(*v), cmp_meta);
 	for (i = 0; i < w->nr_meta_files && !ret; i++) {
 		struct tf_wheel_file f = v[i];
