@@ -13,8 +13,9 @@ set -eu
 pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
-      gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64
-      cmake ninja-build libtorch-dev pybind11-dev python3-torch
+      gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
+      cmake meson ninja-build zlib1g-dev
+      libtorch-dev pybind11-dev python3-torch
       python3-pip python3-cffi python3-cairo"
 # Vendoring libraries into wheels (docs/libraries.md); independent
 # checkers of the metadata tfbuild writes.

@@ -13,6 +13,7 @@
 #include "path.h"
 #include "pyname.h"
 #include "hosttools.h"
+#include "sysroot.h"
 #include "toolfiles.h"
 
 /* Keep s in the plan's store and return the stored copy. */
@@ -218,6 +219,28 @@ static int plan_source(struct tf_plan *p, size_t i)
 	return errors;
 }
 
+/*
+ * The build machine's binutils by full path, for generators (Meson and
+ * autotools read NAME_FOR_BUILD): in a cross step the bare names are
+ * the guards.
+ */
+static void build_binutils(struct tf_strvec *e)
+{
+	static const char *const tools[][2] = {
+		{ "AR_FOR_BUILD", "ar" }, { "RANLIB_FOR_BUILD", "ranlib" },
+		{ "NM_FOR_BUILD", "nm" }, { "STRIP_FOR_BUILD", "strip" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
+		char *path = tf_target_which(tools[i][1]);
+
+		if (path)
+			tf_strvec_pushf(e, "%s=%s", tools[i][0], path);
+		free(path);
+	}
+}
+
 /* The rest of the target's tool set and build-system files (docs/cross.md). */
 static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 {
@@ -234,6 +257,11 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 	tf_strvec_pushf(e, "LD=%s", t->ld);
 	tf_strvec_pushf(e, "AS=%s", t->as);
 	tf_strvec_pushf(e, "HOSTCC=%s", t->hostcc);
+	tf_strvec_pushf(e, "CC_FOR_BUILD=%s", t->hostcc);
+	tf_strvec_pushf(e, "HOSTCXX=%s", t->hostcxx);
+	tf_strvec_pushf(e, "CXX_FOR_BUILD=%s", t->hostcxx);
+	if (!t->native)
+		build_binutils(e);
 	tf_strvec_pushf(e, "HOST_TRIPLE=%s", t->triplet);
 	tf_strvec_pushf(e, "BUILD_TRIPLE=%s", t->build_triplet);
 	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
@@ -554,6 +582,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->store = (struct tf_strvec)TF_STRVEC_INIT;
 	p->toolfiles = (struct tf_buf)TF_BUF_INIT;
 	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
 	if (tf_target_setup(target, &p->target, o->check_tools,
 			    tf_recipe_toolchain(r, target)))
 		return TF_PLAN_TOOLCHAIN;
@@ -569,6 +599,16 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);
 	p->ldflags = p->target.ldflags;
+	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
+		return errors;
+	if (p->sysroot) {
+		/* -idirafter: the cross toolchain's libc headers come first. */
+		p->cflags = keepf(p, "%s -idirafter %s/usr/include/%s -idirafter %s/usr/include",
+				  p->cflags, p->sysroot, p->target.triplet, p->sysroot);
+		p->ldflags = keepf(p, "%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+				   p->ldflags, p->sysroot, p->target.triplet,
+				   p->sysroot, p->target.triplet);
+	}
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
@@ -604,7 +644,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (errors)
 		return -1;
 	/* Only a recipe without errors gets files written for it. */
-	if (tf_toolfiles_write(p, o->check_tools) ||
+	if ((o->check_tools && tf_sysroot_make(p)) ||
+	    tf_toolfiles_write(p, o->check_tools) ||
 	    (o->check_tools && tf_hosttools_make(p)))
 		return TF_PLAN_TOOLCHAIN;
 	return 0;
@@ -640,6 +681,8 @@ void tf_plan_release(struct tf_plan *p)
 	tf_vars_release(&p->vars);
 	tf_buf_release(&p->toolfiles);
 	tf_strvec_release(&p->packages);
+	tf_strvec_release(&p->package_digests);
+	tf_strvec_release(&p->package_files);
 	tf_target_release(&p->target);
 	tf_strvec_release(&p->store);
 	memset(p, 0, sizeof(*p));
