@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi3.h"
 #include "hash.h"
 #include "elf.h"
 #include "framework.h"
@@ -250,6 +251,7 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.nr_libs = res->nr_libs;
 	rules.requires = res->requires;
 	rules.nr_requires = res->nr_requires;
+	rules.abi3_minor = tf_abi3_minor(pw->spec.python_tag, pw->spec.abi_tag);
 	if (pw->spec.platform_tag) {
 		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform, &why))
 			ret = tf_error_at(&def->platform.pos, "platform '%s': %s",
@@ -305,13 +307,52 @@ static void file_list_release(struct file_list *fl)
 	memset(fl, 0, sizeof(*fl));
 }
 
+/*
+ * The readme's text (METADATA's body) and the files for .dist-info: the
+ * license files under licenses/, the libraries record. *meta is owned
+ * by the caller; its dst strings live in the plan's store or are static.
+ */
+static int add_metadata_files(const struct tf_plan_wheel *pw,
+			      struct resolved *res, struct tf_wheel_spec *spec,
+			      struct tf_buf *readme, struct tf_wheel_file **meta)
+{
+	size_t i, n = pw->def->nr_license_files;
+
+	if (pw->readme_path) {
+		if (tf_read_file(pw->readme_path, readme))
+			return error("wheel '%s': cannot read its readme",
+				     pw->spec.name);
+		if (memchr(readme->buf, '\0', readme->len))
+			return error("wheel '%s': readme '%s' contains a NUL byte",
+				     pw->spec.name, pw->readme_path);
+		spec->description = readme->buf;
+	}
+	*meta = tf_calloc(n + res->nr_meta + 1, sizeof(**meta));
+	for (i = 0; i < n; i++) {
+		struct tf_wheel_file *f = &(*meta)[spec->nr_meta_files++];
+
+		if (!tf_path_exists(pw->license_srcs[i]))
+			return error("wheel '%s': license file '%s' does not "
+				     "exist", pw->spec.name, pw->license_srcs[i]);
+		f->src = pw->license_srcs[i];
+		tf_strvec_pushf(&res->vendor.store, "licenses/%s",
+				pw->license_names[i]);
+		f->dst = res->vendor.store.v[res->vendor.store.nr - 1];
+	}
+	for (i = 0; i < res->nr_meta; i++) /* libraries.json, framework.json */
+		(*meta)[spec->nr_meta_files++] = res->meta[i];
+	spec->meta_files = *meta;
+	return 0;
+}
+
 /* Pack one wheel into dir and verify it; its path goes to path_out. */
 static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		    const char *dir, struct tf_buf *path_out)
 {
 	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
 	struct tf_wheel_spec spec = pw->spec;
-	struct tf_buf platform = TF_BUF_INIT;
+	struct tf_buf platform = TF_BUF_INIT, readme = TF_BUF_INIT;
+	struct tf_wheel_file *meta = NULL;
 	struct resolved res;
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
@@ -344,8 +385,9 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		res.meta[res.nr_meta].src = fw_record.buf;
 		res.meta[res.nr_meta++].dst = TF_FRAMEWORK_RECORD;
 	}
-	spec.meta_files = res.meta;
-	spec.nr_meta_files = res.nr_meta;
+	ret = add_metadata_files(pw, &res, &spec, &readme, &meta);
+	if (ret)
+		goto out;
 	ret = tf_wheel_pack(&spec, dir, path_out);
 	if (!ret && tf_verify_wheel(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
@@ -358,6 +400,8 @@ out:
 	tf_strvec_release(&fw_libs);
 	tf_buf_release(&fw_req);
 	tf_buf_release(&fw_record);
+	tf_buf_release(&readme);
+	free(meta);
 	return ret;
 }
 

@@ -21,11 +21,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "abi3.h"
 #include "conventions.h"
 #include "elf.h"
 #include "hash.h"
 #include "libs.h"
 #include "log.h"
+#include "metadata.h"
 #include "path.h"
 #include "pyname.h"
 
@@ -252,12 +254,13 @@ struct verifier {
 	const char **requires;   /* owned array of Requires-Dist values,
 				    pointing into metadata */
 	size_t nr_requires;
+	struct tf_strvec license_files; /* METADATA's License-File values */
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
 	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
-	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0 }
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT }
 
 static void verifier_release(struct verifier *v)
 {
@@ -271,6 +274,7 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->libs_text);
 	tf_libs_record_release(&v->libs);
 	free(v->requires);
+	tf_strvec_release(&v->license_files);
 	v->requires = NULL;
 	v->nr_requires = 0;
 	v->entries = NULL;
@@ -550,6 +554,35 @@ static int check_dist_info(const struct verifier *v)
 		      "version '%s'", v->wn.name, v->wn.version);
 }
 
+/*
+ * Values tfbuild validates when a recipe is loaded are validated here
+ * too, whoever wrote the wheel: License-Expression (SPDX),
+ * Requires-Python (PEP 440), Requires-Dist (PEP 508), License-File (a
+ * file under .dist-info/licenses, checked once RECORD is read).
+ */
+static int check_field(struct verifier *v, const char *entry,
+		       const char *key, const char *val)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	const char *what = NULL;
+	int ret = 0;
+
+	if (!strcasecmp(key, "License-Expression") && tf_spdx_check(val, &why))
+		what = "is not a valid SPDX license expression";
+	else if (!strcasecmp(key, "Requires-Python") &&
+		 tf_specifiers_check(val, &why))
+		what = "is not a PEP 440 specifier set";
+	else if (!strcasecmp(key, "Requires-Dist") &&
+		 tf_requirement_check(val, &why))
+		what = "is not a PEP 508 requirement";
+	else if (!strcasecmp(key, "License-File"))
+		tf_strvec_push(&v->license_files, val);
+	if (what)
+		ret = defect(v, entry, "%s '%s' %s: %s", key, val, what, why.buf);
+	tf_buf_release(&why);
+	return ret;
+}
+
 static int check_metadata(struct verifier *v)
 {
 	char *entry = tf_xstrfmt("%s/METADATA", v->distinfo.buf);
@@ -567,6 +600,8 @@ static int check_metadata(struct verifier *v)
 						 sizeof(*v->requires));
 			v->requires[v->nr_requires++] = val;
 		}
+		if (check_field(v, entry, key, val) < 0)
+			goto out;
 		if (!strcasecmp(key, "Name") && !name)
 			name = val;
 		else if (!strcasecmp(key, "Version") && !version)
@@ -717,17 +752,27 @@ static int is_signature(const struct verifier *v, const char *path)
 		!strcmp(path + n + 1, "RECORD.p7s"));
 }
 
-/* "sha256=" and 43 urlsafe base64 digits; a padding '=' is tolerated. */
-static int is_sha256_field(const char *s)
+/*
+ * "ALGO=" and the urlsafe base64 digest: sha256 (43 digits), sha384 (64)
+ * or sha512 (86), the spec's "sha256 or stronger"; padding is tolerated.
+ */
+static int is_hash_field(const char *s)
 {
-	size_t n;
+	static const struct { const char *prefix; size_t digits; } algos[] = {
+		{ "sha256=", 43 }, { "sha384=", 64 }, { "sha512=", 86 },
+	};
+	size_t i, n;
 
-	if (strncmp(s, "sha256=", 7))
-		return 0;
-	s += 7;
-	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789-_");
-	return n == 43 && (!s[n] || !strcmp(s + n, "="));
+	for (i = 0; i < sizeof(algos) / sizeof(*algos); i++) {
+		if (strncmp(s, algos[i].prefix, 7))
+			continue;
+		n = strspn(s + 7, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789-_");
+		return n == algos[i].digits &&
+		       (!s[7 + n] || !strcmp(s + 7 + n, "=") ||
+			!strcmp(s + 7 + n, "=="));
+	}
+	return 0;
 }
 
 static int check_row(const struct verifier *v, const char *entry,
@@ -743,9 +788,10 @@ static int check_row(const struct verifier *v, const char *entry,
 				      "must have no hash and no size", row->line);
 		return 0;
 	}
-	if (*row->hash && !is_sha256_field(row->hash))
+	if (*row->hash && !is_hash_field(row->hash))
 		return defect(v, entry, "line %zu: hash of '%s' is not "
-			      "sha256=<urlsafe base64>", row->line, row->path);
+			      "sha256=<urlsafe base64> (or sha384, sha512)",
+			      row->line, row->path);
 	if (row->size[digits] || digits > 18)
 		return defect(v, entry, "line %zu: size '%s' of '%s' is not a "
 			      "number", row->line, row->size, row->path);
@@ -866,30 +912,38 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 	return ret;
 }
 
-/* Stream the current entry through sha256; libarchive checks the CRC. */
+/*
+ * Stream the current entry through the digest RECORD names for it
+ * (sha256 when it names none); libarchive checks the CRC.
+ */
 static int hash_entry(const struct verifier *v, struct archive *a,
-		      const char *name, char b64[44], long long *size)
+		      const char *name, const struct record_row *row,
+		      char b64[TF_DIGEST_B64_MAX], long long *size)
 {
 	struct elf_copy copy = { -1, "", 0 };
-	unsigned char md[TF_SHA256_LEN];
-	struct tf_sha256 *h = tf_sha256_new();
+	char algo[8] = "sha256";
+	struct tf_digest *h;
 	char chunk[CHUNK];
 	la_ssize_t n;
 
+	if (row && *row->hash)
+		snprintf(algo, sizeof(algo), "%.6s", row->hash);
+	h = tf_digest_new(algo);
+	if (!h)
+		BUG("RECORD hash '%s' passed its check", row->hash);
 	*size = 0;
 	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-		tf_sha256_update(h, chunk, (size_t)n);
+		tf_digest_update(h, chunk, (size_t)n);
 		elf_copy_chunk(&copy, chunk, (size_t)n, *size);
 		*size += n;
 	}
 	if (n < 0) {
-		tf_sha256_free(h);
+		tf_digest_free(h);
 		elf_copy_finish(v, &copy, name, 0);
 		return defect(v, name, "corrupt data: %s",
 			      archive_error_string(a));
 	}
-	tf_sha256_final(h, md);
-	tf_sha256_b64(md, b64);
+	tf_digest_final_b64(h, b64);
 	return elf_copy_finish(v, &copy, name, 1);
 }
 
@@ -904,8 +958,10 @@ static int compare_row(const struct verifier *v, const char *name,
 	if (size != atoll(row->size))
 		return defect(v, name, "size %lld does not match RECORD (%s)",
 			      size, row->size);
-	if (strncmp(row->hash + 7, b64, 43))
-		return defect(v, name, "sha256 does not match RECORD");
+	if (strncmp(row->hash + 7, b64, strlen(b64)) ||
+	    strspn(row->hash + 7 + strlen(b64), "=") !=
+	    strlen(row->hash + 7 + strlen(b64)))
+		return defect(v, name, "%.6s does not match RECORD", row->hash);
 	return 0;
 }
 
@@ -916,13 +972,13 @@ static int check_entry(struct verifier *v, struct archive *a,
 	int self = is_self(v, name), sig = is_signature(v, name);
 	int *seen = row ? &row->seen : self ? seen_self : NULL;
 	long long size;
-	char b64[44];
+	char b64[TF_DIGEST_B64_MAX];
 
 	if (!row && !self && !sig)
 		return defect(v, name, "not listed in RECORD");
 	if (seen && (*seen)++)
 		return defect(v, name, "duplicate entry name");
-	if (hash_entry(v, a, name, b64, &size) < 0)
+	if (hash_entry(v, a, name, row, b64, &size) < 0)
 		return -1;
 	/* RECORD cannot hash itself; signatures may go unhashed. */
 	if (self || !row || (sig && !*row->hash))
@@ -998,6 +1054,25 @@ static void utf8_end(struct utf8_locale *l)
  * rules exactly as the recipe did at pack time. A vendored library must
  * be in the wheel.
  */
+static int check_license_files(const struct verifier *v)
+{
+	char *entry = tf_xstrfmt("%s/METADATA", v->distinfo.buf);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < v->license_files.nr; i++) {
+		char *path = tf_xstrfmt("%s/licenses/%s", v->distinfo.buf,
+					v->license_files.v[i]);
+
+		if (!find_row(v, path))
+			ret = defect(v, entry, "License-File '%s' is not in the "
+				     "wheel at '%s'", v->license_files.v[i], path);
+		free(path);
+	}
+	free(entry);
+	return ret;
+}
+
 static int libs_rules(struct verifier *v)
 {
 	char *entry = tf_xstrfmt("%s/%s", v->distinfo.buf, TF_LIBS_RECORD);
@@ -1053,7 +1128,8 @@ static int elf_rules(struct verifier *v)
 	v->elf.nr_wheel_files = v->nr_rows;
 	v->elf.requires = v->requires;
 	v->elf.nr_requires = v->nr_requires;
-	return libs_rules(v);
+	v->elf.abi3_minor = tf_abi3_minor(v->wn.python, v->wn.abi);
+	return check_license_files(v) || libs_rules(v) ? -1 : 0;
 }
 
 static int verify_archive(struct verifier *v)
