@@ -24,7 +24,9 @@ DESTDIR  ?=
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
-ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS)
+ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)
+# libstdc++ for __cxa_demangle only (toolkit/framework.c).
+DEMANGLE_LIBS = -lstdc++
 
 SRCS     = $(sort $(wildcard toolkit/*.c))
 OBJS     = $(SRCS:toolkit/%.c=$(O)/%.o)

@@ -6,11 +6,17 @@
 # root otherwise.
 set -eu
 
+# torch: the framework issue 13's backend builds against (cmake, ninja,
+# libtorch-dev) and runs in (python3-torch). python3-cffi and
+# python3-cairo: `pip check` in a venv that sees Debian's packages
+# otherwise fails on python3-cmarkgfm's and python3-gi's requirements.
 pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
-      libcapstone-dev cmake meson ninja-build zlib1g-dev"
+      libcapstone-dev cmake meson ninja-build zlib1g-dev
+      libtorch-dev pybind11-dev python3-torch
+      python3-pip python3-cffi python3-cairo"
 # The CLI tests: the man page renders, completion loads in bash and zsh.
 pkgs="$pkgs man-db groff-base zsh bash-completion"
 # Vendoring libraries into wheels (docs/libraries.md); independent

@@ -57,6 +57,7 @@ struct tf_args {
 	/* verify */
 	const char *sums;        /* --sums */
 	const char *provenance;  /* --provenance */
+	const char *framework;   /* --framework DIR */
 	/* diff */
 	int max;                 /* --max, 0: default */
 	/* help */

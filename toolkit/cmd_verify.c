@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "attest.h"
+#include "framework.h"
 #include "hash.h"
 #include "path.h"
 #include "verify.h"
@@ -29,7 +30,12 @@ const char tf_usage_verify[] =
 	"    instruction above the platform's baseline ISA (x86-64-v1,\n"
 	"    armv8.0-a) unless .dist-info/tfbuild-isa declares that it\n"
 	"    dispatches at run time or a higher minimum (docs/isa.md); no\n"
-	"    library asks for an executable stack.\n"
+	"    library asks for an executable stack;\n"
+	"  - plugins follow their framework's loading convention: entry\n"
+	"    points in torch.backends, torch_xla.plugins and jax_plugins name a\n"
+	"    module of the wheel, PJRT plugin libraries export GetPjrtApi,\n"
+	"    tensorflow-plugins/ libraries export SE_InitPlugin (and\n"
+	"    TF_InitKernel when they register kernels): docs/frameworks.md.\n"
 	"\n"
 	"For each sound wheel \"ok  WHEEL\" is printed on stdout; for a\n"
 	"defective one, its first defect on stderr:\n"
@@ -48,13 +54,24 @@ const char tf_usage_verify[] =
 	"With -v, also print the ISA declarations and what the instruction\n"
 	"audit found in each ELF file (docs/isa.md), and how each library\n"
 	"outside the wheel is resolved: vendored sonames, RUNPATH, providers\n"
-	"(docs/libraries.md).\n";
+	"(docs/libraries.md).\n"
+	"\n"
+	"With --framework DIR (a site-packages directory holding a framework,\n"
+	"e.g. /usr/lib/python3/dist-packages for Debian's torch), each wheel\n"
+	"must record the framework build it was checked against when it was\n"
+	"packed, DIR must hold that build (name, version, C++ ABI, each\n"
+	"library's export table), and every undefined symbol of the wheel's\n"
+	"binaries must resolve against DIR's libraries (docs/frameworks.md):\n"
+	"  tfbuild: WHEEL: built for torch 1.13.0a0+gitunknown (cxx11 ABI),\n"
+	"  'DIR' has torch 2.1.0 (cxx11 ABI)\n";
 
 const struct tf_opt tf_opts_verify[] = {
 	{ 0, "sums", TF_OPT_STRING, TF_ARG(sums), "FILE",
 	  "check against a SHA256SUMS file", NULL, 0, 0 },
 	{ 0, "provenance", TF_OPT_STRING, TF_ARG(provenance), "FILE",
 	  "check against a provenance statement", NULL, 0, 0 },
+	{ 0, "framework", TF_OPT_STRING, TF_ARG(framework), "DIR",
+	  "check against the framework installed in DIR", NULL, 0, 0 },
 	TF_OPT_END,
 };
 
@@ -134,6 +151,9 @@ static void default_wheels(const struct expected *e, struct tf_strvec *wheels)
 	tf_buf_release(&path);
 }
 
+/* --framework DIR, or NULL. */
+static const char *framework_site;
+
 static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		      size_t nr_lists)
 {
@@ -144,6 +164,9 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		bad |= check_missing(&lists[j]);
 	for (i = 0; i < wheels->nr; i++) {
 		int wrong = tf_verify_wheel(wheels->v[i]) < 0;
+
+		if (!wrong && framework_site)
+			wrong = tf_framework_verify(wheels->v[i], framework_site) < 0;
 
 		for (j = 0; j < nr_lists; j++)
 			wrong |= check_listed(&lists[j], wheels->v[i]) < 0;
@@ -180,6 +203,7 @@ int cmd_verify(struct tf_args *a)
 		add_list(lists, &nr_lists, a->sums, 0, &ret);
 	if (a->provenance)
 		add_list(lists, &nr_lists, a->provenance, 1, &ret);
+	framework_site = a->framework;
 	for (i = 0; ret == TF_EXIT_OK && i < a->args.nr; i++)
 		tf_strvec_push(&wheels, a->args.v[i]);
 	for (j = 0; ret == TF_EXIT_OK && !wheels.nr && j < nr_lists; j++)

@@ -26,6 +26,8 @@ struct want {
 	int all;                  /* keep every exported symbol */
 	const char **names;       /* else only these (borrowed strings) */
 	size_t nr;
+	struct tf_strvec *undefined; /* NULL, or where strong undefined
+					symbols go (tf_elf_read_undefined) */
 };
 
 struct reader {
@@ -345,6 +347,20 @@ static void add_export(struct reader *r, const char *name)
 		tf_strvec_push(&r->out->exports, name);
 }
 
+/* "name" when unversioned, "name\tLIBRARY" when bound to a version of LIBRARY. */
+static void add_undefined(struct reader *r, const char *name, unsigned index)
+{
+	size_t i;
+
+	for (i = 0; index > 1 && i < r->out->nr_versions; i++)
+		if (r->out->versions[i].index == index) {
+			tf_strvec_push_take(r->want->undefined, tf_xstrfmt(
+				"%s\t%s", name, r->out->versions[i].library));
+			return;
+		}
+	tf_strvec_push(r->want->undefined, name);
+}
+
 static int read_symbols(struct reader *r)
 {
 	Elf_Data *d, *vd = NULL;
@@ -373,9 +389,12 @@ static int read_symbols(struct reader *r)
 		if (sym.st_shndx == SHN_UNDEF &&
 		    tf_abi3_is_python_symbol(name))
 			tf_strvec_push(&r->out->python_imports, name);
-		if (sym.st_shndx == SHN_UNDEF)
+		if (sym.st_shndx == SHN_UNDEF) {
 			note_version_user(r->out, vs & VERSYM_VERSION, name);
-		else if (is_exported(&sym, vs, name))
+			if (r->want->undefined && *name &&
+			    GELF_ST_BIND(sym.st_info) != STB_WEAK)
+				add_undefined(r, name, vs & VERSYM_VERSION);
+		} else if (is_exported(&sym, vs, name))
 			add_export(r, name);
 	}
 	return 0;
@@ -463,7 +482,15 @@ static int read_elf(const char *path, const char *shown,
 
 int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out)
 {
-	struct want all = { 1, NULL, 0 };
+	struct want all = { 1, NULL, 0, NULL };
+
+	return read_elf(path, shown, out, &all);
+}
+
+int tf_elf_read_undefined(const char *path, const char *shown,
+			  struct tf_elf_info *out, struct tf_strvec *undefined)
+{
+	struct want all = { 1, NULL, 0, undefined };
 
 	return read_elf(path, shown, out, &all);
 }
@@ -770,6 +797,15 @@ static int resolve_needed(const struct checker *c, const char *lib)
 				      "which is not in Requires-Dist", lib,
 				      d->from);
 		return 1;
+	case TF_LIB_FRAMEWORK:
+		/* Loaded by the framework before the wheel's binaries;
+		   framework.c checked the symbols against it. */
+		if (!tf_libs_requirement_listed(d->from, r->requires,
+						r->nr_requires))
+			return refuse(c, "needs '%s' (DT_NEEDED) from framework "
+				      "'%s', which is not in Requires-Dist", lib,
+				      d->from);
+		return 1;
 	}
 	return 0;
 }
@@ -833,6 +869,9 @@ static int report_facts(const struct checker *c)
 		else if (d && d->kind == TF_LIB_PROVIDED)
 			verbose("%s%s%s: needs '%s': provided by '%s'", ctx,
 				sep, c->shown, lib, d->from);
+		else if (d && d->kind == TF_LIB_FRAMEWORK)
+			verbose("%s%s%s: needs '%s': provided by framework '%s'",
+				ctx, sep, c->shown, lib, d->from);
 		else if (d || in_list(c->rules->allow_needed,
 				      c->rules->nr_allow_needed, lib))
 			verbose("%s%s%s: needs '%s': a system library", ctx,
@@ -1034,7 +1073,7 @@ static int read_and_check(const char *path, const char *shown,
 			  const struct tf_elf_rules *rules,
 			  struct tf_elf_info *info)
 {
-	struct want want = { 0, NULL, 0 };
+	struct want want = { 0, NULL, 0, NULL };
 	struct tf_buf full = TF_BUF_INIT;
 	size_t i;
 	int ret;

@@ -71,6 +71,13 @@ struct tf_elf_info {
  * tf_elf_check_wheel(), which keep only the symbols they look for.
  */
 int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out);
+/*
+ * tf_elf_read(), and also append to undefined every strong (not weak)
+ * undefined dynamic symbol: "NAME" when it is unversioned, "NAME\tLIB"
+ * when it is bound to a version needed from LIB ("libc.so.6").
+ */
+int tf_elf_read_undefined(const char *path, const char *shown,
+			  struct tf_elf_info *out, struct tf_strvec *undefined);
 /* Free everything; safe on NULL and twice. Leaves out initialized. */
 void tf_elf_info_release(struct tf_elf_info *info);
 

@@ -22,6 +22,8 @@ const char *tf_lib_kind_name(enum tf_lib_kind kind)
 		return "provided";
 	case TF_LIB_SYSTEM:
 		return "system";
+	case TF_LIB_FRAMEWORK:
+		return "framework";
 	}
 	return "unknown";
 }
@@ -88,7 +90,7 @@ void tf_libs_record_write(const struct tf_lib *libs, size_t n,
 static int kind_from_name(const char *s, enum tf_lib_kind *out)
 {
 	static const enum tf_lib_kind kinds[] = {
-		TF_LIB_SYSTEM, TF_LIB_VENDOR, TF_LIB_PROVIDED,
+		TF_LIB_SYSTEM, TF_LIB_VENDOR, TF_LIB_PROVIDED, TF_LIB_FRAMEWORK,
 	};
 	size_t i;
 
@@ -135,12 +137,18 @@ static int parse_entry(struct tf_libs_record *rec, json_t *o, size_t i,
 	l->file = member(rec, o, "file", &bad);
 	if (bad || !l->soname || !*l->soname || kind_from_name(kind, &l->kind)) {
 		tf_buf_addf(why, "libraries[%zu] needs a string 'soname' and a "
-			    "'resolution' of vendor, provided or system", i);
+			    "'resolution' of vendor, provided, system or "
+			    "framework", i);
 		return -1;
 	}
 	if (l->kind == TF_LIB_PROVIDED && (!l->from || !l->runpath)) {
 		tf_buf_addf(why, "libraries[%zu] ('%s') is provided but lacks "
 			    "'requirement' or 'runpath'", i, l->soname);
+		return -1;
+	}
+	if (l->kind == TF_LIB_FRAMEWORK && !l->from) {
+		tf_buf_addf(why, "libraries[%zu] ('%s') is the framework's but "
+			    "lacks 'requirement'", i, l->soname);
 		return -1;
 	}
 	if (l->kind == TF_LIB_VENDOR && !l->file) {

@@ -10,6 +10,10 @@
  *   provided  another distribution provides it at run time, found through
  *             a RUNPATH the file carries; the requirement is in Requires-Dist
  *   system    the user installs it (`allow-needed`)
+ *   framework the framework the wheel's binaries load into has loaded it
+ *             (torch's libc10 for a torch backend: framework.h); the
+ *             requirement on exactly that framework build is in
+ *             Requires-Dist. No RUNPATH: the framework loaded it first
  *
  * The decisions travel in the wheel as .dist-info/tfbuild/libraries.json,
  * so `tfbuild verify` applies the same rules (elf.c) without the recipe.
@@ -24,13 +28,14 @@ enum tf_lib_kind {
 	TF_LIB_SYSTEM = 1, /* allow-needed: the user installs it */
 	TF_LIB_VENDOR,     /* shipped in NAME.libs/ */
 	TF_LIB_PROVIDED,   /* another distribution provides it */
+	TF_LIB_FRAMEWORK,  /* the framework it loads into provides it */
 };
 
 /* One library's resolution. Strings are borrowed unless said otherwise. */
 struct tf_lib {
 	const char *soname;   /* the DT_NEEDED name: "libcudart.so.13" */
 	enum tf_lib_kind kind;
-	const char *from;     /* PROVIDED: a PEP 508 requirement */
+	const char *from;     /* PROVIDED, FRAMEWORK: a PEP 508 requirement */
 	const char *runpath;  /* PROVIDED: where it is at run time,
 				 "$ORIGIN/../nvidia/cu13/lib"; VENDOR after
 				 vendoring: NULL */

@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "elf.h"
 #include "isa.h"
+#include "framework.h"
 #include "log.h"
 #include "manylinux.h"
 #include "path.h"
@@ -134,7 +135,12 @@ struct resolved {
 					   libraries need */
 	size_t nr_requires;
 	struct tf_buf record;           /* the libraries record's path */
-	struct tf_wheel_file meta;      /* it, as a .dist-info file */
+	struct tf_wheel_file meta[2];   /* it, and the framework record, as
+					   .dist-info files */
+	size_t nr_meta;
+	const char *framework_req;      /* borrowed: "torch==1.13.0a0+..." */
+	const struct tf_strvec *framework_libs; /* borrowed: the framework's
+					   libraries the wheel needs */
 };
 
 static void resolved_release(struct resolved *r)
@@ -151,8 +157,9 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 			      struct resolved *r)
 {
 	size_t i, n = pw->def->nr_allow_needed;
+	size_t nr_fw = r->framework_libs ? r->framework_libs->nr : 0;
 
-	r->libs = tf_calloc(r->vendor.nr_libs + n + 1, sizeof(*r->libs));
+	r->libs = tf_calloc(r->vendor.nr_libs + n + nr_fw + 1, sizeof(*r->libs));
 	memcpy(r->libs, r->vendor.libs, r->vendor.nr_libs * sizeof(*r->libs));
 	r->nr_libs = r->vendor.nr_libs;
 	for (i = 0; i < n; i++) {
@@ -161,13 +168,24 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 		r->libs[r->nr_libs].soname = pw->allow_needed[i];
 		r->libs[r->nr_libs++].kind = TF_LIB_SYSTEM;
 	}
+	/* The framework's libraries: the framework has loaded them. */
+	for (i = 0; i < nr_fw; i++) {
+		const char *so = r->framework_libs->v[i];
+
+		if (tf_libs_find(r->libs, r->nr_libs, so))
+			continue;
+		r->libs[r->nr_libs].soname = so;
+		r->libs[r->nr_libs].from = r->framework_req;
+		r->libs[r->nr_libs++].kind = TF_LIB_FRAMEWORK;
+	}
 	for (n = 0; pw->requires && pw->requires[n]; n++)
 		;
 	r->requires = tf_calloc(n + r->nr_libs + 1, sizeof(*r->requires));
 	memcpy(r->requires, pw->requires, n * sizeof(*r->requires));
 	r->nr_requires = n;
 	for (i = 0; i < r->nr_libs; i++)
-		if (r->libs[i].kind == TF_LIB_PROVIDED &&
+		if ((r->libs[i].kind == TF_LIB_PROVIDED ||
+		     r->libs[i].kind == TF_LIB_FRAMEWORK) &&
 		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
 						r->nr_requires))
 			r->requires[r->nr_requires++] = r->libs[i].from;
@@ -211,8 +229,8 @@ static int resolve_libraries(const struct tf_plan *p,
 		tf_libs_record_write(r->libs, r->nr_libs, &json);
 		tf_path_join(&r->record, work.buf, "libraries.json");
 		ret = tf_write_file_atomic(r->record.buf, json.buf, json.len, 0);
-		r->meta.src = r->record.buf;
-		r->meta.dst = TF_LIBS_RECORD;
+		r->meta[r->nr_meta].src = r->record.buf;
+		r->meta[r->nr_meta++].dst = TF_LIBS_RECORD;
 	}
 	tf_strvec_release(&dirs);
 	tf_buf_release(&context);
@@ -320,6 +338,35 @@ static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	return ret;
 }
 
+/*
+ * The framework the wheel loads into (framework.h): found, its version
+ * checked against the recipe's and the headers', the wheel's binaries
+ * resolved against it. Its record is written to dir/framework.json.
+ */
+static int check_framework(const struct tf_plan_wheel *pw,
+			   const struct file_list *fl, const char *dir,
+			   struct tf_framework *fw, struct tf_strvec *used,
+			   struct tf_buf *requirement, struct tf_buf *path)
+{
+	struct tf_buf context = TF_BUF_INIT, record = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	ret = tf_framework_load(fw, pw->framework, pw->framework_site,
+				context.buf) ||
+	      tf_framework_check_version(fw, pw->framework_version,
+					 context.buf) ||
+	      tf_framework_check(fw, fl->v, fl->nr, context.buf, &record, used);
+	if (!ret) {
+		tf_framework_requirement(fw, requirement);
+		tf_path_join(path, dir, "framework.json");
+		ret = tf_write_file_atomic(path->buf, record.buf, record.len, 0);
+	}
+	tf_buf_release(&context);
+	tf_buf_release(&record);
+	return ret ? -1 : 0;
+}
+
 static void file_list_release(struct file_list *fl)
 {
 	free(fl->v);
@@ -347,7 +394,7 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 				     pw->spec.name, pw->readme_path);
 		spec->description = readme->buf;
 	}
-	*meta = tf_calloc(n + 2, sizeof(**meta));
+	*meta = tf_calloc(n + res->nr_meta + 1, sizeof(**meta));
 	for (i = 0; i < n; i++) {
 		struct tf_wheel_file *f = &(*meta)[spec->nr_meta_files++];
 
@@ -359,8 +406,8 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 				pw->license_names[i]);
 		f->dst = res->vendor.store.v[res->vendor.store.nr - 1];
 	}
-	if (res->meta.src)
-		(*meta)[spec->nr_meta_files++] = res->meta;
+	for (i = 0; i < res->nr_meta; i++) /* libraries.json, framework.json */
+		(*meta)[spec->nr_meta_files++] = res->meta[i];
 	spec->meta_files = *meta;
 	return 0;
 }
@@ -375,6 +422,9 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		      readme = TF_BUF_INIT;
 	struct tf_wheel_file *meta = NULL;
 	struct resolved res;
+	struct tf_framework fw = TF_FRAMEWORK_INIT;
+	struct tf_strvec fw_libs = TF_STRVEC_INIT;
+	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -382,6 +432,12 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
 	for (i = 0; !ret && i < pw->def->nr_files; i++)
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
+	if (!ret && pw->framework) {
+		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
+				      &fw_record);
+		res.framework_req = fw_req.buf;
+		res.framework_libs = &fw_libs;
+	}
 	if (ret)
 		goto out;
 	ret = resolve_libraries(p, pw, &fl, dir, &res) ||
@@ -397,6 +453,10 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	spec.files = res.files;
 	spec.nr_files = res.nr_files;
 	spec.requires_dist = res.requires;
+	if (pw->framework) {
+		res.meta[res.nr_meta].src = fw_record.buf;
+		res.meta[res.nr_meta++].dst = TF_FRAMEWORK_RECORD;
+	}
 	ret = add_metadata_files(pw, &res, &spec, &readme, &meta);
 	if (ret)
 		goto out;
@@ -409,6 +469,10 @@ out:
 	resolved_release(&res);
 	tf_buf_release(&platform);
 	tf_buf_release(&isa);
+	tf_framework_release(&fw);
+	tf_strvec_release(&fw_libs);
+	tf_buf_release(&fw_req);
+	tf_buf_release(&fw_record);
 	tf_buf_release(&readme);
 	free(meta);
 	return ret;

@@ -737,6 +737,9 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 		pw->exports[j].file = expand(p, &w->exports[j].file, &errors);
 		pw->exports[j].symbol = expand(p, &w->exports[j].symbol, &errors);
 	}
+	pw->framework = expand(p, &w->framework.name, &errors);
+	pw->framework_site = expand(p, &w->framework.site_packages, &errors);
+	pw->framework_version = expand(p, &w->framework.version, &errors);
 	errors += plan_libraries(p, pw);
 	errors += plan_metadata(p, pw);
 	return errors + plan_files(p, pw);

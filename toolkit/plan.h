@@ -62,6 +62,10 @@ struct tf_plan_wheel {
 	struct tf_plan_file *files;  /* owned array, def->nr_files long */
 	const char **allow_needed;   /* owned array (strings in store) */
 	struct tf_elf_export *exports; /* owned array (strings in store) */
+	const char *framework;       /* store; the framework's name, or NULL */
+	const char *framework_site;  /* store; its site-packages directory */
+	const char *framework_version; /* store; the version the recipe
+					  expects, or NULL */
 	struct tf_lib *libs;         /* owned array (strings in store),
 					def->nr_libraries long: `libraries` */
 	const char **library_dirs;   /* owned array (strings in store),

@@ -790,6 +790,32 @@ static int parse_wheel_isa(struct loader *l, yaml_node_t *v, void *obj,
 	return ret;
 }
 
+STR_FIELD(tf_framework_def, name, "name")
+STR_FIELD(tf_framework_def, site_packages, "site-packages")
+STR_FIELD(tf_framework_def, version, "version")
+
+static const struct field framework_fields[] = {
+	{ "name", 1, parse_tf_framework_def_name },
+	{ "site-packages", 1, parse_tf_framework_def_site_packages },
+	{ "version", 0, parse_tf_framework_def_version },
+	{ NULL, 0, NULL },
+};
+
+/* framework: {name: torch, site-packages: DIR, version: 1.13} */
+static int parse_wheel_framework(struct loader *l, yaml_node_t *v, void *obj,
+				 const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	struct tf_buf sub = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_setf(&sub, "%s.framework", where);
+	w->framework.pos = pos_of(l, v);
+	ret = walk_map(l, v, framework_fields, &w->framework, sub.buf);
+	tf_buf_release(&sub);
+	return ret;
+}
+
 /* libraries: {SONAME: vendor | system | {from: REQ, runpath: PATH}} */
 STR_FIELD(tf_library_def, from, "from")
 STR_FIELD(tf_library_def, runpath, "runpath")
@@ -1006,6 +1032,7 @@ static const struct field wheel_fields[] = {
 	{ "x86-64-level", 0, parse_wheel_isa_level },
 	{ "exports", 0, parse_wheel_exports },
 	{ "isa", 0, parse_wheel_isa },
+	{ "framework", 0, parse_wheel_framework },
 	{ "libraries", 0, parse_wheel_libraries },
 	{ "library-dirs", 0, parse_wheel_library_dirs },
 	{ "readme", 0, parse_wheel_readme },

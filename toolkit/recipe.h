@@ -84,6 +84,14 @@ struct tf_export_def {
 	struct tf_str file, symbol;
 };
 
+/* The framework a wheel's binaries load into (docs/frameworks.md). */
+struct tf_framework_def {
+	struct tf_str name;          /* distribution: "torch" */
+	struct tf_str site_packages; /* where it is installed for the target */
+	struct tf_str version;       /* optional: the version the recipe expects */
+	struct tf_pos pos;
+};
+
 /* How one library outside the allow-list is resolved (`libraries`). */
 struct tf_library_def {
 	struct tf_str soname;     /* the DT_NEEDED name, the mapping's key */
@@ -112,6 +120,7 @@ struct tf_wheel_def {
 	int isa_level;                /* highest x86-64 ISA level allowed, 1-4 */
 	struct tf_export_def *exports;
 	size_t nr_exports;
+	struct tf_framework_def framework; /* name.s NULL: none */
 	struct tf_library_def *libraries; /* `libraries`, in recipe order */
 	size_t nr_libraries;
 	struct tf_str *library_dirs;  /* where vendored libraries are found

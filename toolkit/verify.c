@@ -22,6 +22,7 @@
 #include <archive_entry.h>
 
 #include "abi3.h"
+#include "conventions.h"
 #include "elf.h"
 #include "isa.h"
 #include "hash.h"
@@ -1127,6 +1128,9 @@ static int libs_rules(struct verifier *v)
 		else if (l->kind == TF_LIB_VENDOR)
 			verbose("%s: vendored '%s' as %s", v->path, l->soname,
 				l->file);
+		else if (l->kind == TF_LIB_FRAMEWORK)
+			verbose("%s: '%s' provided by framework '%s' at run time",
+				v->path, l->soname, l->from);
 		else if (l->kind == TF_LIB_PROVIDED)
 			verbose("%s: '%s' provided by '%s' at run time, on "
 				"RUNPATH '%s'", v->path, l->soname, l->from,
@@ -1216,6 +1220,9 @@ int tf_verify_wheel(const char *path)
 		goto out;
 	}
 	ret = verify_archive(&v);
+	/* A sound wheel must also follow its frameworks' loading conventions. */
+	if (!ret)
+		ret = tf_conventions_check(path);
 out:
 	tf_buf_release(&why);
 	verifier_release(&v);

@@ -108,8 +108,8 @@ expect_success 'the recipe builds all three wheels' '
 h8() { sha256sum "$1" | cut -c1-8; }
 # names: the vendored names of libfoo and libbar, in $foo and $bar.
 names() {
-	foo=libfoo-$(h8 build/x86_64/stage/libs/lib/libfoo.so.1).so.1 &&
-	bar=libbar-$(h8 build/x86_64/stage/libs/lib/libbar.so.1).so.1
+	foo=libfoo-$(h8 build/foo/x86_64/stage/libs/lib/libfoo.so.1).so.1 &&
+	bar=libbar-$(h8 build/foo/x86_64/stage/libs/lib/libbar.so.1).so.1
 }
 
 expect_success 'vendored: libfoo and (recursively) libbar in fooext.libs/' '
@@ -163,10 +163,10 @@ expect_success 'vendored: loads in a fresh venv with the originals hidden' '
 	"$PYTHON" -m venv venv &&
 	venv/bin/pip install -q --disable-pip-version-check --no-index \
 		--no-deps $vendored &&
-	mv build/x86_64/stage/libs build/x86_64/stage/libs.hidden &&
+	mv build/foo/x86_64/stage/libs build/foo/x86_64/stage/libs.hidden &&
 	env -u LD_LIBRARY_PATH venv/bin/python -c \
 		"import fooext; print(fooext.value())" >actual &&
-	mv build/x86_64/stage/libs.hidden build/x86_64/stage/libs &&
+	mv build/foo/x86_64/stage/libs.hidden build/foo/x86_64/stage/libs &&
 	echo 42 >expect &&
 	compare expect actual
 '

@@ -1,0 +1,336 @@
+/*
+ * Framework plugin conventions, checked on a finished wheel
+ * (conventions.h, docs/frameworks.md).
+ */
+#include "conventions.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "elf.h"
+#include "log.h"
+#include "path.h"
+
+#define ENTRY_POINTS_CAP (1u << 20)
+
+/* Entry-point groups whose value must name a module of the wheel. */
+static const struct {
+	const char *group;
+	const char *why;
+} module_groups[] = {
+	{ "torch.backends", "torch.backends: torch imports each backend's "
+	  "module at `import torch`" },
+	{ "torch_xla.plugins", "torch_xla.plugins: torch_xla imports each "
+	  "device plugin's module to find its PJRT library" },
+	{ "jax_plugins", "jax_plugins: jax imports each plugin's module at "
+	  "backend initialization and calls its initialize()" },
+};
+
+static const char pjrt_why[] =
+	"JAX/PJRT plugin: the framework loads the library and calls "
+	"GetPjrtApi, the PJRT C API's one entry point";
+static const char se_why[] =
+	"TensorFlow PluggableDevice: TensorFlow loads every library in "
+	"site-packages/tensorflow-plugins/ and calls SE_InitPlugin";
+static const char kernel_why[] =
+	"TensorFlow PluggableDevice: a plugin that registers kernels "
+	"(TF_RegisterKernelBuilder) must export TF_InitKernel, which "
+	"TensorFlow calls to register them";
+
+struct wheel_view {
+	const char *path;
+	struct tf_strvec names;       /* every regular entry */
+	struct tf_buf entry_points;   /* .dist-info/entry_points.txt */
+	struct tf_buf tmp;            /* temporary directory */
+	struct tf_strvec elf_src, elf_dst; /* shared libraries, extracted */
+};
+
+static int refuse(const struct wheel_view *w, const char *entry,
+		  const char *what, const char *why)
+{
+	return error("%s: %s: %s (%s)", w->path, entry, what, why);
+}
+
+static int is_shared_lib_name(const char *name)
+{
+	const char *base = tf_path_basename(name);
+	const char *so = strstr(base, ".so");
+
+	return so && (so[3] == '\0' || so[3] == '.');
+}
+
+static int is_entry_points(const char *name)
+{
+	const char *slash = strchr(name, '/');
+
+	return slash && slash - name > 10 &&
+	       !strncmp(slash - 10, ".dist-info", 10) &&
+	       !strcmp(slash + 1, "entry_points.txt");
+}
+
+static int extract(struct wheel_view *w, struct archive *a, const char *name)
+{
+	char chunk[65536];
+	la_ssize_t n;
+	char *out = tf_xstrfmt("%s/%zu", w->tmp.buf, w->elf_src.nr);
+	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int ret = 0;
+
+	if (fd < 0) {
+		ret = error_errno("cannot create '%s'", out);
+		goto out;
+	}
+	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
+		if (tf_write_all(fd, chunk, (size_t)n) < 0) {
+			ret = error_errno("cannot write '%s'", out);
+			break;
+		}
+	close(fd);
+	if (!ret && n < 0)
+		ret = error("%s: %s: corrupt data: %s", w->path, name,
+			    archive_error_string(a));
+	if (!ret) {
+		tf_strvec_push(&w->elf_src, out);
+		tf_strvec_push(&w->elf_dst, name);
+	}
+out:
+	free(out);
+	return ret;
+}
+
+static int read_wheel(struct wheel_view *w)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	const char *tmp = getenv("TMPDIR");
+	char chunk[65536];
+	la_ssize_t n;
+	int r, ret = -1;
+
+	archive_read_support_format_zip(a);
+	if (archive_read_open_filename(a, w->path, 65536) != ARCHIVE_OK) {
+		error("%s: cannot read the zip archive: %s", w->path,
+		      archive_error_string(a));
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+
+		if (!name || archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		tf_strvec_push(&w->names, name);
+		if (is_entry_points(name)) {
+			while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0 &&
+			       w->entry_points.len < ENTRY_POINTS_CAP)
+				tf_buf_add(&w->entry_points, chunk, (size_t)n);
+		} else if (is_shared_lib_name(name)) {
+			if (!w->tmp.len &&
+			    tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp",
+					  "tfbuild-conventions", &w->tmp) < 0)
+				goto out;
+			if (extract(w, a, name) < 0)
+				goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF)
+		error("%s: cannot read the zip archive: %s", w->path,
+		      archive_error_string(a));
+	else
+		ret = 0;
+out:
+	archive_read_free(a);
+	return ret;
+}
+
+static int has_entry(const struct wheel_view *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->names.nr; i++)
+		if (!strcmp(w->names.v[i], name))
+			return 1;
+	return 0;
+}
+
+/* 1 if module "a.b" is in the wheel: a/b.py, a/b/__init__.py, a/b.*.so. */
+static int has_module(const struct wheel_view *w, const char *module)
+{
+	struct tf_buf p = TF_BUF_INIT;
+	const char *c;
+	size_t i, n;
+	int found;
+
+	for (c = module; *c; c++)
+		tf_buf_addch(&p, *c == '.' ? '/' : *c);
+	n = p.len;
+	tf_buf_addstr(&p, ".py");
+	found = has_entry(w, p.buf);
+	tf_buf_setlen(&p, n);
+	tf_buf_addstr(&p, "/__init__.py");
+	found = found || has_entry(w, p.buf);
+	tf_buf_setlen(&p, n);
+	for (i = 0; !found && i < w->names.nr; i++)
+		found = !strncmp(w->names.v[i], p.buf, n) &&
+			w->names.v[i][n] == '.' &&
+			is_shared_lib_name(w->names.v[i]) &&
+			!strchr(w->names.v[i] + n, '/');
+	tf_buf_release(&p);
+	return found;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/*
+ * Each entry point of a checked group must name a module of the wheel.
+ * Sets *jax when the wheel declares a jax_plugins entry point.
+ */
+static int check_entry_points(const struct wheel_view *w, int *jax)
+{
+	char *text = tf_strndup(w->entry_points.buf ? w->entry_points.buf : "",
+				w->entry_points.len);
+	char *line, *save = NULL, *group = NULL;
+	int ret = 0;
+
+	for (line = strtok_r(text, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *l = trim(line), *eq, *module, *value;
+		size_t i;
+
+		if (*l == '[') {
+			char *end = strchr(l, ']');
+
+			if (end)
+				*end = '\0';
+			group = trim(l + 1);
+			continue;
+		}
+		if (!group || !*l || *l == '#' || *l == ';' || !(eq = strchr(l, '=')))
+			continue;
+		for (i = 0; i < sizeof(module_groups) / sizeof(module_groups[0]); i++) {
+			if (strcmp(group, module_groups[i].group))
+				continue;
+			*eq = '\0';
+			value = tf_strdup(trim(eq + 1));
+			module = tf_strndup(value, strcspn(value, ":[ \t"));
+			*jax |= !strcmp(group, "jax_plugins");
+			if (!has_module(w, module))
+				ret = error("%s: entry point '%s = %s' in group '%s' "
+					    "names module '%s', which is not in the "
+					    "wheel (%s)", w->path, trim(l), value,
+					    group, module, module_groups[i].why);
+			free(value);
+			free(module);
+			break;
+		}
+	}
+	free(text);
+	return ret;
+}
+
+static int exports(const struct tf_elf_info *info, const char *sym)
+{
+	size_t i;
+
+	for (i = 0; i < info->exports.nr; i++)
+		if (!strcmp(info->exports.v[i], sym))
+			return 1;
+	return 0;
+}
+
+static int uses(const struct tf_strvec *undefined, const char *sym)
+{
+	size_t i, n = strlen(sym);
+
+	for (i = 0; i < undefined->nr; i++)
+		if (!strncmp(undefined->v[i], sym, n) &&
+		    (!undefined->v[i][n] || undefined->v[i][n] == '\t'))
+			return 1;
+	return 0;
+}
+
+static int has_pjrt_name(const char *name)
+{
+	const char *base = tf_path_basename(name);
+	size_t i;
+
+	for (i = 0; base[i]; i++)
+		if (!strncasecmp(base + i, "pjrt", 4))
+			return 1;
+	return 0;
+}
+
+static int check_libraries(const struct wheel_view *w, int jax)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	struct tf_strvec undefined = TF_STRVEC_INIT;
+	size_t i;
+	int ret = 0, has_pjrt_api = 0, r;
+
+	for (i = 0; i < w->elf_src.nr && !ret; i++) {
+		const char *dst = w->elf_dst.v[i];
+
+		tf_strvec_release(&undefined);
+		r = tf_elf_read_undefined(w->elf_src.v[i], dst, &info, &undefined);
+		if (r) {
+			ret = r < 0 ? -1 : 0;
+			continue;
+		}
+		has_pjrt_api |= exports(&info, "GetPjrtApi");
+		if (has_pjrt_name(dst) && !exports(&info, "GetPjrtApi"))
+			ret = refuse(w, dst, "a PJRT plugin library that does "
+				     "not export GetPjrtApi", pjrt_why);
+		else if (!strncmp(dst, "tensorflow-plugins/", 19) &&
+			 !exports(&info, "SE_InitPlugin"))
+			ret = refuse(w, dst, "a TensorFlow plugin library that "
+				     "does not export SE_InitPlugin", se_why);
+		else if (!strncmp(dst, "tensorflow-plugins/", 19) &&
+			 uses(&undefined, "TF_RegisterKernelBuilder") &&
+			 !exports(&info, "TF_InitKernel"))
+			ret = refuse(w, dst, "registers kernels but does not "
+				     "export TF_InitKernel", kernel_why);
+	}
+	if (!ret && jax && !has_pjrt_api)
+		ret = error("%s: declares a jax_plugins entry point but no "
+			    "shared library in it exports GetPjrtApi (%s)",
+			    w->path, pjrt_why);
+	tf_elf_info_release(&info);
+	tf_strvec_release(&undefined);
+	return ret;
+}
+
+int tf_conventions_check(const char *path)
+{
+	struct wheel_view w = { path, TF_STRVEC_INIT, TF_BUF_INIT, TF_BUF_INIT,
+				TF_STRVEC_INIT, TF_STRVEC_INIT };
+	int jax = 0, ret;
+
+	ret = read_wheel(&w);
+	if (!ret)
+		ret = check_entry_points(&w, &jax);
+	if (!ret)
+		ret = check_libraries(&w, jax);
+	if (w.tmp.len)
+		tf_rm_rf(w.tmp.buf);
+	tf_strvec_release(&w.names);
+	tf_buf_release(&w.entry_points);
+	tf_buf_release(&w.tmp);
+	tf_strvec_release(&w.elf_src);
+	tf_strvec_release(&w.elf_dst);
+	return ret ? -1 : 0;
+}

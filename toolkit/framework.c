@@ -1,0 +1,876 @@
+/*
+ * The framework a wheel's binaries load into, and the check that they
+ * resolve against it (framework.h, docs/frameworks.md).
+ */
+#include "framework.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+#include "pyname.h"
+
+/*
+ * abi::__cxa_demangle, through its C symbol: the demangler of the
+ * toolchain that compiled the backend (libstdc++), in process, rather
+ * than a c++filt child per symbol.
+ */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+struct tf_framework_lib {
+	char *soname;            /* DT_SONAME, else the file's name */
+	char *path;              /* resolved */
+	unsigned machine;
+	struct tf_strvec exports; /* sorted, unique */
+	char digest[TF_SHA256_HEX_LEN + 1]; /* of the exports, one a line */
+};
+
+/* Where a framework's C++ headers say which version they are. */
+struct header_rule {
+	const char *framework;  /* normalized distribution name */
+	const char *file;       /* below an include directory */
+	const char *major, *minor, *patch; /* macros */
+};
+
+static const struct header_rule header_rules[] = {
+	{ "torch", "torch/csrc/api/include/torch/version.h",
+	  "TORCH_VERSION_MAJOR", "TORCH_VERSION_MINOR", "TORCH_VERSION_PATCH" },
+};
+
+/* ------------------------------------------------------------------ demangle */
+
+/* The demangled form of sym ("name" itself when it is not C++). */
+static char *demangle(const char *sym)
+{
+	int status = 0;
+	char *d = __cxa_demangle(sym, NULL, NULL, &status);
+
+	if (!d || status)
+		return tf_strdup(sym);
+	return d;
+}
+
+/* The function's qualified name: the demangled form up to its '('. */
+static char *qualified_name(const char *sym)
+{
+	char *d = demangle(sym);
+	char *paren = strchr(d, '(');
+
+	if (paren)
+		*paren = '\0';
+	return d;
+}
+
+/* ------------------------------------------------------------------ metadata */
+
+/* The value of header `key` in an email-style header block, or NULL. */
+static char *header_value(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (*p && *p != '\n') {
+		size_t n = strcspn(p, "\n");
+
+		if (n > klen && !strncasecmp(p, key, klen) && p[klen] == ':') {
+			const char *v = p + klen + 1;
+			size_t vn = n - klen - 1;
+
+			while (vn && (*v == ' ' || *v == '\t'))
+				v++, vn--;
+			while (vn && (v[vn - 1] == '\r' || v[vn - 1] == ' '))
+				vn--;
+			return tf_strndup(v, vn);
+		}
+		p += n + (p[n] == '\n');
+	}
+	return NULL;
+}
+
+/* "torch-1.13.0a0+gitunknown.egg-info": 1 if it names the framework. */
+static int metadata_dir_of(const char *entry, const char *want_norm)
+{
+	struct tf_buf n = TF_BUF_INIT;
+	const char *dash = strchr(entry, '-');
+	size_t len = strlen(entry);
+	char *name;
+	int yes;
+
+	if (!dash || (!(len > 10 && !strcmp(entry + len - 10, ".dist-info")) &&
+		      !(len > 9 && !strcmp(entry + len - 9, ".egg-info"))))
+		return 0;
+	name = tf_strndup(entry, (size_t)(dash - entry));
+	tf_pyname_normalize(name, &n);
+	yes = !strcmp(n.buf, want_norm);
+	free(name);
+	tf_buf_release(&n);
+	return yes;
+}
+
+static int read_metadata(struct tf_framework *fw, const char *name,
+			 const char *context)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT, text = TF_BUF_INIT;
+	size_t i;
+	int ret = -1;
+
+	tf_pyname_normalize(name, &norm);
+	if (tf_list_dir(fw->site, &names) < 0)
+		goto out;
+	for (i = 0; i < names.nr; i++) {
+		if (!metadata_dir_of(names.v[i], norm.buf))
+			continue;
+		tf_buf_reset(&path);
+		tf_buf_addf(&path, "%s/%s/%s", fw->site, names.v[i],
+			    strstr(names.v[i], ".dist-info") ? "METADATA" : "PKG-INFO");
+		if (tf_read_file(path.buf, &text) < 0)
+			goto out;
+		fw->name = header_value(text.buf, "Name");
+		fw->version = header_value(text.buf, "Version");
+		if (!fw->name || !fw->version) {
+			error("%s: framework '%s': %s has no Name or Version",
+			      context, name, path.buf);
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+	error("%s: framework '%s': no %s-*.dist-info or .egg-info in '%s' "
+	      "(is the framework installed for this target?)",
+	      context, name, norm.buf, fw->site);
+out:
+	tf_strvec_release(&names);
+	tf_buf_release(&norm);
+	tf_buf_release(&path);
+	tf_buf_release(&text);
+	return ret;
+}
+
+/* "#define MACRO 13" in text: the number, or -1. */
+static long macro_value(const char *text, const char *macro)
+{
+	const char *p = text;
+	size_t n = strlen(macro);
+
+	while ((p = strstr(p, macro))) {
+		const char *q = p + n;
+
+		p = q;
+		if (*q != ' ' && *q != '\t')
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q >= '0' && *q <= '9')
+			return strtol(q, NULL, 10);
+	}
+	return -1;
+}
+
+/*
+ * The headers' version: in the framework's own include directory
+ * (NAME/include, as PyPI wheels ship it), or the system's next to the
+ * site-packages directory (ROOT/usr/include for ROOT/usr/lib/python3/
+ * dist-packages, as Debian's libtorch-dev ships it).
+ */
+static void read_header_version(struct tf_framework *fw)
+{
+	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT, text = TF_BUF_INIT;
+	const char *usr;
+	size_t i;
+	long maj, min, pat;
+
+	tf_pyname_normalize(fw->name, &norm);
+	for (i = 0; i < sizeof(header_rules) / sizeof(header_rules[0]); i++) {
+		const struct header_rule *h = &header_rules[i];
+
+		if (strcmp(h->framework, norm.buf))
+			continue;
+		tf_buf_setf(&path, "%s/%s/include/%s", fw->site, fw->name, h->file);
+		if (!tf_path_exists(path.buf) &&
+		    (usr = strstr(fw->site, "/usr/lib/"))) {
+			tf_buf_setf(&path, "%.*s/usr/include/%s",
+				    (int)(usr - fw->site), fw->site, h->file);
+		}
+		/* No headers (a runtime-only install): nothing to compare. */
+		if (!tf_path_exists(path.buf) || tf_read_file(path.buf, &text) < 0)
+			break;
+		maj = macro_value(text.buf, h->major);
+		min = macro_value(text.buf, h->minor);
+		pat = macro_value(text.buf, h->patch);
+		if (maj >= 0 && min >= 0) {
+			fw->header_version = pat >= 0
+				? tf_xstrfmt("%ld.%ld.%ld", maj, min, pat)
+				: tf_xstrfmt("%ld.%ld", maj, min);
+			fw->header_file = tf_strdup(path.buf);
+		}
+		break;
+	}
+	tf_buf_release(&norm);
+	tf_buf_release(&path);
+	tf_buf_release(&text);
+}
+
+/* The shared libraries under SITE/NAME/lib/, links followed. */
+static void find_lib_files(struct tf_framework *fw)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf dir = TF_BUF_INIT, path = TF_BUF_INIT;
+	char real[PATH_MAX];
+	size_t i;
+
+	tf_buf_addf(&dir, "%s/%s/lib", fw->site, fw->name);
+	if (!tf_path_is_dir(dir.buf) || tf_list_dir(dir.buf, &names) < 0)
+		goto out;
+	for (i = 0; i < names.nr; i++) {
+		if (!strstr(names.v[i], ".so"))
+			continue;
+		tf_buf_reset(&path);
+		tf_path_join(&path, dir.buf, names.v[i]);
+		if (realpath(path.buf, real))
+			tf_strvec_push(&fw->lib_files, real);
+	}
+out:
+	tf_strvec_release(&names);
+	tf_buf_release(&dir);
+	tf_buf_release(&path);
+}
+
+static int read_provider(struct tf_framework *fw, const char *path);
+
+int tf_framework_load(struct tf_framework *fw, const char *name,
+		      const char *site, const char *context)
+{
+	char real[PATH_MAX];
+	size_t i;
+
+	if (!realpath(site, real) || !tf_path_is_dir(real))
+		return error("%s: framework '%s': site-packages '%s' is not a directory",
+			     context, name, site);
+	fw->site = tf_strdup(real);
+	if (read_metadata(fw, name, context) < 0)
+		return -1;
+	read_header_version(fw);
+	find_lib_files(fw);
+	for (i = 0; i < fw->lib_files.nr; i++)
+		if (read_provider(fw, fw->lib_files.v[i]) < 0)
+			return -1;
+	if (!fw->nr_libs)
+		return error("%s: framework '%s': no shared libraries in '%s/%s/lib'",
+			     context, fw->name, fw->site, fw->name);
+	return 0;
+}
+
+void tf_framework_release(struct tf_framework *fw)
+{
+	struct tf_framework empty = TF_FRAMEWORK_INIT;
+	size_t i;
+
+	for (i = 0; i < fw->nr_libs; i++) {
+		free(fw->libs[i].soname);
+		free(fw->libs[i].path);
+		tf_strvec_release(&fw->libs[i].exports);
+	}
+	free(fw->libs);
+	free(fw->name);
+	free(fw->version);
+	free(fw->site);
+	free(fw->header_version);
+	free(fw->header_file);
+	tf_strvec_release(&fw->lib_files);
+	*fw = empty;
+}
+
+/* ------------------------------------------------------------------ versions */
+
+/* The leading release numbers of a PEP 440 version: "1.13.0a0+x" -> 1,13,0. */
+static size_t release(const char *v, long out[4])
+{
+	size_t n = 0;
+	char *end;
+
+	while (n < 4 && *v >= '0' && *v <= '9') {
+		out[n++] = strtol(v, &end, 10);
+		v = end;
+		if (*v != '.')
+			break;
+		v++;
+	}
+	return n;
+}
+
+/* 1 if every release number of `prefix` matches the start of `v`'s. */
+static int release_matches(const char *prefix, const char *v)
+{
+	long a[4], b[4];
+	size_t na = release(prefix, a), nb = release(v, b), i;
+
+	if (!na)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (i >= nb || a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+int tf_framework_check_version(const struct tf_framework *fw,
+			       const char *declared, const char *context)
+{
+	if (fw->header_version) {
+		long h[4];
+		char mm[64];
+		size_t n = release(fw->header_version, h);
+
+		snprintf(mm, sizeof(mm), "%ld.%ld", h[0], n > 1 ? h[1] : 0);
+		if (declared && !release_matches(declared, fw->header_version))
+			return error("%s: framework %s: the recipe declares version %s, "
+				     "but the headers the backend was compiled against "
+				     "are %s %s (%s)", context, fw->name, declared,
+				     fw->name, fw->header_version, fw->header_file);
+		if (!release_matches(mm, fw->version))
+			return error("%s: framework %s: the headers are %s %s (%s), "
+				     "but the installed framework is %s %s",
+				     context, fw->name, fw->name, fw->header_version,
+				     fw->header_file, fw->name, fw->version);
+	}
+	if (declared && !release_matches(declared, fw->version))
+		return error("%s: framework %s: the recipe declares version %s, "
+			     "but the framework in '%s' is %s %s", context,
+			     fw->name, declared, fw->site, fw->name, fw->version);
+	return 0;
+}
+
+void tf_framework_requirement(const struct tf_framework *fw, struct tf_buf *out)
+{
+	tf_buf_addf(out, "%s==%s", fw->name, fw->version);
+}
+
+/* ------------------------------------------------------------------ providers */
+
+static void digest_exports(struct tf_framework_lib *lib)
+{
+	unsigned char md[TF_SHA256_LEN];
+	struct tf_sha256 *h = tf_sha256_new();
+	size_t i;
+
+	for (i = 0; i < lib->exports.nr; i++) {
+		tf_sha256_update(h, lib->exports.v[i], strlen(lib->exports.v[i]));
+		tf_sha256_update(h, "\n", 1);
+	}
+	tf_sha256_final(h, md);
+	tf_sha256_hex(md, lib->digest);
+}
+
+static int has_cxx11_symbols(const struct tf_strvec *exports)
+{
+	size_t i;
+
+	for (i = 0; i < exports->nr; i++)
+		if (strstr(exports->v[i], "B5cxx11"))
+			return 1;
+	return 0;
+}
+
+/* Read the library at path into the providers (a duplicate is skipped). */
+static int read_provider(struct tf_framework *fw, const char *path)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	struct tf_framework_lib *lib;
+	size_t i;
+	int r = tf_elf_read(path, path, &info);
+
+	if (r) {
+		tf_elf_info_release(&info);
+		return r < 0 ? -1 : 0; /* not ELF: not a library */
+	}
+	for (i = 0; i < fw->nr_libs; i++)
+		if (!strcmp(fw->libs[i].path, path))
+			goto out;
+	if (fw->nr_libs == fw->alloc_libs) {
+		fw->alloc_libs = fw->alloc_libs ? 2 * fw->alloc_libs : 8;
+		fw->libs = tf_realloc(fw->libs, fw->alloc_libs * sizeof(*fw->libs));
+	}
+	lib = &fw->libs[fw->nr_libs++];
+	lib->soname = tf_strdup(info.soname ? info.soname : tf_path_basename(path));
+	lib->path = tf_strdup(path);
+	lib->machine = info.machine;
+	lib->exports = info.exports;
+	info.exports = (struct tf_strvec)TF_STRVEC_INIT;
+	digest_exports(lib);
+	if (fw->cxx11_abi < 1)
+		fw->cxx11_abi = has_cxx11_symbols(&lib->exports);
+out:
+	tf_elf_info_release(&info);
+	return 0;
+}
+
+/* The framework's library whose DT_SONAME is soname, or NULL. */
+static struct tf_framework_lib *provider(struct tf_framework *fw,
+					 const char *soname, int *failed)
+{
+	size_t i;
+
+	(void)failed;
+	for (i = 0; i < fw->nr_libs; i++)
+		if (!strcmp(fw->libs[i].soname, soname))
+			return &fw->libs[i];
+	return NULL;
+}
+
+int tf_framework_provides(struct tf_framework *fw, const char *soname)
+{
+	int failed = 0;
+
+	return provider(fw, soname, &failed) != NULL;
+}
+
+/* ------------------------------------------------------------------ the check */
+
+static int in_sorted(const struct tf_strvec *sv, const char *s)
+{
+	return sv->nr && bsearch(&s, sv->v, sv->nr, sizeof(*sv->v),
+				 tf_strcmp_ptr) != NULL;
+}
+
+/* One ELF file of the wheel, read with its undefined symbols. */
+struct wheel_elf {
+	const struct tf_wheel_file *file;
+	struct tf_elf_info info;
+	struct tf_strvec undefined;
+};
+
+static const char *abi_name(int cxx11)
+{
+	return cxx11 ? "cxx11 ABI" : "pre-cxx11 ABI";
+}
+
+/*
+ * Name the undefined symbol sym of file, and the provider that should
+ * have defined it: the one defining a function of the same qualified
+ * name (then with another signature: usually the other C++ ABI).
+ */
+static int refuse_symbol(struct tf_framework *fw, struct tf_framework_lib **libs,
+			 size_t nr_libs, const struct wheel_elf *we,
+			 const char *sym, const char *context)
+{
+	struct tf_buf names = TF_BUF_INIT;
+	char *want = qualified_name(sym), *shown = demangle(sym);
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < nr_libs; i++) {
+		for (j = 0; j < libs[i]->exports.nr; j++) {
+			const char *e = libs[i]->exports.v[j];
+			char *have;
+
+			/* Cheap filter before demangling: the last name part. */
+			if (strncmp(e, "_Z", 2) || !strstr(e, strrchr(want, ':')
+							    ? strrchr(want, ':') + 1 : want))
+				continue;
+			have = qualified_name(e);
+			if (!strcmp(have, want)) {
+				char *d = demangle(e);
+
+				ret = error("%s: %s: undefined symbol '%s' (%s) is not "
+					    "defined by %s (%s %s, %s), which should "
+					    "define it: it defines '%s' instead (built "
+					    "with another _GLIBCXX_USE_CXX11_ABI or "
+					    "other framework headers?)",
+					    context, we->file->dst, shown, sym,
+					    libs[i]->soname, fw->name, fw->version,
+					    abi_name(fw->cxx11_abi), d);
+				free(d);
+				free(have);
+				goto out;
+			}
+			free(have);
+		}
+	}
+	for (i = 0; i < nr_libs; i++)
+		tf_buf_addf(&names, "%s%s", i ? ", " : "", libs[i]->soname);
+	ret = error("%s: %s: undefined symbol '%s' (%s) is defined neither by "
+		    "the framework's libraries it needs (%s of %s %s) nor by "
+		    "another file of the wheel", context, we->file->dst, shown,
+		    sym, names.len ? names.buf : "none", fw->name, fw->version);
+out:
+	free(want);
+	free(shown);
+	tf_buf_release(&names);
+	return ret;
+}
+
+static int check_file(struct tf_framework *fw, const struct wheel_elf *we,
+		      const struct tf_strvec *wheel_exports, const char *context,
+		      struct tf_strvec *used)
+{
+	struct tf_framework_lib **libs;
+	char mine[32], theirs[32];
+	size_t i, nr = 0;
+	int failed = 0, ret = 0;
+
+	libs = tf_calloc(we->info.needed.nr + 1, sizeof(*libs));
+	for (i = 0; i < we->info.needed.nr; i++) {
+		struct tf_framework_lib *lib =
+			provider(fw, we->info.needed.v[i], &failed);
+
+		if (failed) {
+			ret = -1;
+			goto out;
+		}
+		if (!lib)
+			continue;
+		if (lib->machine != we->info.machine) {
+			ret = error("%s: %s: is %s, but the framework's %s (%s) is %s: "
+				    "checked against another architecture's %s",
+				    context, we->file->dst,
+				    tf_elf_machine_name(we->info.machine, mine),
+				    lib->soname, lib->path,
+				    tf_elf_machine_name(lib->machine, theirs),
+				    fw->name);
+			goto out;
+		}
+		libs[nr++] = lib;
+		tf_strvec_push(used, lib->soname);
+	}
+	if (!nr)
+		goto out; /* not a binary of this framework */
+	for (i = 0; i < we->undefined.nr; i++) {
+		char *sym = tf_strdup(we->undefined.v[i]);
+		char *tab = strchr(sym, '\t');
+		size_t j;
+		int found;
+
+		if (tab)
+			*tab = '\0';
+		found = in_sorted(wheel_exports, sym);
+		for (j = 0; !found && j < nr; j++)
+			found = in_sorted(&libs[j]->exports, sym);
+		/* Bound to a version of a library that is not the
+		   framework's: a system library, whose versions elf.c
+		   checks against the platform tag. */
+		if (!found && tab && !tf_framework_provides(fw, tab + 1))
+			found = 1;
+		/* The C API of the interpreter that imports the module:
+		   extension modules do not name libpython (elf.c refuses
+		   that), the interpreter provides these. */
+		if (!found && !tab && (!strncmp(sym, "Py", 2) ||
+				       !strncmp(sym, "_Py", 3)))
+			found = 1;
+		if (!found)
+			ret = refuse_symbol(fw, libs, nr, we, sym, context);
+		free(sym);
+		if (ret)
+			break;
+	}
+out:
+	free(libs);
+	return ret;
+}
+
+static void add_record(struct tf_framework *fw, struct tf_strvec *used,
+		       struct tf_buf *record)
+{
+	json_t *root = json_object(), *fwj = json_object(), *provs = json_array();
+	size_t i, j;
+	char *text;
+
+	for (i = 0; i < used->nr; i++) {
+		json_t *p;
+
+		if (i && !strcmp(used->v[i], used->v[i - 1]))
+			continue;
+		for (j = 0; j < fw->nr_libs; j++)
+			if (!strcmp(fw->libs[j].soname, used->v[i]))
+				break;
+		p = json_object();
+		json_object_set_new(p, "soname", json_string(used->v[i]));
+		json_object_set_new(p, "exports-sha256",
+				    json_string(fw->libs[j].digest));
+		json_array_append_new(provs, p);
+	}
+	json_object_set_new(fwj, "name", json_string(fw->name));
+	json_object_set_new(fwj, "version", json_string(fw->version));
+	json_object_set_new(fwj, "cxx11-abi", json_boolean(fw->cxx11_abi == 1));
+	json_object_set_new(fwj, "providers", provs);
+	json_object_set_new(root, "framework", fwj);
+	json_object_set_new(root, "schema", json_integer(1));
+	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1));
+	tf_buf_addstr(record, text);
+	tf_buf_addch(record, '\n');
+	free(text);
+	json_decref(root);
+}
+
+int tf_framework_check(struct tf_framework *fw,
+		       const struct tf_wheel_file *files, size_t nr_files,
+		       const char *context, struct tf_buf *record,
+		       struct tf_strvec *used_out)
+{
+	struct wheel_elf *elfs = tf_calloc(nr_files + 1, sizeof(*elfs));
+	struct tf_strvec wheel_exports = TF_STRVEC_INIT, used = TF_STRVEC_INIT;
+	size_t i, j, nr = 0;
+	int ret = 0, r;
+
+	for (i = 0; i < nr_files && !ret; i++) {
+		struct wheel_elf *we = &elfs[nr];
+
+		we->info = (struct tf_elf_info)TF_ELF_INFO_INIT;
+		we->undefined = (struct tf_strvec)TF_STRVEC_INIT;
+		we->file = &files[i];
+		r = tf_elf_read_undefined(files[i].src, files[i].dst, &we->info,
+					  &we->undefined);
+		if (r < 0)
+			ret = -1;
+		if (r) {
+			tf_elf_info_release(&we->info);
+			tf_strvec_release(&we->undefined);
+			continue;
+		}
+		for (j = 0; j < we->info.exports.nr; j++)
+			tf_strvec_push(&wheel_exports, we->info.exports.v[j]);
+		nr++;
+	}
+	qsort(wheel_exports.v, wheel_exports.nr, sizeof(*wheel_exports.v),
+	      tf_strcmp_ptr);
+	for (i = 0; i < nr && !ret; i++)
+		ret = check_file(fw, &elfs[i], &wheel_exports, context, &used);
+	if (!ret && !used.nr)
+		ret = error("%s: no file of the wheel needs a library of framework "
+			    "%s (%s/%s/lib)", context, fw->name, fw->site, fw->name);
+	qsort(used.v, used.nr, sizeof(*used.v), tf_strcmp_ptr);
+	if (!ret && record)
+		add_record(fw, &used, record);
+	for (i = 0; !ret && used_out && i < used.nr; i++)
+		if (!i || strcmp(used.v[i], used.v[i - 1]))
+			tf_strvec_push(used_out, used.v[i]);
+	for (i = 0; i < nr; i++) {
+		tf_elf_info_release(&elfs[i].info);
+		tf_strvec_release(&elfs[i].undefined);
+	}
+	free(elfs);
+	tf_strvec_release(&wheel_exports);
+	tf_strvec_release(&used);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ verify */
+
+struct extracted {
+	struct tf_buf dir;             /* temporary directory */
+	struct tf_strvec srcs, dsts;   /* every regular entry */
+	struct tf_buf record;          /* the framework record, if any */
+	int has_record;
+};
+
+static int extract_wheel(const char *path, struct extracted *x)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	struct tf_buf out = TF_BUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	char chunk[65536];
+	la_ssize_t n;
+	int r, ret = -1;
+
+	archive_read_support_format_zip(a);
+	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-framework", &x->dir) < 0)
+		goto out;
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+		error("%s: cannot read the zip archive: %s", path,
+		      archive_error_string(a));
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+		const char *slash = name ? strchr(name, '/') : NULL;
+		int fd, is_record;
+
+		if (!name || archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		/* NAME-VERSION.dist-info/tfbuild/framework.json */
+		is_record = slash && slash - name > 10 &&
+			    !strncmp(slash - 10, ".dist-info", 10) &&
+			    !strcmp(slash + 1, TF_FRAMEWORK_RECORD);
+		tf_buf_setf(&out, "%s/%zu", x->dir.buf, x->srcs.nr);
+		fd = open(out.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			error_errno("cannot create '%s'", out.buf);
+			goto out;
+		}
+		while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+			if (tf_write_all(fd, chunk, (size_t)n) < 0) {
+				close(fd);
+				error_errno("cannot write '%s'", out.buf);
+				goto out;
+			}
+			if (is_record)
+				tf_buf_add(&x->record, chunk, (size_t)n);
+		}
+		close(fd);
+		if (n < 0) {
+			error("%s: %s: corrupt data: %s", path, name,
+			      archive_error_string(a));
+			goto out;
+		}
+		x->has_record |= is_record;
+		tf_strvec_push(&x->srcs, out.buf);
+		tf_strvec_push(&x->dsts, name);
+	}
+	if (r != ARCHIVE_EOF)
+		error("%s: cannot read the zip archive: %s", path,
+		      archive_error_string(a));
+	else
+		ret = 0;
+out:
+	archive_read_free(a);
+	tf_buf_release(&out);
+	return ret;
+}
+
+/* The record's view of the build it was checked against. */
+static int compare_build(struct tf_framework *fw, json_t *fwj, const char *path)
+{
+	const char *name = json_string_value(json_object_get(fwj, "name"));
+	const char *version = json_string_value(json_object_get(fwj, "version"));
+	int cxx11 = json_is_true(json_object_get(fwj, "cxx11-abi"));
+	json_t *provs = json_object_get(fwj, "providers"), *p;
+	struct tf_framework_lib *lib;
+	size_t i;
+	int failed = 0;
+
+	/* Read the providers first: the C++ ABI comes from their exports. */
+	json_array_foreach(provs, i, p) {
+		const char *so = json_string_value(json_object_get(p, "soname"));
+		const char *dg = json_string_value(json_object_get(p, "exports-sha256"));
+
+		lib = so ? provider(fw, so, &failed) : NULL;
+		if (failed)
+			return -1;
+		if (!lib)
+			return error("%s: built for %s %s (%s), which provides %s; "
+				     "'%s' has %s %s, which does not",
+				     path, name, version, abi_name(cxx11),
+				     so ? so : "?", fw->site, fw->name, fw->version);
+		if (strcmp(version, fw->version) || cxx11 != (fw->cxx11_abi == 1))
+			break;
+		if (!dg || strcmp(dg, lib->digest))
+			return error("%s: built for %s %s (%s); the exports of %s "
+				     "in '%s' differ from that build's (%s, not %s): "
+				     "another build of %s %s", path, name, version,
+				     abi_name(cxx11), so, fw->site, lib->digest,
+				     dg ? dg : "?", fw->name, fw->version);
+	}
+	if (strcmp(version, fw->version) || cxx11 != (fw->cxx11_abi == 1))
+		return error("%s: built for %s %s (%s), '%s' has %s %s (%s)",
+			     path, name, version, abi_name(cxx11), fw->site,
+			     fw->name, fw->version, abi_name(fw->cxx11_abi == 1));
+	return 0;
+}
+
+/*
+ * The architecture first: against another architecture's framework every
+ * other comparison fails for that reason.
+ */
+static int check_arch(struct tf_framework *fw, const struct tf_wheel_file *files,
+		      size_t nr, const char *context)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	char mine[32], theirs[32];
+	size_t i, j;
+	int ret = 0, r;
+
+	for (i = 0; i < nr && !ret; i++) {
+		r = tf_elf_read(files[i].src, files[i].dst, &info);
+		if (r) {
+			ret = r < 0 ? -1 : 0;
+			continue;
+		}
+		for (j = 0; j < info.needed.nr && !ret; j++) {
+			int failed = 0;
+			struct tf_framework_lib *lib =
+				provider(fw, info.needed.v[j], &failed);
+
+			if (lib && lib->machine != info.machine)
+				ret = error("%s: %s: is %s, but the framework's %s (%s) "
+					    "is %s: checked against another "
+					    "architecture's %s", context, files[i].dst,
+					    tf_elf_machine_name(info.machine, mine),
+					    lib->soname, lib->path,
+					    tf_elf_machine_name(lib->machine, theirs),
+					    fw->name);
+		}
+	}
+	tf_elf_info_release(&info);
+	return ret;
+}
+
+int tf_framework_verify(const char *path, const char *site)
+{
+	struct extracted x = { TF_BUF_INIT, TF_STRVEC_INIT, TF_STRVEC_INIT,
+			       TF_BUF_INIT, 0 };
+	struct tf_framework fw = TF_FRAMEWORK_INIT;
+	struct tf_wheel_file *files = NULL;
+	json_error_t err;
+	json_t *root = NULL, *fwj;
+	const char *name;
+	size_t i;
+	int ret = -1;
+
+	if (extract_wheel(path, &x) < 0)
+		goto out;
+	if (!x.has_record) {
+		error("%s: records no framework build (no .dist-info/%s): "
+		      "it was not checked against a framework",
+		      path, TF_FRAMEWORK_RECORD);
+		goto out;
+	}
+	root = json_loadb(x.record.buf, x.record.len, 0, &err);
+	fwj = json_object_get(root, "framework");
+	name = json_string_value(json_object_get(fwj, "name"));
+	if (!name || !json_string_value(json_object_get(fwj, "version"))) {
+		error("%s: %s: malformed framework record", path, TF_FRAMEWORK_RECORD);
+		goto out;
+	}
+	files = tf_calloc(x.srcs.nr + 1, sizeof(*files));
+	for (i = 0; i < x.srcs.nr; i++) {
+		files[i].src = x.srcs.v[i];
+		files[i].dst = x.dsts.v[i];
+	}
+	if (tf_framework_load(&fw, name, site, path) < 0 ||
+	    check_arch(&fw, files, x.srcs.nr, path) < 0 ||
+	    compare_build(&fw, fwj, path) < 0)
+		goto out;
+	ret = tf_framework_check(&fw, files, x.srcs.nr, path, NULL, NULL);
+	if (!ret)
+		info("%s: built for %s %s (%s), and resolves against '%s'", path,
+		     fw.name, fw.version, abi_name(fw.cxx11_abi == 1), fw.site);
+out:
+	if (x.dir.len)
+		tf_rm_rf(x.dir.buf);
+	tf_buf_release(&x.dir);
+	tf_strvec_release(&x.srcs);
+	tf_strvec_release(&x.dsts);
+	tf_buf_release(&x.record);
+	json_decref(root);
+	free(files);
+	tf_framework_release(&fw);
+	return ret;
+}
+
+const char *tf_framework_soname(const struct tf_framework *fw, size_t i)
+{
+	return fw->libs[i].soname;
+}

@@ -1,0 +1,103 @@
+#ifndef TF_FRAMEWORK_H
+#define TF_FRAMEWORK_H
+
+/*
+ * The framework a wheel's binaries load into (a PyTorch backend into
+ * torch): found from its own installation, a site-packages directory
+ * holding NAME/ and NAME's metadata (.dist-info or Debian's .egg-info).
+ *
+ *   - version: from the framework's metadata, never from the recipe;
+ *   - providers: the shared libraries under NAME/lib/ (Debian's are
+ *     symbolic links to /usr/lib/<triplet>/libc10.so.1.13: followed),
+ *     named by their DT_SONAME; a wheel's DT_NEEDED on one of them is
+ *     the framework's to satisfy;
+ *   - the check: every strong undefined symbol of a wheel file that
+ *     needs a provider resolves in a provider's exports or another file
+ *     of the wheel, or is bound to a symbol version of a system library
+ *     (checked against the platform tag by elf.c). The first one that
+ *     does not is named demangled, with the provider that should have
+ *     defined it;
+ *   - the record: .dist-info/tfbuild/framework.json names the framework
+ *     build a wheel was checked against, so `tfbuild verify --framework`
+ *     can tell a user which build it was made for. The DT_NEEDED on the
+ *     framework's libraries are recorded as resolution "framework" in
+ *     libs.h's libraries.json, which plain `verify` applies.
+ * See docs/frameworks.md.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "wheel.h"
+
+/* The record's path inside .dist-info, beside libs.h's libraries.json. */
+#define TF_FRAMEWORK_RECORD "tfbuild/framework.json"
+
+struct tf_framework_lib;
+
+struct tf_framework {
+	char *name;           /* owned; as the metadata writes it: "torch" */
+	char *version;        /* owned; "1.13.0a0+gitunknown" */
+	char *site;           /* owned; the site-packages directory */
+	char *header_version; /* owned; from the framework's C++ headers
+				 ("1.13.0"), NULL when it has none we know */
+	char *header_file;    /* owned; where header_version was read */
+	struct tf_strvec lib_files; /* NAME/lib/ entries, resolved paths */
+	struct tf_framework_lib *libs; /* owned; the libraries, read */
+	size_t nr_libs, alloc_libs;
+	int cxx11_abi;        /* 1 or 0 once a provider was read; -1 unknown */
+};
+
+#define TF_FRAMEWORK_INIT { NULL, NULL, NULL, NULL, NULL, TF_STRVEC_INIT, \
+			    NULL, 0, 0, -1 }
+
+/*
+ * Find framework `name` in site: its metadata's version, its headers'
+ * version and its libraries. context prefixes messages. Returns 0, or
+ * -1 after printing what is missing.
+ */
+int tf_framework_load(struct tf_framework *fw, const char *name,
+		      const char *site, const char *context);
+void tf_framework_release(struct tf_framework *fw);
+
+/*
+ * The recipe's expected version (a release prefix: "1.13", "1.13.0")
+ * against the headers the backend was compiled with and the metadata.
+ * Returns 0, or -1 after printing the mismatch.
+ */
+int tf_framework_check_version(const struct tf_framework *fw,
+			       const char *declared, const char *context);
+
+/* 1 if soname is one of the framework's libraries. */
+int tf_framework_provides(struct tf_framework *fw, const char *soname);
+/* The DT_SONAME of the framework's library i (i < fw->nr_libs). */
+const char *tf_framework_soname(const struct tf_framework *fw, size_t i);
+
+/*
+ * Check the ELF files among files (src on disk, dst in the wheel)
+ * against the framework: architecture, and every undefined symbol.
+ * When record is not NULL, append the record's JSON; when used is not
+ * NULL, append the sonames of the framework's libraries the files need
+ * (sorted, unique). Returns 0, or -1 after printing the first defect.
+ */
+int tf_framework_check(struct tf_framework *fw,
+		       const struct tf_wheel_file *files, size_t nr_files,
+		       const char *context, struct tf_buf *record,
+		       struct tf_strvec *used);
+
+/* "torch==1.13.0a0+gitunknown": what only this framework build satisfies. */
+void tf_framework_requirement(const struct tf_framework *fw,
+			      struct tf_buf *out);
+
+
+/*
+ * `tfbuild verify --framework SITE`: the wheel at path was checked
+ * against a framework build (its record); SITE holds the same build
+ * (name, version, each provider's export table, C++ ABI), and every
+ * ELF file still resolves against it. Returns 0, or -1 after printing
+ * e.g. "built for torch 1.13.0a0+gitunknown (cxx11 ABI), SITE has
+ * torch 2.1.0 (cxx11 ABI)".
+ */
+int tf_framework_verify(const char *path, const char *site);
+
+#endif
