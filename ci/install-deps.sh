@@ -11,6 +11,25 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       python3-dev python3-wheel unzip faketime file
       gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64"
 
+# Third-party recipes build with CMake and Meson; their tests get
+# upstream's release tarballs from Debian source packages
+# (tests/lib/upstream-sources.sh), which needs a deb-src line.
+pkgs="$pkgs cmake meson ninja-build"
+srclist=/etc/apt/sources.list.d/tfbuild-deb-src.sources
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
+	! grep -qs '^deb-src ' /etc/apt/sources.list; then
+	if [ "$(id -u)" = 0 ]; then
+		printf '%s\n' '# Added by tfbuild ci/install-deps.sh: tests take upstream release' \
+			'# tarballs from Debian source packages (apt-get source).' \
+			'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
+			'Components: main' \
+			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$srclist"
+		apt-get -o DPkg::Lock::Timeout=900 update -qq
+	else
+		echo "tfbuild: not root; add a deb-src line for bookworm main to apt's sources" >&2
+	fi
+fi
+
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
