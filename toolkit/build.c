@@ -74,6 +74,8 @@ static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
 	tf_stamp_add(st, "target", p->target.name, strlen(p->target.name));
 	tf_stamp_add(st, "toolchain", p->target.identity, strlen(p->target.identity));
 	tf_stamp_add(st, "script", ps->script, strlen(ps->script));
+	/* The CMake/Meson/pkg-config files: a change there reruns steps. */
+	tf_stamp_add(st, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
 	/* $JOBS changes how fast, not what: it does not count. */
 	for (j = 0; j < ps->env.nr; j++)
 		if (strncmp(ps->env.v[j], "JOBS=", 5))

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
+#include "toolfiles.h"
 
 /* Keep s in the plan's store and return the stored copy. */
 static const char *keep(struct tf_plan *p, char *s)
@@ -51,7 +52,8 @@ static const char *expand(struct tf_plan *p, const struct tf_str *s, int *errors
 static const char *const builtins[] = {
 	"name", "version", "target", "jobs", "recipe_dir", "build_dir", "cc",
 	"ar", "strip", "cflags", "ldflags", "python", "python_include",
-	"emulator", NULL,
+	"emulator", "cxx", "cmake_toolchain", "meson_cross", "meson_args",
+	"host_triple", "build_triple", "target_python", NULL,
 };
 
 static int is_builtin(const char *name)
@@ -106,10 +108,17 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "ar", t->ar);
 	tf_vars_set(v, "strip", t->strip);
 	tf_vars_set(v, "cflags", p->cflags);
-	tf_vars_set(v, "ldflags", t->ldflags);
+	tf_vars_set(v, "ldflags", p->ldflags);
 	tf_vars_set(v, "python", t->python);
 	tf_vars_set(v, "python_include", t->python_include);
 	tf_vars_set(v, "emulator", t->emulator);
+	tf_vars_set(v, "cxx", t->cxx);
+	tf_vars_set(v, "cmake_toolchain", p->cmake_toolchain);
+	tf_vars_set(v, "meson_cross", p->meson_file);
+	tf_vars_set(v, "meson_args", p->meson_args);
+	tf_vars_set(v, "host_triple", t->triplet);
+	tf_vars_set(v, "build_triple", t->build_triplet);
+	tf_vars_set(v, "target_python", p->target_python);
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -208,12 +217,38 @@ static int plan_source(struct tf_plan *p, size_t i)
 	return errors;
 }
 
+/* The rest of the target's tool set and build-system files (docs/cross.md). */
+static void tool_env(struct tf_plan *p, struct tf_strvec *e)
+{
+	const struct tf_target *t = &p->target;
+
+	tf_strvec_pushf(e, "CXX=%s", t->cxx);
+	if (t->fc)
+		tf_strvec_pushf(e, "FC=%s", t->fc);
+	tf_strvec_pushf(e, "RANLIB=%s", t->ranlib);
+	tf_strvec_pushf(e, "NM=%s", t->nm);
+	tf_strvec_pushf(e, "OBJCOPY=%s", t->objcopy);
+	tf_strvec_pushf(e, "OBJDUMP=%s", t->objdump);
+	tf_strvec_pushf(e, "READELF=%s", t->readelf);
+	tf_strvec_pushf(e, "LD=%s", t->ld);
+	tf_strvec_pushf(e, "AS=%s", t->as);
+	tf_strvec_pushf(e, "HOSTCC=%s", t->hostcc);
+	tf_strvec_pushf(e, "HOST_TRIPLE=%s", t->triplet);
+	tf_strvec_pushf(e, "BUILD_TRIPLE=%s", t->build_triplet);
+	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
+	tf_strvec_pushf(e, "PKG_CONFIG_LIBDIR=%s", p->pkg_config_libdir);
+	tf_strvec_pushf(e, "PKG_CONFIG_SYSROOT_DIR=%s", p->pkg_config_sysroot);
+	tf_strvec_pushf(e, "CMAKE_TOOLCHAIN_FILE=%s", p->cmake_toolchain);
+	tf_strvec_pushf(e, "MESON_CROSS_FILE=%s", p->meson_file);
+	tf_strvec_pushf(e, "TARGET_PYTHON=%s", p->target_python);
+}
+
 static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec *e = &ps->env;
 
-	tf_strvec_pushf(e, "PATH=%s", tf_target_path);
+	tf_strvec_pushf(e, "PATH=%s", p->host_tools ? p->host_tools : tf_target_path);
 	tf_strvec_pushf(e, "HOME=%s/home", p->dir);
 	tf_strvec_pushf(e, "TMPDIR=%s/tmp", p->dir);
 	tf_strvec_push(e, "LC_ALL=C");
@@ -225,11 +260,15 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "AR=%s", t->ar);
 	tf_strvec_pushf(e, "STRIP=%s", t->strip);
 	tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
-	tf_strvec_pushf(e, "LDFLAGS=%s", t->ldflags);
+	tf_strvec_pushf(e, "CXXFLAGS=%s", p->cflags);
+	tf_strvec_pushf(e, "LDFLAGS=%s", p->ldflags);
+	tool_env(p, e);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
 	tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
-	if (*t->emulator_prefix)
+	if (p->sysroot)
+		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", p->sysroot);
+	else if (*t->emulator_prefix)
 		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", t->emulator_prefix);
 	tf_strvec_pushf(e, "SRCDIR=%s", ps->cwd);
 	tf_strvec_pushf(e, "BUILDDIR=%s", ps->work);
@@ -459,6 +498,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->recipe = r;
 	p->jobs = o->jobs;
 	p->store = (struct tf_strvec)TF_STRVEC_INIT;
+	p->toolfiles = (struct tf_buf)TF_BUF_INIT;
+	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
 	if (tf_target_setup(target, &p->target, o->check_tools,
 			    tf_recipe_toolchain(r, target)))
 		return TF_PLAN_TOOLCHAIN;
@@ -471,6 +512,10 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	/* Where it was built must not show in what was built. */
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);
+	p->ldflags = p->target.ldflags;
+	tf_toolfiles_plan(p);
+	if (tf_toolfiles_write(p, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -530,6 +575,8 @@ void tf_plan_release(struct tf_plan *p)
 	free(p->steps);
 	free(p->wheels);
 	tf_vars_release(&p->vars);
+	tf_buf_release(&p->toolfiles);
+	tf_strvec_release(&p->packages);
 	tf_target_release(&p->target);
 	tf_strvec_release(&p->store);
 	memset(p, 0, sizeof(*p));

@@ -67,6 +67,7 @@ struct tf_plan_opts {
 	int jobs;                    /* for ${jobs} and $JOBS */
 	const struct tf_strvec *sets; /* NAME=VALUE overrides (--set), may be NULL */
 	int check_tools;             /* 1: the toolchain must exist */
+	const char *cache_dir;       /* tfbuild's cache (target sysroots), or NULL */
 };
 
 struct tf_plan {
@@ -82,6 +83,27 @@ struct tf_plan {
 	struct tf_plan_source *sources; /* owned array, recipe->nr_sources */
 	struct tf_plan_step *steps;  /* owned array, recipe->nr_steps */
 	struct tf_plan_wheel *wheels; /* owned array, recipe->nr_wheels */
+	/* The target's build environment (toolfiles.c, sysroot.c, hosttools.c). */
+	const char *ldflags;         /* store: the target's LDFLAGS plus the
+					target packages' -L */
+	const char *tools_dir;       /* store: <dir>/toolchain */
+	const char *cmake_toolchain; /* store: CMake toolchain file */
+	const char *meson_file;      /* store: Meson cross (or native) file */
+	const char *meson_args;      /* store: "--cross-file F" / "--native-file F" */
+	const char *pkg_config;      /* store: pkg-config wrapper script */
+	const char *pkg_config_libdir; /* store: its PKG_CONFIG_LIBDIR */
+	const char *pkg_config_sysroot; /* store: its PKG_CONFIG_SYSROOT_DIR
+					   ("" natively) */
+	const char *target_python;   /* store: $TARGET_PYTHON */
+	const char *target_python_exe; /* store: the cross target's CPython in
+					  the sysroot, NULL when not unpacked */
+	const char *host_tools;      /* store: a cross step's PATH directory
+					(allow-listed host tools), NULL natively */
+	const char *sysroot;         /* store: root of the target packages,
+					NULL when there are none (cross only) */
+	struct tf_buf toolfiles;     /* owned: the files' contents, for stamps */
+	struct tf_strvec packages;   /* owned: target packages as
+					"name:arch=version", sorted */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */

@@ -53,7 +53,7 @@ int tf_target_is_known(const char *name)
 }
 
 /* Look a program up in the fixed PATH steps get; its full path or NULL. */
-static char *find_in_path(const char *prog)
+char *tf_target_which(const char *prog)
 {
 	struct tf_buf b = TF_BUF_INIT;
 	const char *p = tf_target_path;
@@ -104,7 +104,7 @@ static char *python_include(const char *python)
 /* What identifies the compiler: its path, target machine and version. */
 static char *compiler_identity(const char *cc)
 {
-	char *path = find_in_path(cc);
+	char *path = tf_target_which(cc);
 	char *machine = first_line((const char *const[]){ cc, "-dumpmachine", NULL });
 	char *version = first_line((const char *const[]){ cc, "--version", NULL });
 	char *id = tf_xstrfmt("%s %s %s", path ? path : cc,
@@ -118,7 +118,7 @@ static char *compiler_identity(const char *cc)
 
 static int in_path(const char *prog)
 {
-	char *p = find_in_path(prog);
+	char *p = tf_target_which(prog);
 
 	free(p);
 	return p != NULL;
@@ -189,6 +189,39 @@ int tf_target_check_emulator(const struct tf_target *t)
 		     t->name, t->emulator);
 }
 
+/* The tool `name` for t: bare natively, triplet-prefixed for a cross target. */
+static char *tool(const struct tf_target *t, const char *name)
+{
+	return t->native ? tf_strdup(name) : tf_xstrfmt("%s-%s", t->triplet, name);
+}
+
+/* The rest of the tool set, beside CC, AR and STRIP (issue 14 item 4). */
+static void set_binutils(struct tf_target *t)
+{
+	size_t i;
+	char *fc = tool(t, "gfortran"), *path = tf_target_which(fc);
+
+	t->cxx = tool(t, "g++");
+	t->fc = path ? fc : NULL;
+	if (!path)
+		free(fc);
+	free(path);
+	t->ranlib = tool(t, "ranlib");
+	t->nm = tool(t, "nm");
+	t->objcopy = tool(t, "objcopy");
+	t->objdump = tool(t, "objdump");
+	t->readelf = tool(t, "readelf");
+	t->ld = tool(t, "ld");
+	t->as = tool(t, "as");
+	t->hostcc = tf_target_which("gcc");
+	if (!t->hostcc)
+		t->hostcc = tf_strdup("gcc");
+	t->build_triplet = "unknown-linux-gnu";
+	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
+		if (tf_target_host() && !strcmp(tf_target_host(), targets[i].name))
+			t->build_triplet = targets[i].triplet;
+}
+
 int tf_target_setup(const char *name, struct tf_target *t, int check,
 		    const struct tf_toolchain_def *over)
 {
@@ -202,11 +235,13 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 		return error("unknown target '%s' (known: x86_64, aarch64)", name);
 	t->name = targets[i].name;
 	t->triplet = targets[i].triplet;
+	t->debarch = targets[i].debarch;
 	t->native = host && !strcmp(host, name);
 	t->cc = t->native ? tf_strdup("gcc") : tf_xstrfmt("%s-gcc", t->triplet);
 	t->ar = t->native ? tf_strdup("ar") : tf_xstrfmt("%s-ar", t->triplet);
 	t->strip = t->native ? tf_strdup("strip")
 			     : tf_xstrfmt("%s-strip", t->triplet);
+	set_binutils(t);
 	t->cflags = tf_strdup("-O2 -fPIC");
 	t->ldflags = tf_strdup(targets[i].ldflags);
 	t->python = tf_strdup("python3");
@@ -245,6 +280,16 @@ void tf_target_release(struct tf_target *t)
 	free(t->cc);
 	free(t->ar);
 	free(t->strip);
+	free(t->cxx);
+	free(t->fc);
+	free(t->ranlib);
+	free(t->nm);
+	free(t->objcopy);
+	free(t->objdump);
+	free(t->readelf);
+	free(t->ld);
+	free(t->as);
+	free(t->hostcc);
 	free(t->cflags);
 	free(t->ldflags);
 	free(t->python);

@@ -12,6 +12,14 @@ struct tf_target {
 	const char *triplet;  /* "x86_64-linux-gnu"; static string */
 	char *cc;             /* owned: C compiler command */
 	char *ar, *strip;     /* owned */
+	char *cxx;            /* owned: C++ compiler command */
+	char *fc;             /* owned: Fortran compiler, NULL when none is
+				 installed for the target */
+	char *ranlib, *nm, *objcopy, *objdump, *readelf, *ld, *as; /* owned */
+	char *hostcc;         /* owned: the build machine's C compiler, for
+				 generators run during the build (full path) */
+	const char *debarch;  /* "amd64", "arm64"; static string */
+	const char *build_triplet; /* the build machine's triplet; static */
 	char *cflags;         /* owned: default CFLAGS */
 	char *ldflags;        /* owned: default LDFLAGS */
 	char *python;         /* owned: build Python */
@@ -48,6 +56,10 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
  */
 int tf_target_check_emulator(const struct tf_target *t);
 void tf_target_release(struct tf_target *t);
+
+/* Full path of prog in tf_target_path (or prog itself if it has a
+ * '/' and is executable); NULL if not found. Caller frees. */
+char *tf_target_which(const char *prog);
 
 /* The PATH every step and tool lookup uses: fixed, not the caller's. */
 extern const char tf_target_path[];

@@ -1,0 +1,408 @@
+/*
+ * The per-target files that CMake, Meson and pkg-config read. Their
+ * content depends only on the plan (tools, flags, sysroot, emulator), so
+ * the same plan always writes the same bytes.
+ */
+#include "toolfiles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "path.h"
+#include "plan.h"
+
+static const char *keep(struct tf_plan *p, char *s)
+{
+	tf_strvec_push_take(&p->store, s);
+	return s;
+}
+
+void tf_toolfiles_plan(struct tf_plan *p)
+{
+	const char *kind = p->target.native ? "native" : "cross";
+
+	p->tools_dir = keep(p, tf_xstrfmt("%s/toolchain", p->dir));
+	p->cmake_toolchain = keep(p, tf_xstrfmt("%s/toolchain.cmake", p->tools_dir));
+	p->meson_file = keep(p, tf_xstrfmt("%s/meson-%s.ini", p->tools_dir, kind));
+	p->meson_args = keep(p, tf_xstrfmt("--%s-file %s", kind, p->meson_file));
+	p->pkg_config = keep(p, tf_xstrfmt("%s/pkg-config", p->tools_dir));
+	if (p->sysroot) {
+		p->pkg_config_libdir = keep(p, tf_xstrfmt(
+			"%s/usr/lib/%s/pkgconfig:%s/usr/lib/pkgconfig:%s/usr/share/pkgconfig",
+			p->sysroot, p->target.triplet, p->sysroot, p->sysroot));
+		p->pkg_config_sysroot = p->sysroot;
+	} else if (p->target.native) {
+		/* Debian's own search path for the build machine. */
+		p->pkg_config_libdir = keep(p, tf_xstrfmt(
+			"/usr/local/lib/%s/pkgconfig:/usr/local/lib/pkgconfig:"
+			"/usr/local/share/pkgconfig:/usr/lib/%s/pkgconfig:"
+			"/usr/lib/pkgconfig:/usr/share/pkgconfig",
+			p->target.triplet, p->target.triplet));
+		p->pkg_config_sysroot = "";
+	} else {
+		/* Without target packages, only the cross toolchain's root:
+		 * never the build machine's libraries (docs/cross.md). */
+		p->pkg_config_libdir = keep(p, tf_xstrfmt("/usr/%s/lib/pkgconfig",
+							  p->target.triplet));
+		p->pkg_config_sysroot = "";
+	}
+	p->target_python = p->target.native
+		? keep(p, tf_strdup("/usr/bin/python3"))
+		: keep(p, tf_xstrfmt("%s/target-python", p->tools_dir));
+}
+
+/* The full path of a tool when it is installed, else its name. */
+static char *tool_path(const char *name)
+{
+	char *path = tf_target_which(name);
+
+	return path ? path : tf_strdup(name);
+}
+
+/* Words of a flags string (split at blanks: flags here have no quotes). */
+static void split(const char *s, struct tf_strvec *out)
+{
+	while (*s) {
+		size_t n;
+
+		s += strspn(s, " \t\n");
+		n = strcspn(s, " \t\n");
+		if (n)
+			tf_strvec_push_take(out, tf_strndup(s, n));
+		s += n;
+	}
+}
+
+/* The emulator's command line, with -L for its library root. */
+static void emulator_argv(const struct tf_plan *p, struct tf_strvec *out)
+{
+	const char *root = p->sysroot ? p->sysroot : p->target.emulator_prefix;
+
+	split(p->target.emulator, out);
+	if (out->nr && root && *root) {
+		tf_strvec_push(out, "-L");
+		tf_strvec_push(out, root);
+	}
+}
+
+/* A CMake quoted argument: backslash, quote and dollar escaped. */
+static void cmake_quote(struct tf_buf *out, const char *s)
+{
+	tf_buf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"' || *s == '$')
+			tf_buf_addch(out, '\\');
+		tf_buf_addch(out, *s);
+	}
+	tf_buf_addch(out, '"');
+}
+
+static void cmake_set(struct tf_buf *out, const char *var, const char *value,
+		      const char *cache)
+{
+	tf_buf_addf(out, "set(%s ", var);
+	cmake_quote(out, value);
+	if (cache)
+		tf_buf_addf(out, " CACHE %s \"\"", cache);
+	tf_buf_addstr(out, ")\n");
+}
+
+static void cmake_tool(struct tf_buf *out, const char *var, const char *name,
+		       const char *cache)
+{
+	char *path = tool_path(name);
+
+	cmake_set(out, var, path, cache);
+	free(path);
+}
+
+void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
+{
+	const struct tf_target *t = &p->target;
+	struct tf_strvec emu = TF_STRVEC_INIT;
+	struct tf_buf b = TF_BUF_INIT;
+
+	tf_buf_addf(out, "# CMake toolchain file for target %s, written by tfbuild.\n"
+		    "# Use: cmake -DCMAKE_TOOLCHAIN_FILE=${cmake_toolchain} (the step's\n"
+		    "# $CMAKE_TOOLCHAIN_FILE). Regenerated from the recipe; do not edit.\n",
+		    t->name);
+	cmake_set(out, "CMAKE_SYSTEM_NAME", "Linux", NULL);
+	cmake_set(out, "CMAKE_SYSTEM_PROCESSOR", t->name, NULL);
+	cmake_set(out, "CMAKE_LIBRARY_ARCHITECTURE", t->triplet, NULL);
+	cmake_tool(out, "CMAKE_C_COMPILER", t->cc, NULL);
+	cmake_tool(out, "CMAKE_CXX_COMPILER", t->cxx, NULL);
+	if (t->fc)
+		cmake_tool(out, "CMAKE_Fortran_COMPILER", t->fc, NULL);
+	cmake_tool(out, "CMAKE_AR", t->ar, "FILEPATH");
+	cmake_tool(out, "CMAKE_RANLIB", t->ranlib, "FILEPATH");
+	cmake_tool(out, "CMAKE_STRIP", t->strip, "FILEPATH");
+	cmake_tool(out, "CMAKE_NM", t->nm, "FILEPATH");
+	cmake_tool(out, "CMAKE_OBJCOPY", t->objcopy, "FILEPATH");
+	cmake_tool(out, "CMAKE_OBJDUMP", t->objdump, "FILEPATH");
+	cmake_tool(out, "CMAKE_READELF", t->readelf, "FILEPATH");
+	cmake_tool(out, "CMAKE_LINKER", t->ld, "FILEPATH");
+	/* The reproducibility flags (prefix maps) go into every compile. */
+	cmake_set(out, "CMAKE_C_FLAGS_INIT", p->cflags, NULL);
+	cmake_set(out, "CMAKE_CXX_FLAGS_INIT", p->cflags, NULL);
+	if (t->fc)
+		cmake_set(out, "CMAKE_Fortran_FLAGS_INIT", p->cflags, NULL);
+	cmake_set(out, "CMAKE_EXE_LINKER_FLAGS_INIT", p->ldflags, NULL);
+	cmake_set(out, "CMAKE_SHARED_LINKER_FLAGS_INIT", p->ldflags, NULL);
+	cmake_set(out, "CMAKE_MODULE_LINKER_FLAGS_INIT", p->ldflags, NULL);
+	tf_buf_addf(out, "set(ENV{SOURCE_DATE_EPOCH} \"%lld\")\n",
+		    p->recipe->source_date_epoch);
+	emulator_argv(p, &emu);
+	if (emu.nr) {
+		tf_strvec_join(&emu, ";", &b);
+		cmake_set(out, "CMAKE_CROSSCOMPILING_EMULATOR", b.buf, NULL);
+	}
+	/* Look for libraries, headers and packages in the target's roots only;
+	 * programs (generators, code formatters) are the build machine's. */
+	tf_buf_reset(&b);
+	if (p->sysroot)
+		tf_buf_addf(&b, "%s;", p->sysroot);
+	tf_buf_addf(&b, "/usr/%s", t->triplet);
+	if (!t->native) {
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH", b.buf, NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PROGRAM", "NEVER", NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_LIBRARY", "ONLY", NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_INCLUDE", "ONLY", NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PACKAGE", "ONLY", NULL);
+	}
+	cmake_set(out, "PKG_CONFIG_EXECUTABLE", p->pkg_config, "FILEPATH");
+	tf_buf_addstr(out, "set(ENV{PKG_CONFIG_LIBDIR} ");
+	cmake_quote(out, p->pkg_config_libdir);
+	tf_buf_addstr(out, ")\nset(ENV{PKG_CONFIG_SYSROOT_DIR} ");
+	cmake_quote(out, p->pkg_config_sysroot);
+	tf_buf_addstr(out, ")\nunset(ENV{PKG_CONFIG_PATH})\n");
+	tf_strvec_release(&emu);
+	tf_buf_release(&b);
+}
+
+/* A Meson string literal. */
+static void meson_quote(struct tf_buf *out, const char *s)
+{
+	tf_buf_addch(out, '\'');
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '\'')
+			tf_buf_addch(out, '\\');
+		tf_buf_addch(out, *s);
+	}
+	tf_buf_addch(out, '\'');
+}
+
+static void meson_list(struct tf_buf *out, const struct tf_strvec *v)
+{
+	size_t i;
+
+	tf_buf_addch(out, '[');
+	for (i = 0; i < v->nr; i++) {
+		if (i)
+			tf_buf_addstr(out, ", ");
+		meson_quote(out, v->v[i]);
+	}
+	tf_buf_addstr(out, "]\n");
+}
+
+static void meson_tool(struct tf_buf *out, const char *key, const char *name)
+{
+	char *path = tool_path(name);
+
+	tf_buf_addf(out, "%s = ", key);
+	meson_quote(out, path);
+	tf_buf_addch(out, '\n');
+	free(path);
+}
+
+static void meson_flags(struct tf_buf *out, const char *key, const char *flags)
+{
+	struct tf_strvec v = TF_STRVEC_INIT;
+
+	split(flags, &v);
+	tf_buf_addf(out, "%s = ", key);
+	meson_list(out, &v);
+	tf_strvec_release(&v);
+}
+
+void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
+{
+	const struct tf_target *t = &p->target;
+	struct tf_strvec emu = TF_STRVEC_INIT, libdir = TF_STRVEC_INIT;
+	const char *s;
+
+	tf_buf_addf(out, "# Meson %s file for target %s, written by tfbuild.\n"
+		    "# Use: meson setup ${meson_args} BUILDDIR. Do not edit.\n"
+		    "[binaries]\n", t->native ? "native" : "cross", t->name);
+	meson_tool(out, "c", t->cc);
+	meson_tool(out, "cpp", t->cxx);
+	if (t->fc)
+		meson_tool(out, "fortran", t->fc);
+	meson_tool(out, "ar", t->ar);
+	meson_tool(out, "strip", t->strip);
+	meson_tool(out, "ranlib", t->ranlib);
+	meson_tool(out, "nm", t->nm);
+	meson_tool(out, "objcopy", t->objcopy);
+	meson_tool(out, "readelf", t->readelf);
+	tf_buf_addstr(out, "pkgconfig = ");
+	meson_quote(out, p->pkg_config);
+	tf_buf_addstr(out, "\npkg-config = ");
+	meson_quote(out, p->pkg_config);
+	tf_buf_addch(out, '\n');
+	emulator_argv(p, &emu);
+	if (emu.nr) {
+		tf_buf_addstr(out, "exe_wrapper = ");
+		meson_list(out, &emu);
+	}
+	tf_buf_addstr(out, "\n[built-in options]\n");
+	meson_flags(out, "c_args", p->cflags);
+	meson_flags(out, "cpp_args", p->cflags);
+	meson_flags(out, "c_link_args", p->ldflags);
+	meson_flags(out, "cpp_link_args", p->ldflags);
+	if (t->fc) {
+		meson_flags(out, "fortran_args", p->cflags);
+		meson_flags(out, "fortran_link_args", p->ldflags);
+	}
+	tf_buf_addstr(out, "\n[properties]\n");
+	for (s = p->pkg_config_libdir; *s;) {
+		size_t n = strcspn(s, ":");
+
+		if (n)
+			tf_strvec_push_take(&libdir, tf_strndup(s, n));
+		s += n + (s[n] == ':');
+	}
+	tf_buf_addstr(out, "pkg_config_libdir = ");
+	meson_list(out, &libdir);
+	if (p->sysroot) {
+		tf_buf_addstr(out, "sys_root = ");
+		meson_quote(out, p->sysroot);
+		tf_buf_addch(out, '\n');
+	}
+	if (!t->native)
+		tf_buf_addf(out, "needs_exe_wrapper = true\n\n[host_machine]\n"
+			    "system = 'linux'\ncpu_family = '%s'\ncpu = '%s'\n"
+			    "endian = 'little'\n", t->name, t->name);
+	tf_strvec_release(&emu);
+	tf_strvec_release(&libdir);
+}
+
+/* A shell word in single quotes. */
+static void sh_quote(struct tf_buf *out, const char *s)
+{
+	tf_buf_addch(out, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			tf_buf_addstr(out, "'\\''");
+		else
+			tf_buf_addch(out, *s);
+	}
+	tf_buf_addch(out, '\'');
+}
+
+/*
+ * pkg-config that sees only the target's .pc files, whatever the caller's
+ * environment says (CMake and Meson may run it with their own).
+ */
+static void pkg_config_script(const struct tf_plan *p, struct tf_buf *out)
+{
+	char *real = tool_path("pkg-config");
+
+	tf_buf_addf(out, "#!/bin/sh\n# pkg-config for target %s, written by tfbuild.\n"
+		    "PKG_CONFIG_LIBDIR=", p->target.name);
+	sh_quote(out, p->pkg_config_libdir);
+	tf_buf_addstr(out, "\nPKG_CONFIG_SYSROOT_DIR=");
+	sh_quote(out, p->pkg_config_sysroot);
+	tf_buf_addstr(out, "\nexport PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR\n"
+		      "unset PKG_CONFIG_PATH\nexec ");
+	sh_quote(out, real);
+	tf_buf_addstr(out, " \"$@\"\n");
+	free(real);
+}
+
+/* $TARGET_PYTHON for a cross target: the target's CPython, emulated. */
+static void python_script(const struct tf_plan *p, struct tf_buf *out)
+{
+	struct tf_strvec emu = TF_STRVEC_INIT;
+	size_t i;
+
+	tf_buf_addf(out, "#!/bin/sh\n# CPython for target %s under its emulator, written by tfbuild.\n",
+		    p->target.name);
+	if (!p->sysroot || !p->target_python_exe) {
+		tf_buf_addf(out, "echo \"tfbuild: no CPython for target %s: its steps name no \\$TARGET_PYTHON, so none was unpacked\" >&2\nexit 127\n",
+			    p->target.name);
+		return;
+	}
+	emulator_argv(p, &emu);
+	tf_buf_addstr(out, "exec");
+	for (i = 0; i < emu.nr; i++) {
+		tf_buf_addch(out, ' ');
+		sh_quote(out, emu.v[i]);
+	}
+	tf_buf_addch(out, ' ');
+	sh_quote(out, p->target_python_exe);
+	tf_buf_addstr(out, " \"$@\"\n");
+	tf_strvec_release(&emu);
+}
+
+int tf_write_if_changed(const char *path, const char *data, size_t len,
+			unsigned mode)
+{
+	struct tf_buf old = TF_BUF_INIT;
+	struct stat st;
+	int same = 0;
+
+	if (!mode)
+		mode = 0644;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 07777) == mode && (size_t)st.st_size == len) {
+		old.cap = len + 1;
+		same = tf_read_file(path, &old) == 0 && old.len == len &&
+		       !memcmp(old.buf, data, len);
+	}
+	tf_buf_release(&old);
+	if (same)
+		return 0;
+	return tf_write_file_atomic(path, data, len, mode);
+}
+
+static int write_one(struct tf_plan *p, const char *path, struct tf_buf *text,
+		     unsigned mode, int write)
+{
+	tf_buf_addf(&p->toolfiles, "== %s\n", tf_path_basename(path));
+	tf_buf_add(&p->toolfiles, text->buf, text->len);
+	if (!write)
+		return 0;
+	return tf_write_if_changed(path, text->buf, text->len, mode);
+}
+
+int tf_toolfiles_write(struct tf_plan *p, int write)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	int ret = write ? tf_mkdir_p(p->tools_dir) : 0;
+
+	if (!ret) {
+		tf_toolfiles_cmake(p, &b);
+		ret = write_one(p, p->cmake_toolchain, &b, 0644, write);
+	}
+	if (!ret) {
+		tf_buf_reset(&b);
+		tf_toolfiles_meson(p, &b);
+		ret = write_one(p, p->meson_file, &b, 0644, write);
+	}
+	if (!ret) {
+		tf_buf_reset(&b);
+		pkg_config_script(p, &b);
+		ret = write_one(p, p->pkg_config, &b, 0755, write);
+	}
+	if (!ret && !p->target.native) {
+		tf_buf_reset(&b);
+		python_script(p, &b);
+		ret = write_one(p, p->target_python, &b, 0755, write);
+	}
+	tf_buf_release(&b);
+	return ret;
+}

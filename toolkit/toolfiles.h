@@ -1,0 +1,35 @@
+#ifndef TF_TOOLFILES_H
+#define TF_TOOLFILES_H
+
+/*
+ * Build-system integration, per target: the CMake toolchain file, the
+ * Meson machine file (cross file for a cross target, native file for the
+ * native one), a pkg-config wrapper that sees only the target's
+ * libraries, and the $TARGET_PYTHON wrapper. Written into the plan's
+ * tools directory, only when their content changes, so their mtimes
+ * stay put and builds that watch them (CMake re-configures) do not
+ * rerun for nothing. docs/cross.md describes what each file holds.
+ */
+
+#include "buf.h"
+
+struct tf_plan;
+
+/* Set the plan's paths of these files (no file is written). */
+void tf_toolfiles_plan(struct tf_plan *p);
+/*
+ * Append the files' contents to p->toolfiles (what step stamps record)
+ * and, with write set, write each one whose content differs. Returns 0
+ * or -1 with an error printed.
+ */
+int tf_toolfiles_write(struct tf_plan *p, int write);
+
+/* The files' contents, for tests and stamps; appended to out. */
+void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out);
+void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out);
+
+/* Write path with data unless it already holds exactly that; mode 0 is 0644. */
+int tf_write_if_changed(const char *path, const char *data, size_t len,
+			unsigned mode);
+
+#endif
