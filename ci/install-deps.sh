@@ -10,6 +10,9 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
       gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64"
+# Vendoring libraries into wheels (docs/libraries.md); independent
+# checkers of the metadata tfbuild writes.
+pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
 
 # Third-party recipes build with CMake and Meson; their tests get
 # upstream's release tarballs from Debian source packages

@@ -46,6 +46,8 @@ const char tf_usage_verify[] =
 	"      --sums FILE        check against a SHA256SUMS file\n"
 	"      --provenance FILE  check against a provenance statement\n"
 	"  -q, --quiet   print only defects\n"
+	"  -v, --verbose also print how each library outside the wheel is\n"
+	"                resolved: vendored sonames, RUNPATH, providers\n"
 	"  -h, --help    show this text\n"
 	"\n"
 	"exit status: 0 if every wheel is sound, 6 if any is defective,\n"
@@ -163,7 +165,9 @@ int cmd_verify(int argc, char **argv)
 			i++;
 			break;
 		}
-		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			tf_verbosity++;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			tf_verbosity = 0;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(tf_usage_verify, stdout);

@@ -682,12 +682,18 @@ static int in_list(const char *const *v, size_t n, const char *s)
 	return 0;
 }
 
+/* The file's run path: RUNPATH, else RPATH (the loader ignores RPATH then). */
+static const char *run_path(const struct tf_elf_info *info)
+{
+	return info->runpath ? info->runpath : info->rpath;
+}
+
 /* 1 if the wheel ships lib where the file's $ORIGIN run path finds it. */
 static int shipped(const struct tf_elf_rules *rules,
 		   const struct tf_elf_info *info, const char *shown,
 		   const char *lib)
 {
-	const char *path = info->runpath ? info->runpath : info->rpath;
+	const char *path = run_path(info);
 	struct tf_buf dir = TF_BUF_INIT;
 	int found = 0;
 
@@ -710,14 +716,124 @@ static int shipped(const struct tf_elf_rules *rules,
 	return found;
 }
 
-/* 1 if DT_NEEDED lib needs no allow-list: the loader, declared, shipped. */
+/*
+ * 1 if DT_NEEDED lib needs no allow-list: the loader, a system library
+ * (allow-needed), shipped in the wheel, or declared provided or system.
+ * Declarations are checked by resolve_needed() first.
+ */
 static int needed_exempt(const struct tf_elf_rules *rules,
 			 const struct tf_elf_info *info, const char *shown,
 			 const char *lib)
 {
+	const struct tf_lib *d = tf_libs_find(rules->libs, rules->nr_libs, lib);
+
 	return !strcmp(lib, tf_arch_loader(rules->platform.arch)) ||
 	       in_list(rules->allow_needed, rules->nr_allow_needed, lib) ||
+	       (d && d->kind != TF_LIB_VENDOR) ||
 	       shipped(rules, info, shown, lib);
+}
+
+/*
+ * Check how lib is resolved when the recipe (or the wheel's record)
+ * declares it: the one rule pack and verify share. Returns 1 when it is
+ * resolved, 0 when the allow-list decides, -1 after printing why not.
+ */
+static int resolve_needed(const struct checker *c, const char *lib)
+{
+	const struct tf_elf_rules *r = c->rules;
+	const struct tf_lib *d = tf_libs_find(r->libs, r->nr_libs, lib);
+	const char *path = run_path(c->info);
+
+	if (!d)
+		return needed_exempt(r, c->info, c->shown, lib);
+	switch (d->kind) {
+	case TF_LIB_SYSTEM:
+		return 1;
+	case TF_LIB_VENDOR:
+		if (shipped(r, c->info, c->shown, lib))
+			return 1;
+		return refuse(c, "needs '%s' (DT_NEEDED), declared vendored, "
+			      "which is not shipped in the wheel on an $ORIGIN "
+			      "RUNPATH", lib);
+	case TF_LIB_PROVIDED:
+		if (!tf_libs_runpath_has(path, d->runpath))
+			return refuse(c, "needs '%s' (DT_NEEDED) from '%s', but "
+				      "its RUNPATH ('%s') lacks '%s'", lib,
+				      d->from, path ? path : "", d->runpath);
+		if (!tf_libs_requirement_listed(d->from, r->requires,
+						r->nr_requires))
+			return refuse(c, "needs '%s' (DT_NEEDED) from '%s', "
+				      "which is not in Requires-Dist", lib,
+				      d->from);
+		return 1;
+	}
+	return 0;
+}
+
+/* Under linux_* and musllinux_* the manylinux allow-list is not the rule:
+   what is left is reported. */
+static int report_needed(const struct checker *c, const char *lib)
+{
+	verbose("%s%s%s: needs '%s' (DT_NEEDED), left to the system: "
+		"platform is not manylinux",
+		c->rules->context ? c->rules->context : "",
+		c->rules->context ? ": " : "", c->shown, lib);
+	return 0;
+}
+
+/* With -v, what `auditwheel show` would say of the file. */
+static int report_facts(const struct checker *c)
+{
+	const char *ctx = c->rules->context ? c->rules->context : "";
+	const char *sep = c->rules->context ? ": " : "";
+	const char *path = run_path(c->info);
+	size_t i;
+
+	if (tf_verbosity < 2)
+		return 0;
+	if (path)
+		verbose("%s%s%s: %s '%s'", ctx, sep, c->shown,
+			c->info->runpath ? "RUNPATH" : "RPATH", path);
+	for (i = 0; i < c->info->needed.nr; i++) {
+		const char *lib = c->info->needed.v[i];
+		const struct tf_lib *d = tf_libs_find(c->rules->libs,
+						      c->rules->nr_libs, lib);
+
+		if (shipped(c->rules, c->info, c->shown, lib))
+			verbose("%s%s%s: needs '%s': shipped in the wheel",
+				ctx, sep, c->shown, lib);
+		else if (d && d->kind == TF_LIB_PROVIDED)
+			verbose("%s%s%s: needs '%s': provided by '%s'", ctx,
+				sep, c->shown, lib, d->from);
+		else if (d || in_list(c->rules->allow_needed,
+				      c->rules->nr_allow_needed, lib))
+			verbose("%s%s%s: needs '%s': a system library", ctx,
+				sep, c->shown, lib);
+	}
+	return 0;
+}
+
+/* A musllinux wheel must not need glibc's libc, loader or symbol versions. */
+static int check_musl(const struct checker *c)
+{
+	size_t i;
+
+	if (c->rules->platform.kind != TF_PLATFORM_MUSLLINUX)
+		return 0;
+	for (i = 0; i < c->info->needed.nr; i++) {
+		const char *lib = c->info->needed.v[i];
+
+		if (!strcmp(lib, "libc.so.6") || !strncmp(lib, "ld-linux", 8))
+			return refuse(c, "needs '%s' (DT_NEEDED), a glibc "
+				      "library, but the platform is musllinux",
+				      lib);
+	}
+	for (i = 0; i < c->info->nr_versions; i++)
+		if (!strncmp(c->info->versions[i].name, "GLIBC_", 6))
+			return refuse(c, "needs %s, a glibc symbol version, but "
+				      "the platform is musllinux",
+				      c->info->versions[i].name);
+	return 0;
 }
 
 static int check_needed(const struct checker *c)
@@ -731,11 +847,18 @@ static int check_needed(const struct checker *c)
 
 	for (i = 0; i < c->info->needed.nr; i++) {
 		lib = c->info->needed.v[i];
-		if (needed_exempt(c->rules, c->info, c->shown, lib))
+		since = resolve_needed(c, lib);
+		if (since < 0)
+			return -1;
+		if (since)
 			continue;
 		since = tf_manylinux_library_since(p->arch, lib);
 		if (since && (!c->policy || (unsigned)since <= minor))
 			continue;
+		if (p->kind != TF_PLATFORM_MANYLINUX) {
+			report_needed(c, lib);
+			continue;
+		}
 		if (c->policy)
 			tf_buf_addf(&list, "manylinux_2_%u", minor);
 		else
@@ -859,7 +982,8 @@ int tf_elf_check(const struct tf_elf_info *info,
 	   architecture (and exports asked of them) matter. */
 	if (type == ET_REL)
 		return check_exports(&c);
-	if (check_pages(&c) || check_libpython(&c) || check_needed(&c) ||
+	if (check_pages(&c) || check_libpython(&c) || check_musl(&c) ||
+	    check_needed(&c) || report_facts(&c) ||
 	    check_versions(&c) || check_isa(&c) || check_exports(&c))
 		return -1;
 	return 0;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "libs.h"
 #include "manylinux.h"
 #include "wheel.h"
 
@@ -109,10 +110,19 @@ struct tf_elf_rules {
 					   DT_NEEDED library shipped there on an
 					   $ORIGIN RUNPATH/RPATH is allowed */
 	size_t nr_wheel_files;
+	const struct tf_lib *libs;    /* how libraries outside the allow-list
+					 are resolved (libs.h): the recipe's
+					 at pack time, the wheel's record in
+					 verify */
+	size_t nr_libs;
+	const char *const *requires;  /* the wheel's Requires-Dist: a provided
+					 library's requirement must be there */
+	size_t nr_requires;
 };
 
 #define TF_ELF_RULES_INIT \
-	{ NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0 }
+	{ NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, \
+	  NULL, 0 }
 
 /*
  * Check one ELF file, read by tf_elf_read(), found at `shown` inside the

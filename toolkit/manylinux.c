@@ -418,6 +418,21 @@ static void parse_pep600(const char *s, struct tf_platform *p)
 	}
 }
 
+/* The part after "musllinux_": "1_2_x86_64"; OTHER unless major is 1. */
+static void parse_pep656(const char *s, struct tf_platform *p)
+{
+	long major = parse_number(&s), minor;
+
+	if (major != 1 || *s++ != '_')
+		return;
+	minor = parse_number(&s);
+	if (minor < 0 || *s++ != '_')
+		return;
+	p->arch = tf_arch_from_name(s);
+	if (p->arch != TF_ARCH_NONE)
+		p->kind = TF_PLATFORM_MUSLLINUX;
+}
+
 /* One tag of a set, s[0..n). */
 static void parse_one(const char *s, size_t n, struct tf_platform *p)
 {
@@ -440,6 +455,8 @@ static void parse_one(const char *s, size_t n, struct tf_platform *p)
 		p->kind = TF_PLATFORM_LINUX;
 	else if (!strncmp(tag, "manylinux_", 10))
 		parse_pep600(tag + 10, p);
+	else if (!strncmp(tag, "musllinux_", 10))
+		parse_pep656(tag + 10, p);
 	for (i = 0; i < ARRAY_SIZE(legacy); i++) {
 		size_t len = strlen(legacy[i].prefix);
 

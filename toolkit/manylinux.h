@@ -37,6 +37,7 @@ enum tf_platform_kind {
 	TF_PLATFORM_ANY,       /* "any": no native code at all */
 	TF_PLATFORM_LINUX,     /* linux_<arch>: built for this distribution */
 	TF_PLATFORM_MANYLINUX, /* manylinux_2_X_<arch> or a legacy alias */
+	TF_PLATFORM_MUSLLINUX, /* musllinux_1_X_<arch> (PEP 656): no glibc */
 };
 
 struct tf_platform {
@@ -52,8 +53,8 @@ struct tf_platform {
  * the aliases manylinux1 (2_5), manylinux2010 (2_12) and manylinux2014
  * (2_17), or a compressed set of these joined by '.', which must agree on
  * the architecture (the set is held to its lowest manylinux glibc). Tags
- * for other systems or architectures ("win_amd64", "manylinux_2_17_i686",
- * "musllinux_1_2_x86_64") give TF_PLATFORM_OTHER. Returns 0, or -1 with
+ * for other systems or architectures ("win_amd64", "manylinux_2_17_i686")
+ * give TF_PLATFORM_OTHER; "musllinux_1_X_<arch>" gives MUSLLINUX. Returns 0, or -1 with
  * the reason appended to why (nothing printed) for an empty tag or a set
  * that mixes architectures or "any" with a system.
  */

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "manylinux.h"
 #include "path.h"
+#include "vendor.h"
 #include "verify.h"
 #include "wheel.h"
 
@@ -103,13 +104,117 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 }
 
 /*
+ * A wheel's files once its libraries are resolved: vendored ones added
+ * (vendor.c), the decisions and the Requires-Dist they imply.
+ */
+struct resolved {
+	struct tf_vendor_result vendor; /* owned */
+	const struct tf_wheel_file *files; /* borrowed from vendor */
+	size_t nr_files;
+	struct tf_lib *libs;            /* owned array: vendor's, then
+					   allow-needed as system */
+	size_t nr_libs;
+	const char **requires;          /* owned array, NULL-ended: the
+					   recipe's, then what provided
+					   libraries need */
+	size_t nr_requires;
+	struct tf_buf record;           /* the libraries record's path */
+	struct tf_wheel_file meta;      /* it, as a .dist-info file */
+};
+
+static void resolved_release(struct resolved *r)
+{
+	tf_vendor_result_release(&r->vendor);
+	free(r->libs);
+	free(r->requires);
+	tf_buf_release(&r->record);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Decisions: the recipe's `libraries` (after vendoring) and allow-needed. */
+static void resolve_decisions(const struct tf_plan_wheel *pw,
+			      struct resolved *r)
+{
+	size_t i, n = pw->def->nr_allow_needed;
+
+	r->libs = tf_calloc(r->vendor.nr_libs + n + 1, sizeof(*r->libs));
+	memcpy(r->libs, r->vendor.libs, r->vendor.nr_libs * sizeof(*r->libs));
+	r->nr_libs = r->vendor.nr_libs;
+	for (i = 0; i < n; i++) {
+		if (tf_libs_find(r->libs, r->nr_libs, pw->allow_needed[i]))
+			continue;
+		r->libs[r->nr_libs].soname = pw->allow_needed[i];
+		r->libs[r->nr_libs++].kind = TF_LIB_SYSTEM;
+	}
+	for (n = 0; pw->requires && pw->requires[n]; n++)
+		;
+	r->requires = tf_calloc(n + r->nr_libs + 1, sizeof(*r->requires));
+	memcpy(r->requires, pw->requires, n * sizeof(*r->requires));
+	r->nr_requires = n;
+	for (i = 0; i < r->nr_libs; i++)
+		if (r->libs[i].kind == TF_LIB_PROVIDED &&
+		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
+						r->nr_requires))
+			r->requires[r->nr_requires++] = r->libs[i].from;
+}
+
+/*
+ * Resolve the wheel's libraries: vendor what the recipe says into
+ * dir/vendor, and write the record of every decision there.
+ */
+static int resolve_libraries(const struct tf_plan *p,
+			     const struct tf_plan_wheel *pw,
+			     const struct file_list *fl, const char *dir,
+			     struct resolved *r)
+{
+	struct tf_vendor_opts o;
+	struct tf_strvec dirs = TF_STRVEC_INIT;
+	struct tf_buf context = TF_BUF_INIT, work = TF_BUF_INIT,
+		      json = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	tf_path_join(&work, dir, "vendor");
+	tf_strvec_pushv(&dirs, pw->library_dirs);
+	tf_vendor_default_dirs(p->target.triplet, p->target.sysroot,
+			       p->target.native, &dirs);
+	o.context = context.buf;
+	o.wheel_name = pw->spec.name;
+	o.arch = tf_arch_from_name(p->target.name);
+	o.libs = pw->libs;
+	o.nr_libs = pw->def->nr_libraries;
+	o.dirs = (const char *const *)dirs.v;
+	o.work = work.buf;
+	ret = tf_mkdir_p(work.buf) ||
+	      tf_vendor_wheel(&o, fl->v, fl->nr, &r->vendor);
+	if (!ret) {
+		r->files = r->vendor.files;
+		r->nr_files = r->vendor.nr_files;
+		resolve_decisions(pw, r);
+	}
+	if (!ret && r->nr_libs) {
+		tf_libs_record_write(r->libs, r->nr_libs, &json);
+		tf_path_join(&r->record, work.buf, "libraries.json");
+		ret = tf_write_file_atomic(r->record.buf, json.buf, json.len, 0);
+		r->meta.src = r->record.buf;
+		r->meta.dst = TF_LIBS_RECORD;
+	}
+	tf_strvec_release(&dirs);
+	tf_buf_release(&context);
+	tf_buf_release(&work);
+	tf_buf_release(&json);
+	return ret ? -1 : 0;
+}
+
+/*
  * Check every ELF file against the wheel's platform and the recipe's
  * declarations before it is packed. Without a platform in the recipe,
  * one is derived into `platform`: "any" with no native code, else the
  * lowest manylinux policy the binaries allow.
  */
 static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
-		     const struct file_list *fl, struct tf_buf *platform)
+		     const struct file_list *fl, const struct resolved *res,
+		     struct tf_buf *platform)
 {
 	struct tf_elf_rules rules = TF_ELF_RULES_INIT;
 	struct tf_buf context = TF_BUF_INIT, why = TF_BUF_INIT;
@@ -123,6 +228,10 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.isa_level = def->isa_level;
 	rules.exports = pw->exports;
 	rules.nr_exports = def->nr_exports;
+	rules.libs = res->libs;
+	rules.nr_libs = res->nr_libs;
+	rules.requires = res->requires;
+	rules.nr_requires = res->nr_requires;
 	if (pw->spec.platform_tag) {
 		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform, &why))
 			ret = tf_error_at(&def->platform.pos, "platform '%s': %s",
@@ -135,7 +244,8 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 				    tf_arch_from_name(p->target.name));
 	}
 	if (!ret)
-		ret = tf_elf_check_wheel(fl->v, fl->nr, &rules, platform);
+		ret = tf_elf_check_wheel(res->files, res->nr_files, &rules,
+					 platform);
 	tf_buf_release(&context);
 	tf_buf_release(&why);
 	return ret;
@@ -155,26 +265,36 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
 	struct tf_wheel_spec spec = pw->spec;
 	struct tf_buf platform = TF_BUF_INIT;
+	struct resolved res;
 	size_t i;
 	int ret = 0;
 
+	memset(&res, 0, sizeof(res));
+	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
 	for (i = 0; !ret && i < pw->def->nr_files; i++)
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
 	if (ret)
 		goto out;
-	ret = check_elf(p, pw, &fl, &platform);
+	ret = resolve_libraries(p, pw, &fl, dir, &res) ||
+	      check_elf(p, pw, &fl, &res, &platform);
 	if (ret)
 		goto out;
 	if (!spec.platform_tag)
 		spec.platform_tag = platform.buf;
-	spec.files = fl.v;
-	spec.nr_files = fl.nr;
+	spec.files = res.files;
+	spec.nr_files = res.nr_files;
+	spec.requires_dist = res.requires;
+	if (res.meta.src) {
+		spec.meta_files = &res.meta;
+		spec.nr_meta_files = 1;
+	}
 	ret = tf_wheel_pack(&spec, dir, path_out);
 	if (!ret && tf_verify_wheel(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
 			    spec.name);
 out:
 	file_list_release(&fl);
+	resolved_release(&res);
 	tf_buf_release(&platform);
 	return ret;
 }

@@ -381,6 +381,42 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 	return errors;
 }
 
+/* `libraries` and `library-dirs`, expanded; library dirs are absolute. */
+static int plan_libraries(struct tf_plan *p, struct tf_plan_wheel *pw)
+{
+	const struct tf_wheel_def *w = pw->def;
+	struct tf_buf abs = TF_BUF_INIT;
+	const char *dir;
+	size_t j;
+	int errors = 0;
+
+	pw->libs = tf_calloc(w->nr_libraries + 1, sizeof(*pw->libs));
+	for (j = 0; j < w->nr_libraries; j++) {
+		const struct tf_library_def *d = &w->libraries[j];
+
+		pw->libs[j].soname = expand(p, &d->soname, &errors);
+		pw->libs[j].kind = (enum tf_lib_kind)d->kind;
+		if (d->kind == TF_LIB_PROVIDED) {
+			pw->libs[j].from = expand(p, &d->from, &errors);
+			pw->libs[j].runpath = expand(p, &d->runpath, &errors);
+		}
+	}
+	pw->library_dirs = tf_calloc(w->nr_library_dirs + 1, sizeof(char *));
+	for (j = 0; j < w->nr_library_dirs; j++) {
+		if (!(dir = expand(p, &w->library_dirs[j], &errors)))
+			continue;
+		tf_buf_reset(&abs);
+		if (*dir == '/')
+			tf_buf_addstr(&abs, dir);
+		else
+			tf_path_join(&abs, p->recipe->dir, dir);
+		tf_strvec_push(&p->store, abs.buf);
+		pw->library_dirs[j] = p->store.v[p->store.nr - 1];
+	}
+	tf_buf_release(&abs);
+	return errors;
+}
+
 static int plan_wheel(struct tf_plan *p, size_t i)
 {
 	const struct tf_wheel_def *w = &p->recipe->wheels[i];
@@ -431,6 +467,7 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 		pw->exports[j].file = expand(p, &w->exports[j].file, &errors);
 		pw->exports[j].symbol = expand(p, &w->exports[j].symbol, &errors);
 	}
+	errors += plan_libraries(p, pw);
 	return errors + plan_files(p, pw);
 }
 
@@ -570,6 +607,8 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].files);
 		free(p->wheels[i].allow_needed);
 		free(p->wheels[i].exports);
+		free(p->wheels[i].libs);
+		free(p->wheels[i].library_dirs);
 	}
 	free(p->sources);
 	free(p->steps);

@@ -60,6 +60,10 @@ struct tf_plan_wheel {
 	struct tf_plan_file *files;  /* owned array, def->nr_files long */
 	const char **allow_needed;   /* owned array (strings in store) */
 	struct tf_elf_export *exports; /* owned array (strings in store) */
+	struct tf_lib *libs;         /* owned array (strings in store),
+					def->nr_libraries long: `libraries` */
+	const char **library_dirs;   /* owned array (strings in store),
+					NULL-ended: `library-dirs` */
 };
 
 struct tf_plan_opts {

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "hash.h"
+#include "libs.h"
 #include "log.h"
 #include "path.h"
 
@@ -324,6 +325,18 @@ static int walk_map(struct loader *l, yaml_node_t *n, const struct field *fields
 				   where);
 	}
 	return ret ? -1 : 0;
+}
+
+/* The value node of key in mapping n (n itself if absent), for positions. */
+static yaml_node_t *node_of_key(struct loader *l, yaml_node_t *n,
+				const char *key)
+{
+	yaml_node_pair_t *p;
+
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+		if (!strcmp(scalar(node(l, p->key)), key))
+			return node(l, p->value);
+	return n;
 }
 
 /* Generate a field parser for a string member of a struct. */
@@ -655,6 +668,96 @@ static int parse_wheel_exports(struct loader *l, yaml_node_t *v, void *obj,
 	return ret ? -1 : 0;
 }
 
+/* libraries: {SONAME: vendor | system | {from: REQ, runpath: PATH}} */
+STR_FIELD(tf_library_def, from, "from")
+STR_FIELD(tf_library_def, runpath, "runpath")
+
+static const struct field provided_fields[] = {
+	{ "from", 1, parse_tf_library_def_from },
+	{ "runpath", 1, parse_tf_library_def_runpath },
+	{ NULL, 0, NULL },
+};
+
+static int parse_library(struct loader *l, yaml_node_t *v,
+			 struct tf_library_def *d)
+{
+	struct tf_buf where = TF_BUF_INIT;
+	int ret;
+
+	if (v->type == YAML_MAPPING_NODE) {
+		tf_buf_addf(&where, "libraries.%s", d->soname.s);
+		d->kind = TF_LIB_PROVIDED;
+		ret = walk_map(l, v, provided_fields, d, where.buf);
+		if (!ret && !strstr(d->runpath.s, "$ORIGIN"))
+			ret = bad(l, node_of_key(l, v, "runpath"),
+				  "'runpath' of '%s' must be relative to "
+				  "$ORIGIN, not '%s'", d->soname.s,
+				  d->runpath.s);
+		tf_buf_release(&where);
+		return ret;
+	}
+	if (v->type == YAML_SCALAR_NODE && !strcmp(scalar(v), "vendor"))
+		d->kind = TF_LIB_VENDOR;
+	else if (v->type == YAML_SCALAR_NODE && !strcmp(scalar(v), "system"))
+		d->kind = TF_LIB_SYSTEM;
+	else
+		return bad(l, v, "library '%s' must be 'vendor', 'system' or "
+			   "{from: REQUIREMENT, runpath: PATH}, not %s%s%s",
+			   d->soname.s, v->type == YAML_SCALAR_NODE ? "'" : "",
+			   v->type == YAML_SCALAR_NODE ? scalar(v) : kind_name(v),
+			   v->type == YAML_SCALAR_NODE ? "'" : "");
+	return 0;
+}
+
+static int parse_wheel_libraries(struct loader *l, yaml_node_t *v,
+				 void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	yaml_node_pair_t *p;
+	size_t n;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return bad(l, v, "'libraries' must map sonames to how they are "
+			   "resolved, not %s", kind_name(v));
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	w->libraries = arena_alloc(l->r, (n + 1) * sizeof(*w->libraries));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		struct tf_library_def *d = &w->libraries[w->nr_libraries];
+		yaml_node_t *k = node(l, p->key);
+		size_t i;
+
+		if (get_str(l, "libraries", k, &d->soname)) {
+			ret = -1;
+			continue;
+		}
+		if (!*d->soname.s || strchr(d->soname.s, '/')) {
+			ret |= bad(l, k, "'%s' is not a soname", d->soname.s);
+			continue;
+		}
+		for (i = 0; i < w->nr_libraries; i++)
+			if (!strcmp(w->libraries[i].soname.s, d->soname.s))
+				break;
+		if (i < w->nr_libraries) {
+			ret |= bad(l, k, "duplicate key '%s' in 'libraries'",
+				   d->soname.s);
+			continue;
+		}
+		ret |= parse_library(l, node(l, p->value), d);
+		w->nr_libraries++;
+	}
+	return ret ? -1 : 0;
+}
+
+static int parse_wheel_library_dirs(struct loader *l, yaml_node_t *v,
+				    void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "library-dirs", v, &w->library_dirs,
+			    &w->nr_library_dirs);
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -670,6 +773,8 @@ static const struct field wheel_fields[] = {
 	{ "allow-needed", 0, parse_wheel_allow_needed },
 	{ "x86-64-level", 0, parse_wheel_isa_level },
 	{ "exports", 0, parse_wheel_exports },
+	{ "libraries", 0, parse_wheel_libraries },
+	{ "library-dirs", 0, parse_wheel_library_dirs },
 	{ NULL, 0, NULL },
 };
 

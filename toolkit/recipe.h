@@ -78,6 +78,14 @@ struct tf_export_def {
 	struct tf_str file, symbol;
 };
 
+/* How one library outside the allow-list is resolved (`libraries`). */
+struct tf_library_def {
+	struct tf_str soname;     /* the DT_NEEDED name, the mapping's key */
+	int kind;                 /* enum tf_lib_kind (libs.h) */
+	struct tf_str from;       /* provided: the PEP 508 requirement */
+	struct tf_str runpath;    /* provided: where it is at run time */
+};
+
 struct tf_wheel_def {
 	struct tf_str name, version, python, abi, platform;
 	struct tf_str summary, license, requires_python;
@@ -93,6 +101,11 @@ struct tf_wheel_def {
 	int isa_level;                /* highest x86-64 ISA level allowed, 1-4 */
 	struct tf_export_def *exports;
 	size_t nr_exports;
+	struct tf_library_def *libraries; /* `libraries`, in recipe order */
+	size_t nr_libraries;
+	struct tf_str *library_dirs;  /* where vendored libraries are found
+					 first (`library-dirs`) */
+	size_t nr_library_dirs;
 	struct tf_pos pos;
 };
 

@@ -23,6 +23,7 @@
 
 #include "elf.h"
 #include "hash.h"
+#include "libs.h"
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
@@ -244,11 +245,18 @@ struct verifier {
 	size_t nr_rows;
 	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
 	const char **entries;    /* owned array of borrowed RECORD paths */
+	struct tf_buf libs_text; /* .dist-info/tfbuild/libraries.json (capped) */
+	int have_libs;
+	struct tf_libs_record libs; /* its decisions */
+	const char **requires;   /* owned array of Requires-Dist values,
+				    pointing into metadata */
+	size_t nr_requires;
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
-	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL }
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0 }
 
 static void verifier_release(struct verifier *v)
 {
@@ -259,6 +267,11 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->record);
 	free(v->rows);
 	free(v->entries);
+	tf_buf_release(&v->libs_text);
+	tf_libs_record_release(&v->libs);
+	free(v->requires);
+	v->requires = NULL;
+	v->nr_requires = 0;
 	v->entries = NULL;
 	v->rows = NULL;
 	v->nr_rows = 0;
@@ -410,6 +423,8 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
 	if (!strcmp(base, "RECORD") && !v->have_record++)
 		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
+		return read_capped(v, a, name, &v->libs_text, WHEEL_CAP, 0);
 	return 0;
 }
 
@@ -546,6 +561,11 @@ static int check_metadata(struct verifier *v)
 		goto out;
 	}
 	while (next_header(&pos, &key, &val)) {
+		if (!strcasecmp(key, "Requires-Dist")) {
+			v->requires = tf_realloc(v->requires, (v->nr_requires + 1) *
+						 sizeof(*v->requires));
+			v->requires[v->nr_requires++] = val;
+		}
 		if (!strcasecmp(key, "Name") && !name)
 			name = val;
 		else if (!strcasecmp(key, "Version") && !version)
@@ -973,6 +993,46 @@ static void utf8_end(struct utf8_locale *l)
 }
 
 /*
+ * The wheel's record of how its libraries are resolved: it extends the
+ * rules exactly as the recipe did at pack time. A vendored library must
+ * be in the wheel.
+ */
+static int libs_rules(struct verifier *v)
+{
+	char *entry = tf_xstrfmt("%s/%s", v->distinfo.buf, TF_LIBS_RECORD);
+	struct tf_buf why = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	if (v->have_libs &&
+	    tf_libs_record_parse(v->libs_text.buf, v->libs_text.len, &v->libs,
+				 &why))
+		ret = defect(v, entry, "%s", why.buf);
+	for (i = 0; !ret && i < v->libs.nr; i++) {
+		const struct tf_lib *l = &v->libs.v[i];
+
+		if (l->kind == TF_LIB_VENDOR && !find_row(v, l->file))
+			ret = defect(v, entry, "vendored '%s' is not in the "
+				     "wheel at '%s'", l->soname, l->file);
+		else if (l->kind == TF_LIB_VENDOR)
+			verbose("%s: vendored '%s' as %s", v->path, l->soname,
+				l->file);
+		else if (l->kind == TF_LIB_PROVIDED)
+			verbose("%s: '%s' provided by '%s' at run time, on "
+				"RUNPATH '%s'", v->path, l->soname, l->from,
+				l->runpath);
+		else
+			verbose("%s: '%s' left to the system (allow-needed)",
+				v->path, l->soname);
+	}
+	v->elf.libs = v->libs.v;
+	v->elf.nr_libs = v->libs.nr;
+	free(entry);
+	tf_buf_release(&why);
+	return ret;
+}
+
+/*
  * What the wheel's ELF files must satisfy, from its platform tag alone;
  * libraries shipped in the wheel (every path RECORD lists) may be needed.
  */
@@ -987,7 +1047,9 @@ static int elf_rules(struct verifier *v)
 		v->entries[i] = v->rows[i].path;
 	v->elf.wheel_files = v->entries;
 	v->elf.nr_wheel_files = v->nr_rows;
-	return 0;
+	v->elf.requires = v->requires;
+	v->elf.nr_requires = v->nr_requires;
+	return libs_rules(v);
 }
 
 static int verify_archive(struct verifier *v)

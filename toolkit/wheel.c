@@ -518,6 +518,43 @@ out:
 	return ret;
 }
 
+static int cmp_meta(const void *a, const void *b)
+{
+	const struct tf_wheel_file *x = a, *y = b;
+
+	return strcmp(x->dst, y->dst);
+}
+
+/* The spec's extra .dist-info files, in bytewise order after the rest. */
+static int add_meta_files(struct packer *p)
+{
+	const struct tf_wheel_spec *w = p->w;
+	struct tf_wheel_file *v = tf_calloc(w->nr_meta_files + 1, sizeof(*v));
+	size_t i;
+	int ret = 0;
+
+	memcpy(v, w->meta_files, w->nr_meta_files * sizeof(*v));
+	qsort(v, w->nr_meta_files, sizeof(*v), cmp_meta);
+	for (i = 0; i < w->nr_meta_files && !ret; i++) {
+		struct tf_wheel_file f = v[i];
+		char *dst = tf_xstrfmt("%s/%s", p->distinfo.buf, v[i].dst);
+
+		if (!tf_path_is_safe_relative(v[i].dst) ||
+		    !strcmp(v[i].dst, "RECORD") || !strcmp(v[i].dst, "METADATA") ||
+		    !strcmp(v[i].dst, "WHEEL") ||
+		    !strcmp(v[i].dst, "entry_points.txt") ||
+		    (i && !strcmp(v[i].dst, v[i - 1].dst)))
+			ret = error("wheel '%s': '%s' cannot go into .dist-info",
+				    w->name, v[i].dst);
+		f.dst = dst;
+		if (!ret)
+			ret = add_file(p, &f);
+		free(dst);
+	}
+	free(v);
+	return ret;
+}
+
 static int add_dist_info(struct packer *p)
 {
 	struct tf_buf b = TF_BUF_INIT;
@@ -535,6 +572,8 @@ static int add_dist_info(struct packer *p)
 	if (!ret && b.len)
 		ret = add_meta(p, "entry_points.txt", &b);
 	tf_buf_release(&b);
+	if (!ret)
+		ret = add_meta_files(p);
 	if (ret)
 		return -1;
 	tf_wheel_record_field(p->distinfo.buf, &p->record);

@@ -35,6 +35,10 @@ struct tf_wheel_spec {
 	size_t nr_entry_points;
 	const struct tf_wheel_file *files;
 	size_t nr_files;
+	const struct tf_wheel_file *meta_files; /* more files for .dist-info:
+					 dst relative to it ("licenses/LICENSE",
+					 "tfbuild/libraries.json") */
+	size_t nr_meta_files;
 	long long source_date_epoch; /* entry times; clamped to 1980-01-01 */
 	int compression_level;       /* deflate level 0-9, -1 for default (6) */
 };

@@ -51,16 +51,21 @@ expect_success 'x86_64 wheels must run on baseline x86-64' '
 '
 
 expect_success 'libraries must be allowed or shipped among the entries' '
-	echo "tfbuild: dist/demo.whl: demo/ext/_foo.so: needs '\''libfoo.so.1'\'' (DT_NEEDED), which is neither in the manylinux allow-list nor shipped in the wheel on an \$ORIGIN RUNPATH" >expect &&
-	expect_code 1 verify --platform linux_x86_64 \
+	echo "tfbuild: dist/demo.whl: demo/ext/_foo.so: needs '\''libfoo.so.1'\'' (DT_NEEDED), which is neither in the manylinux_2_17 allow-list nor shipped in the wheel on an \$ORIGIN RUNPATH" >expect &&
+	expect_code 1 verify --platform manylinux2014_x86_64 \
 		fx/x86/libusefoo-runpath.so=demo/ext/_foo.so 2>actual &&
 	compare expect actual &&
-	verify --platform linux_x86_64 --entry demo/lib/libfoo.so.1 \
+	verify --platform manylinux2014_x86_64 --entry demo/lib/libfoo.so.1 \
 		fx/x86/libusefoo-runpath.so=demo/ext/_foo.so &&
 	echo "tfbuild: dist/demo.whl: demo/_ext.so: links '\''libpython3.11.so.1.0'\'' (DT_NEEDED); Python extension modules must not link libpython" >expect &&
 	expect_code 1 verify --platform linux_x86_64 \
 		fx/x86/libpyext.so=demo/_ext.so 2>actual &&
 	compare expect actual
+'
+
+expect_success 'linux_ tags are not audited against the manylinux allow-list' '
+	verify --platform linux_x86_64 \
+		fx/x86/libusefoo-runpath.so=demo/ext/_foo.so
 '
 
 expect_success 'platforms without a policy here are not checked' '

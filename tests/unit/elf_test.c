@@ -191,11 +191,18 @@ static const struct check_case check_cases[] = {
 	  PRE "needs 'libfoo.so.1' (DT_NEEDED), which is neither in the "
 	      "manylinux allow-list nor shipped in the wheel on an $ORIGIN "
 	      "RUNPATH" },
-	{ "linux_ tags use the allow-lists too", X86_DYN, "libfoo.so.1", NULL,
-	  NULL, "", 0, "", "linux_x86_64", NULL, 0, NULL, NULL,
-	  PRE "needs 'libfoo.so.1' (DT_NEEDED), which is neither in the "
-	      "manylinux allow-list nor shipped in the wheel on an $ORIGIN "
-	      "RUNPATH" },
+	{ "linux_ tags are not audited against the allow-lists", X86_DYN,
+	  "libfoo.so.1", NULL, NULL, "", 0, "", "linux_x86_64", NULL, 0, NULL,
+	  NULL, "" },
+	{ "musllinux refuses glibc", X86_DYN, "libc.so.6", NULL, NULL, "", 0,
+	  "", "musllinux_1_2_x86_64", NULL, 0, NULL, NULL,
+	  PRE "needs 'libc.so.6' (DT_NEEDED), a glibc library, but the "
+	      "platform is musllinux" },
+	{ "musllinux refuses glibc versions", X86_DYN, "libc.musl-x86_64.so.1",
+	  NULL, NULL, "libc.musl-x86_64.so.1:GLIBC_2.2.5:x", 0, "",
+	  "musllinux_1_2_x86_64", NULL, 0, NULL, NULL,
+	  PRE "needs GLIBC_2.2.5, a glibc symbol version, but the platform is "
+	      "musllinux" },
 	{ "a declared library", X86_DYN, "libfoo.so.1", NULL, NULL, "", 0, "",
 	  "manylinux2014_x86_64", "libbar.so,libfoo.so.1", 0, NULL, NULL, "" },
 	{ "shipped beside it", X86_DYN, "libfoo.so.1", "$ORIGIN", NULL, "", 0,
@@ -253,10 +260,10 @@ static const struct check_case check_cases[] = {
 	{ "core files are not checked", M_AARCH64, T_CORE, 64, 0, 0, "",
 	  NULL, NULL, "", 0, "", "linux_x86_64", NULL, 0, NULL, NULL, "" },
 	{ "control bytes from the file stay on one line", X86_DYN,
-	  "lib\nfoo\033.so", NULL, NULL, "", 0, "", "linux_x86_64", NULL, 0,
-	  NULL, NULL,
+	  "lib\nfoo\033.so", NULL, NULL, "", 0, "", "manylinux2014_x86_64",
+	  NULL, 0, NULL, NULL,
 	  PRE "needs 'lib?foo?.so' (DT_NEEDED), which is neither in the "
-	      "manylinux allow-list nor shipped in the wheel on an $ORIGIN "
+	      "manylinux_2_17 allow-list nor shipped in the wheel on an $ORIGIN "
 	      "RUNPATH" },
 };
 
