@@ -50,8 +50,12 @@ for recipe in "$@"; do
 	set -- $(sed -n 's/^[[:space:]]*#[[:space:]]*debian-source:[[:space:]]*//p' "$recipe" | head -n 1)
 	[ $# = 2 ] || die "$recipe: no '# debian-source: PACKAGE ORIG-FILE' line"
 	srcpkg=$1 orig=$2
-	case $orig in
-	*+dfsg* | *+ds* | *+repack*) die "$recipe: $orig is repacked by Debian, not upstream's release" ;;
+	# The upstream version in the orig name says whether Debian repacked
+	# it: 1.2.13.dfsg, 1.5.4+dfsg2, 2.0+ds1, 3.1+repack, ...
+	version=${orig#*_} && version=${version%.orig.*}
+	case $version in
+	*dfsg* | *[+.~]ds | *[+.~]ds[0-9]* | *repack*)
+		die "$recipe: $orig is repacked by Debian, not upstream's release" ;;
 	esac
 	case $url in
 	'${mirror}/'*) file=${url#'${mirror}/'} ;;
