@@ -12,6 +12,7 @@
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
+#include "hosttools.h"
 #include "toolfiles.h"
 
 /* Keep s in the plan's store and return the stored copy. */
@@ -515,6 +516,19 @@ static int python_shim(struct tf_plan *p)
 	return ret;
 }
 
+/* The recipe file's name without .yaml/.yml: unique within its folder. */
+static const char *recipe_stem(struct tf_plan *p)
+{
+	const char *base = tf_path_basename(p->recipe->path);
+	size_t n = strlen(base);
+
+	if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+		n -= 5;
+	else if (n > 4 && !strcmp(base + n - 4, ".yml"))
+		n -= 4;
+	return keep(p, tf_strndup(base, n));
+}
+
 static int has_tests(const struct tf_recipe *r)
 {
 	size_t i;
@@ -540,7 +554,9 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (tf_target_setup(target, &p->target, o->check_tools,
 			    tf_recipe_toolchain(r, target)))
 		return TF_PLAN_TOOLCHAIN;
-	p->dir = keepf(p, "%s/%s", o->build_dir, target);
+	/* Each recipe its own tree: two recipes in one folder never share
+	 * stamps, so building them alternately rebuilds nothing. */
+	p->dir = keepf(p, "%s/%s/%s", o->build_dir, recipe_stem(p), target);
 	p->stamps = keepf(p, "%s/stamps", p->dir);
 	if (o->check_tools && p->target.pyconfig && python_shim(p))
 		return TF_PLAN_TOOLCHAIN;
@@ -551,8 +567,7 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 			  p->target.cflags, p->dir, target, r->dir);
 	p->ldflags = p->target.ldflags;
 	tf_toolfiles_plan(p);
-	if (tf_toolfiles_write(p, o->check_tools))
-		return TF_PLAN_TOOLCHAIN;
+	tf_hosttools_plan(p);
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -583,7 +598,13 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		errors += plan_step(p, i);
 	for (i = 0; i < r->nr_wheels; i++)
 		errors += plan_wheel(p, i);
-	return errors ? -1 : 0;
+	if (errors)
+		return -1;
+	/* Only a recipe without errors gets files written for it. */
+	if (tf_toolfiles_write(p, o->check_tools) ||
+	    (o->check_tools && tf_hosttools_make(p)))
+		return TF_PLAN_TOOLCHAIN;
+	return 0;
 }
 
 void tf_plan_release(struct tf_plan *p)

@@ -503,12 +503,52 @@ static int parse_step_env(struct loader *l, yaml_node_t *v, void *obj,
 	return 0;
 }
 
+long long tf_parse_duration(const char *s)
+{
+	long long n = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (*p - '0');
+		if (n > 1000000000LL)
+			return -1;
+	}
+	if (!strcmp(p, "") || !strcmp(p, "s"))
+		return n;
+	if (!strcmp(p, "m"))
+		return n * 60;
+	if (!strcmp(p, "h"))
+		return n * 3600;
+	return -1;
+}
+
+static int parse_step_timeout(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_step *s = obj;
+	struct tf_str t;
+
+	if (get_str(l, "timeout", v, &t))
+		return -1;
+	s->timeout = tf_parse_duration(t.s);
+	s->timeout_pos = t.pos;
+	if (s->timeout > 0)
+		return 0;
+	l->errors++;
+	return tf_error_at(&t.pos,
+			   "'timeout' must be a positive duration such as 90s, 30m or 2h, not '%s'",
+			   t.s);
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
 	{ "needs", 0, parse_step_needs },
 	{ "env", 0, parse_step_env },
 	{ "run", 1, parse_tf_step_run },
+	{ "timeout", 0, parse_step_timeout },
 	{ NULL, 0, NULL },
 };
 
@@ -1024,7 +1064,71 @@ static int parse_variables(struct loader *l, yaml_node_t *v, void *obj,
 	return 0;
 }
 
+/*
+ * A Debian package name, optionally with "=VERSION": what apt accepts,
+ * and nothing a shell or apt option could misread.
+ */
+static int package_ok(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789+-.");
+
+	if (n < 2 || s[0] == '-' || s[0] == '.' || s[0] == '+')
+		return 0;
+	if (!s[n])
+		return 1;
+	return s[n] == '=' && s[n + 1] &&
+	       !s[n + 1 + strspn(s + n + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.:~")];
+}
+
+static int parse_target_packages(struct loader *l, yaml_node_t *v, void *obj,
+				 const char *where)
+{
+	struct tf_recipe *r = obj;
+	size_t i;
+	int ret = 0;
+
+	if (get_str_list(l, "target-packages", v, &r->target_packages,
+			 &r->nr_target_packages))
+		return -1;
+	for (i = 0; i < r->nr_target_packages; i++) {
+		const struct tf_str *p = &r->target_packages[i];
+
+		if (package_ok(p->s))
+			continue;
+		l->errors++;
+		ret = tf_error_at(&p->pos,
+				  "'%s' is not a Debian package name (NAME or NAME=VERSION)",
+				  p->s);
+	}
+	return ret;
+}
+
+static int parse_host_tools(struct loader *l, yaml_node_t *v, void *obj,
+			    const char *where)
+{
+	struct tf_recipe *r = obj;
+	size_t i;
+	int ret = 0;
+
+	if (get_str_list(l, "host-tools", v, &r->host_tools, &r->nr_host_tools))
+		return -1;
+	for (i = 0; i < r->nr_host_tools; i++) {
+		const struct tf_str *t = &r->host_tools[i];
+
+		if (*t->s && !strchr(t->s, '/') && strcmp(t->s, ".") &&
+		    strcmp(t->s, ".."))
+			continue;
+		l->errors++;
+		ret = tf_error_at(&t->pos,
+				  "host tool '%s' must be a program name, without '/'",
+				  t->s);
+	}
+	return ret;
+}
+
 static const struct field top_fields[] = {
+	{ "target-packages", 0, parse_target_packages },
+	{ "host-tools", 0, parse_host_tools },
 	{ "schema", 1, parse_schema },
 	{ "name", 1, parse_tf_recipe_name },
 	{ "version", 1, parse_tf_recipe_version },

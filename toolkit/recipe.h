@@ -61,6 +61,8 @@ struct tf_step {
 	struct tf_pos pos;
 	int is_test;              /* 1 for an entry of `tests`: runs target code,
 				     produces nothing wheels can take */
+	long long timeout;        /* `timeout` in seconds; 0: the default */
+	struct tf_pos timeout_pos;
 };
 
 struct tf_file_rule {
@@ -143,6 +145,11 @@ struct tf_recipe {
 	size_t nr_toolchains;
 	struct tf_step *tests;    /* parsed `tests`; resolve() appends them to steps */
 	size_t nr_tests;
+	struct tf_str *target_packages; /* Debian packages the target build needs */
+	size_t nr_target_packages;
+	struct tf_str *host_tools; /* host programs a cross step may run, beyond
+				     the default allow-list */
+	size_t nr_host_tools;
 };
 
 #define TF_RECIPE_INIT { 0 }
@@ -167,6 +174,12 @@ int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path);
 /* The toolchain overrides for target, last one wins; NULL if none. */
 const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
 						   const char *target);
+
+/*
+ * Parse a duration: "90" or "90s", "30m", "2h" (whole numbers). Returns
+ * seconds, or -1 if s is not one.
+ */
+long long tf_parse_duration(const char *s);
 
 /* Find by name; -1 if absent. */
 int tf_recipe_find_source(const struct tf_recipe *r, const char *name);

@@ -38,8 +38,8 @@ expect_success 'no temporary files are left in the output directory' '
 '
 
 expect_success 'the build tree is under --build-dir, with a log per step' '
-	test -f "$TRASH/build/x86_64/logs/lib.log" &&
-	test -f "$TRASH/build/x86_64/stage/lib/greet/libgreet.so" &&
+	test -f "$TRASH/build/greet/x86_64/logs/lib.log" &&
+	test -f "$TRASH/build/greet/x86_64/stage/lib/greet/libgreet.so" &&
 	test ! -e "$SRC_ROOT/recipes/upstream/greet-1.0.0/libgreet.so"
 '
 

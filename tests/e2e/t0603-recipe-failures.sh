@@ -55,7 +55,7 @@ expect_success 'checksum mismatch on every URL: exit 4, nothing cached or built'
 		"$HTTP_URL/bad/greet-1.0.0.tar.gz" "$patch_ok" true &&
 	expect_code 4 "$TFBUILD" recipe --cache cache2 --build-dir build2 --out wheels2 r2.yaml 2>err &&
 	test -z "$(ls cache2/sha256 2>/dev/null)" &&
-	test ! -e build2/x86_64/src && test ! -e wheels2
+	test ! -e build2/r2/x86_64/src && test ! -e wheels2
 '
 
 expect_success 'a patch that does not apply: exit 5, hunk named, no tree left' '
@@ -66,7 +66,7 @@ expect_success 'a patch that does not apply: exit 5, hunk named, no tree left' '
 		"$HTTP_URL/mirror/greet-1.0.0.tar.gz" "$TRASH/p.patch" true &&
 	expect_code 5 "$TFBUILD" recipe --cache cache3 --build-dir build3 --out wheels3 r3.yaml 2>err &&
 	grep -q "p.patch: hunk #1 of .greet.c. does not apply" err &&
-	test -z "$(ls -A build3/x86_64/src 2>/dev/null)" && test ! -e wheels3
+	test -z "$(ls -A build3/r3/x86_64/src 2>/dev/null)" && test ! -e wheels3
 '
 
 expect_success 'a failing step: exit 5, step named, log tail and path shown, no wheel' '
@@ -75,7 +75,7 @@ expect_success 'a failing step: exit 5, step named, log tail and path shown, no 
 	expect_code 5 "$TFBUILD" recipe --cache cache --build-dir build4 --out wheels4 r4.yaml 2>err &&
 	grep -q "^tfbuild: step .lib. for x86_64 failed with exit status 7; last lines of its log:$" err &&
 	grep -q "^oops$" err &&
-	grep -q "^tfbuild: full log: $TRASH/build4/x86_64/logs/lib.log$" err &&
+	grep -q "^tfbuild: full log: $TRASH/build4/r4/x86_64/logs/lib.log$" err &&
 	test ! -e wheels4
 '
 
@@ -83,10 +83,10 @@ expect_success 'steps get a clean environment, not the caller'"'"'s' '
 	write_recipe r5.yaml "$HTTP_URL/mirror/greet-1.0.0.tar.gz" \
 		"$HTTP_URL/mirror/greet-1.0.0.tar.gz" "$patch_ok" "env | sort >\$STAGE/../env.txt" &&
 	SECRET_TOKEN=xyz "$TFBUILD" recipe --cache cache --build-dir build5 --out wheels5 r5.yaml >/dev/null 2>&1 &&
-	! grep -q SECRET_TOKEN build5/x86_64/stage/env.txt &&
-	grep -q "^SOURCE_DATE_EPOCH=315532800$" build5/x86_64/stage/env.txt &&
-	grep -q "^TARGET=x86_64$" build5/x86_64/stage/env.txt &&
-	grep -q "^LC_ALL=C$" build5/x86_64/stage/env.txt
+	! grep -q SECRET_TOKEN build5/r5/x86_64/stage/env.txt &&
+	grep -q "^SOURCE_DATE_EPOCH=315532800$" build5/r5/x86_64/stage/env.txt &&
+	grep -q "^TARGET=x86_64$" build5/r5/x86_64/stage/env.txt &&
+	grep -q "^LC_ALL=C$" build5/r5/x86_64/stage/env.txt
 '
 
 expect_success 'an archive with a ../ member: exit 5, member named, nothing outside' '
@@ -112,8 +112,8 @@ expect_success 'an archive with a ../ member: exit 5, member named, nothing outs
 	EOF
 	expect_code 5 "$TFBUILD" recipe --cache cache6 --build-dir build6 --out wheels6 r6.yaml 2>err &&
 	grep -qx "tfbuild: evil.tar.gz: member .pkg/../../escaped.txt.: path escapes the extraction directory" err &&
-	test ! -e escaped.txt && test ! -e build6/escaped.txt && test ! -e build6/x86_64/escaped.txt &&
-	test -z "$(ls -A build6/x86_64/src 2>/dev/null)"
+	test ! -e escaped.txt && test ! -e build6/escaped.txt && test ! -e build6/r6/x86_64/escaped.txt &&
+	test -z "$(ls -A build6/r6/x86_64/src 2>/dev/null)"
 '
 
 test_done

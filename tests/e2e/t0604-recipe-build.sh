@@ -40,15 +40,15 @@ expect_success 'independent steps run at the same time with --jobs 2' '
 
 expect_success '--keep-going: the independent step still runs, exit 5' '
 	expect_code 5 "$TFBUILD" recipe -k -j 1 --out out proj/kg.yaml 2>err &&
-	test -e proj/build/x86_64/independent &&
-	test ! -e proj/build/x86_64/after-broken &&
+	test -e proj/build/kg/x86_64/independent &&
+	test ! -e proj/build/kg/x86_64/after-broken &&
 	grep -q "^tfbuild: skipping after-broken for x86_64: a step it needs failed$" err
 '
 
 expect_success 'without --keep-going nothing new starts after a failure' '
 	rm -rf proj/build &&
 	expect_code 5 "$TFBUILD" recipe -j 1 --out out proj/kg.yaml 2>err &&
-	test ! -e proj/build/x86_64/independent
+	test ! -e proj/build/kg/x86_64/independent
 '
 
 expect_success '-v prints the exact argv and the output live, prefixed' '
@@ -61,9 +61,9 @@ expect_success '-v prints the exact argv and the output live, prefixed' '
 	    run: "echo hello from the step"
 	EOF
 	"$TFBUILD" -v recipe --out out proj/v.yaml 2>err &&
-	grep -q "^tfbuild: run: sh -e -c '"'"'echo hello from the step'"'"' hello (in $TRASH/proj/build/x86_64/work/hello)$" err &&
+	grep -q "^tfbuild: run: sh -e -c '"'"'echo hello from the step'"'"' hello (in $TRASH/proj/build/v/x86_64/work/hello)$" err &&
 	grep -q "^\[x86_64/hello\] hello from the step$" err &&
-	grep -q "^hello from the step$" proj/build/x86_64/logs/hello.log
+	grep -q "^hello from the step$" proj/build/v/x86_64/logs/hello.log
 '
 
 expect_success 'help for every command, and usage errors exit 2' '
@@ -92,7 +92,7 @@ expect_success 'a missing cross compiler is reported before anything runs' '
 	EOF
 	expect_code 5 "$TFBUILD" recipe --target all --out out proj/tc.yaml 2>err &&
 	echo "tfbuild: target '"'"'aarch64'"'"': compiler '"'"'no-such-aarch64-gcc'"'"' not found; install Debian'"'"'s gcc-aarch64-linux-gnu" >expect &&
-	compare expect err && test ! -e proj/build/x86_64/ran
+	compare expect err && test ! -e proj/build/tc/x86_64/ran
 '
 
 test_done

@@ -46,7 +46,7 @@ pack_bad() { # NAME TAG SO
 }
 
 expect_success 'verify: an x86-64 library in a wheel tagged aarch64' '
-	pack_bad arch py3-none-manylinux_2_17_aarch64 build-x86-in-aarch64/aarch64/stage/lib/pkg/liblib.so &&
+	pack_bad arch py3-none-manylinux_2_17_aarch64 build-x86-in-aarch64/x86-in-aarch64/aarch64/stage/lib/pkg/liblib.so &&
 	w=bad-arch/badlib-1.0.0-py3-none-manylinux_2_17_aarch64.whl &&
 	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
 	echo "tfbuild: $w: pkg/liblib.so: ELF machine x86-64 does not match platform aarch64" >expect &&
@@ -54,7 +54,7 @@ expect_success 'verify: an x86-64 library in a wheel tagged aarch64' '
 '
 
 expect_success 'verify: a 4 KiB-page aarch64 library' '
-	pack_bad pages py3-none-manylinux_2_17_aarch64 build-aarch64-4k-pages/aarch64/stage/lib/pkg/liblib.so &&
+	pack_bad pages py3-none-manylinux_2_17_aarch64 build-aarch64-4k-pages/aarch64-4k-pages/aarch64/stage/lib/pkg/liblib.so &&
 	w=bad-pages/badlib-1.0.0-py3-none-manylinux_2_17_aarch64.whl &&
 	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
 	echo "tfbuild: $w: pkg/liblib.so: is linked for 4096-byte pages; aarch64 wheels need 65536 (link with -Wl,-z,max-page-size=65536)" >expect &&
@@ -62,7 +62,7 @@ expect_success 'verify: a 4 KiB-page aarch64 library' '
 '
 
 expect_success 'verify: a manylinux_2_17 tag on a GLIBC_2.36 binary' '
-	pack_bad glibc py3-none-manylinux_2_17_x86_64 build-manylinux-too-old/x86_64/stage/lib/pkg/liblib.so &&
+	pack_bad glibc py3-none-manylinux_2_17_x86_64 build-manylinux-too-old/manylinux-too-old/x86_64/stage/lib/pkg/liblib.so &&
 	w=bad-glibc/badlib-1.0.0-py3-none-manylinux_2_17_x86_64.whl &&
 	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
 	echo "tfbuild: $w: pkg/liblib.so: needs GLIBC_2.36 (symbol '"'"'arc4random'"'"'), newer than manylinux_2_17 allows (GLIBC_2.17)" >expect &&
@@ -70,7 +70,7 @@ expect_success 'verify: a manylinux_2_17 tag on a GLIBC_2.36 binary' '
 '
 
 expect_success 'verify: a library that needs libpython' '
-	pack_bad py py3-none-manylinux_2_17_x86_64 build-links-libpython/x86_64/stage/lib/pkg/liblib.so &&
+	pack_bad py py3-none-manylinux_2_17_x86_64 build-links-libpython/links-libpython/x86_64/stage/lib/pkg/liblib.so &&
 	w=bad-py/badlib-1.0.0-py3-none-manylinux_2_17_x86_64.whl &&
 	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
 	echo "tfbuild: $w: pkg/liblib.so: links '"'"'libpython3.11.so.1.0'"'"' (DT_NEEDED); Python extension modules must not link libpython" >expect &&

@@ -38,7 +38,7 @@ wheels:
       - {from: pkg, src: inc, dst: .}
       - {from: b, src: libb.so, dst: inc}
 EOF
-log=proj/build/x86_64/commands.log
+log=proj/build/r/x86_64/commands.log
 run() { "$TFBUILD" recipe --out out "$@" proj/r.yaml; }
 wheel=out/inc-1.0.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl
 
@@ -97,7 +97,7 @@ expect_success 'a changed script re-runs its step, explain says so' '
 '
 
 expect_success 'a step whose stage was tampered with runs again' '
-	rm "$log" && echo x >>proj/build/x86_64/stage/b/libb.so &&
+	rm "$log" && echo x >>proj/build/r/x86_64/stage/b/libb.so &&
 	run 2>err >/dev/null && printf "RUN b\n" >expect && compare expect "$log" &&
 	grep -q "building b for x86_64 (its stage was changed or removed)" err
 '

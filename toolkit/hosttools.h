@@ -1,0 +1,26 @@
+#ifndef TF_HOSTTOOLS_H
+#define TF_HOSTTOOLS_H
+
+/*
+ * The PATH of a cross step: one directory of symlinks to an allow-list
+ * of build-machine programs (shells, coreutils, make, cmake, meson,
+ * ninja, python3, ...; extended per recipe with `host-tools`), the
+ * target's own triplet-prefixed tools, the target pkg-config wrapper as
+ * `pkg-config`, and, for the build machine's compiler and binutils
+ * names (gcc, cc, g++, gfortran, ld, as, ar, ranlib, strip, nm, ...), a
+ * script that fails naming the variable to use instead. Like Yocto's
+ * HOSTTOOLS: a build that looks for `ranlib` by bare name cannot pick
+ * up the x86-64 one.
+ */
+
+struct tf_plan;
+
+/* Set p->host_tools for a cross target (NULL natively). */
+void tf_hosttools_plan(struct tf_plan *p);
+/*
+ * Create or update the directory (only when its listing changes).
+ * Returns 0, or -1 naming a `host-tools` entry that is not installed.
+ */
+int tf_hosttools_make(struct tf_plan *p);
+
+#endif
