@@ -111,3 +111,52 @@ int tf_sha256_file(const char *path, unsigned char md[TF_SHA256_LEN],
 		*size = total;
 	return 0;
 }
+
+struct tf_digest {
+	EVP_MD_CTX *ctx; /* owned */
+};
+
+struct tf_digest *tf_digest_new(const char *name)
+{
+	const EVP_MD *md = !strcmp(name, "sha256") ? EVP_sha256() :
+			   !strcmp(name, "sha384") ? EVP_sha384() :
+			   !strcmp(name, "sha512") ? EVP_sha512() : NULL;
+	struct tf_digest *h;
+
+	if (!md)
+		return NULL;
+	h = malloc(sizeof(*h));
+	if (!h || !(h->ctx = EVP_MD_CTX_new()) ||
+	    EVP_DigestInit_ex(h->ctx, md, NULL) != 1)
+		die(TF_EXIT_FAILURE, "cannot start a %s digest", name);
+	return h;
+}
+
+void tf_digest_update(struct tf_digest *h, const void *data, size_t n)
+{
+	if (EVP_DigestUpdate(h->ctx, data, n) != 1)
+		BUG("EVP_DigestUpdate failed");
+}
+
+void tf_digest_final_b64(struct tf_digest *h, char out[TF_DIGEST_B64_MAX])
+{
+	unsigned char md[EVP_MAX_MD_SIZE], tmp[4 * (EVP_MAX_MD_SIZE / 3 + 1) + 1];
+	unsigned int len = 0;
+	int n, i, j = 0;
+
+	if (EVP_DigestFinal_ex(h->ctx, md, &len) != 1)
+		BUG("EVP_DigestFinal_ex failed");
+	tf_digest_free(h);
+	n = EVP_EncodeBlock(tmp, md, (int)len);
+	for (i = 0; i < n && tmp[i] != '=' && j < TF_DIGEST_B64_MAX - 1; i++)
+		out[j++] = tmp[i] == '+' ? '-' : tmp[i] == '/' ? '_' : (char)tmp[i];
+	out[j] = '\0';
+}
+
+void tf_digest_free(struct tf_digest *h)
+{
+	if (!h)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}

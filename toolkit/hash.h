@@ -37,4 +37,17 @@ int tf_sha256_is_hex(const char *s);
 int tf_sha256_file(const char *path, unsigned char md[TF_SHA256_LEN],
 		   long long *size);
 
+/*
+ * A RECORD digest by name: "sha256", "sha384" or "sha512" (the wheel
+ * spec allows sha256 or stronger). NULL if name is none of those.
+ */
+struct tf_digest;
+#define TF_DIGEST_B64_MAX 90 /* sha512: 86 digits and a NUL, rounded up */
+struct tf_digest *tf_digest_new(const char *name);
+void tf_digest_update(struct tf_digest *h, const void *data, size_t n);
+/* The digest in urlsafe base64 without padding, into out; frees h. */
+void tf_digest_final_b64(struct tf_digest *h, char out[TF_DIGEST_B64_MAX]);
+/* Free without finishing; safe on NULL. */
+void tf_digest_free(struct tf_digest *h);
+
 #endif

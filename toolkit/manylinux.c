@@ -10,9 +10,10 @@ struct symver {
 };
 
 /*
- * From auditwheel's manylinux-policy.json (commit 2d1ad63), "symbol_versions"
- * of each policy up to manylinux_2_39, grouped by the policy that first
- * lists each version. manylinux_2_37 adds nothing on these architectures
+ * From auditwheel's manylinux-policy.json (commit 2d1ad63; manylinux_2_40
+ * and 2_41 from commit 86154d1, which add only GLIBC_2.40 and GLIBC_2.41
+ * and no library), "symbol_versions" of each policy up to manylinux_2_41,
+ * grouped by the policy that first lists each version. manylinux_2_37 adds nothing on these architectures
  * but ZLIB_1.2.12.
  */
 static const struct symver x86_64_symvers[] = {
@@ -35,6 +36,8 @@ static const struct symver x86_64_symvers[] = {
 	{ "GLIBC_2.36", 36 }, { "GLIBC_ABI_DT_RELR", 36 },
 	{ "GLIBC_2.38", 38 },
 	{ "GLIBC_2.39", 39 },
+	{ "GLIBC_2.40", 40 },
+	{ "GLIBC_2.41", 41 },
 	{ "GLIBCXX_3.4", 5 }, { "GLIBCXX_3.4.1", 5 }, { "GLIBCXX_3.4.2", 5 },
 	{ "GLIBCXX_3.4.3", 5 }, { "GLIBCXX_3.4.4", 5 }, { "GLIBCXX_3.4.5", 5 },
 	{ "GLIBCXX_3.4.6", 5 }, { "GLIBCXX_3.4.7", 5 }, { "GLIBCXX_3.4.8", 5 },
@@ -93,6 +96,8 @@ static const struct symver aarch64_symvers[] = {
 	{ "GLIBC_2.36", 36 }, { "GLIBC_ABI_DT_RELR", 36 },
 	{ "GLIBC_2.38", 38 },
 	{ "GLIBC_2.39", 39 },
+	{ "GLIBC_2.40", 40 },
+	{ "GLIBC_2.41", 41 },
 	{ "GLIBCXX_3.4", 17 }, { "GLIBCXX_3.4.1", 17 },
 	{ "GLIBCXX_3.4.2", 17 }, { "GLIBCXX_3.4.3", 17 },
 	{ "GLIBCXX_3.4.4", 17 }, { "GLIBCXX_3.4.5", 17 },
@@ -168,7 +173,8 @@ static const struct tf_manylinux_policy x86_64_policies[] = {
 	{ TF_ARCH_X86_64, 31, NULL }, { TF_ARCH_X86_64, 34, NULL },
 	{ TF_ARCH_X86_64, 35, NULL }, { TF_ARCH_X86_64, 36, NULL },
 	{ TF_ARCH_X86_64, 37, NULL }, { TF_ARCH_X86_64, 38, NULL },
-	{ TF_ARCH_X86_64, 39, NULL },
+	{ TF_ARCH_X86_64, 39, NULL }, { TF_ARCH_X86_64, 40, NULL },
+	{ TF_ARCH_X86_64, 41, NULL },
 };
 
 static const struct tf_manylinux_policy aarch64_policies[] = {
@@ -178,7 +184,8 @@ static const struct tf_manylinux_policy aarch64_policies[] = {
 	{ TF_ARCH_AARCH64, 31, NULL }, { TF_ARCH_AARCH64, 34, NULL },
 	{ TF_ARCH_AARCH64, 35, NULL }, { TF_ARCH_AARCH64, 36, NULL },
 	{ TF_ARCH_AARCH64, 37, NULL }, { TF_ARCH_AARCH64, 38, NULL },
-	{ TF_ARCH_AARCH64, 39, NULL },
+	{ TF_ARCH_AARCH64, 39, NULL }, { TF_ARCH_AARCH64, 40, NULL },
+	{ TF_ARCH_AARCH64, 41, NULL },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -6,9 +6,9 @@
  * data and lookups, no I/O.
  *
  * The policy table is auditwheel's manylinux-policy.json (pypa/auditwheel,
- * src/auditwheel/policy/manylinux-policy.json, commit 2d1ad63), for
- * x86_64 (manylinux_2_5 ... manylinux_2_39) and aarch64 (manylinux_2_17
- * ... manylinux_2_39): each policy's symbol versions (GLIBC, GLIBCXX,
+ * src/auditwheel/policy/manylinux-policy.json, commits 2d1ad63 and
+ * 86154d1), for x86_64 (manylinux_2_5 ... manylinux_2_41) and aarch64
+ * (manylinux_2_17 ... manylinux_2_41): each policy's symbol versions (GLIBC, GLIBCXX,
  * CXXABI, GCC, LIBATOMIC, ZLIB) and library allow-list ("lib_whitelist").
  * Each policy there allows everything the one before it allows, so the
  * table stores, for every version and library, the first policy that

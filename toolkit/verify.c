@@ -716,17 +716,27 @@ static int is_signature(const struct verifier *v, const char *path)
 		!strcmp(path + n + 1, "RECORD.p7s"));
 }
 
-/* "sha256=" and 43 urlsafe base64 digits; a padding '=' is tolerated. */
-static int is_sha256_field(const char *s)
+/*
+ * "ALGO=" and the urlsafe base64 digest: sha256 (43 digits), sha384 (64)
+ * or sha512 (86), the spec's "sha256 or stronger"; padding is tolerated.
+ */
+static int is_hash_field(const char *s)
 {
-	size_t n;
+	static const struct { const char *prefix; size_t digits; } algos[] = {
+		{ "sha256=", 43 }, { "sha384=", 64 }, { "sha512=", 86 },
+	};
+	size_t i, n;
 
-	if (strncmp(s, "sha256=", 7))
-		return 0;
-	s += 7;
-	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789-_");
-	return n == 43 && (!s[n] || !strcmp(s + n, "="));
+	for (i = 0; i < sizeof(algos) / sizeof(*algos); i++) {
+		if (strncmp(s, algos[i].prefix, 7))
+			continue;
+		n = strspn(s + 7, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789-_");
+		return n == algos[i].digits &&
+		       (!s[7 + n] || !strcmp(s + 7 + n, "=") ||
+			!strcmp(s + 7 + n, "=="));
+	}
+	return 0;
 }
 
 static int check_row(const struct verifier *v, const char *entry,
@@ -742,9 +752,10 @@ static int check_row(const struct verifier *v, const char *entry,
 				      "must have no hash and no size", row->line);
 		return 0;
 	}
-	if (*row->hash && !is_sha256_field(row->hash))
+	if (*row->hash && !is_hash_field(row->hash))
 		return defect(v, entry, "line %zu: hash of '%s' is not "
-			      "sha256=<urlsafe base64>", row->line, row->path);
+			      "sha256=<urlsafe base64> (or sha384, sha512)",
+			      row->line, row->path);
 	if (row->size[digits] || digits > 18)
 		return defect(v, entry, "line %zu: size '%s' of '%s' is not a "
 			      "number", row->line, row->size, row->path);
@@ -865,30 +876,38 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 	return ret;
 }
 
-/* Stream the current entry through sha256; libarchive checks the CRC. */
+/*
+ * Stream the current entry through the digest RECORD names for it
+ * (sha256 when it names none); libarchive checks the CRC.
+ */
 static int hash_entry(const struct verifier *v, struct archive *a,
-		      const char *name, char b64[44], long long *size)
+		      const char *name, const struct record_row *row,
+		      char b64[TF_DIGEST_B64_MAX], long long *size)
 {
 	struct elf_copy copy = { -1, "", 0 };
-	unsigned char md[TF_SHA256_LEN];
-	struct tf_sha256 *h = tf_sha256_new();
+	char algo[8] = "sha256";
+	struct tf_digest *h;
 	char chunk[CHUNK];
 	la_ssize_t n;
 
+	if (row && *row->hash)
+		snprintf(algo, sizeof(algo), "%.6s", row->hash);
+	h = tf_digest_new(algo);
+	if (!h)
+		BUG("RECORD hash '%s' passed its check", row->hash);
 	*size = 0;
 	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-		tf_sha256_update(h, chunk, (size_t)n);
+		tf_digest_update(h, chunk, (size_t)n);
 		elf_copy_chunk(&copy, chunk, (size_t)n, *size);
 		*size += n;
 	}
 	if (n < 0) {
-		tf_sha256_free(h);
+		tf_digest_free(h);
 		elf_copy_finish(v, &copy, name, 0);
 		return defect(v, name, "corrupt data: %s",
 			      archive_error_string(a));
 	}
-	tf_sha256_final(h, md);
-	tf_sha256_b64(md, b64);
+	tf_digest_final_b64(h, b64);
 	return elf_copy_finish(v, &copy, name, 1);
 }
 
@@ -903,8 +922,10 @@ static int compare_row(const struct verifier *v, const char *name,
 	if (size != atoll(row->size))
 		return defect(v, name, "size %lld does not match RECORD (%s)",
 			      size, row->size);
-	if (strncmp(row->hash + 7, b64, 43))
-		return defect(v, name, "sha256 does not match RECORD");
+	if (strncmp(row->hash + 7, b64, strlen(b64)) ||
+	    strspn(row->hash + 7 + strlen(b64), "=") !=
+	    strlen(row->hash + 7 + strlen(b64)))
+		return defect(v, name, "%.6s does not match RECORD", row->hash);
 	return 0;
 }
 
@@ -915,13 +936,13 @@ static int check_entry(struct verifier *v, struct archive *a,
 	int self = is_self(v, name), sig = is_signature(v, name);
 	int *seen = row ? &row->seen : self ? seen_self : NULL;
 	long long size;
-	char b64[44];
+	char b64[TF_DIGEST_B64_MAX];
 
 	if (!row && !self && !sig)
 		return defect(v, name, "not listed in RECORD");
 	if (seen && (*seen)++)
 		return defect(v, name, "duplicate entry name");
-	if (hash_entry(v, a, name, b64, &size) < 0)
+	if (hash_entry(v, a, name, row, b64, &size) < 0)
 		return -1;
 	/* RECORD cannot hash itself; signatures may go unhashed. */
 	if (self || !row || (sig && !*row->hash))

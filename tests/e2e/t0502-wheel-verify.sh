@@ -5,6 +5,7 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 whl=demo-1.0-py3-none-linux_x86_64.whl
+SQ="'"
 
 mkdir -p src/demo &&
 printf 'def add(a, b):\n    return a + b\n' >src/demo/__init__.py &&
@@ -27,9 +28,12 @@ with zipfile.ZipFile(src) as z:
 record = "demo-1.0.dist-info/RECORD"
 
 
+ALGO = "sha256"
+
+
 def digest(data):
-    d = hashlib.sha256(data).digest()
-    return "sha256=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
+    d = hashlib.new(ALGO, data).digest()
+    return ALGO + "=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
 
 
 def rerecord(entries):
@@ -44,6 +48,12 @@ def edit(entries, name, old, new):
 
 
 method = zipfile.ZIP_DEFLATED
+if mode in ("sha384", "sha512", "sha1", "sha512-tampered"):
+    ALGO = mode.split("-")[0]
+    entries = rerecord(entries)
+if mode == "sha512-tampered":
+    method = zipfile.ZIP_STORED
+    entries = edit(entries, "demo/__init__.py", b"a + b", b"a - b")
 if mode == "tampered":
     method = zipfile.ZIP_STORED
     entries = edit(entries, "demo/__init__.py", b"a + b", b"a - b")
@@ -122,6 +132,14 @@ expect_success 'one byte changed in a stored entry: sha256 mismatch' '
 
 # The cause after "corrupt data:" is libarchive's; the CRCs follow from the
 # fixed content and zlib's output for it.
+expect_success 'RECORD hashes sha384 and sha512 are accepted and checked' '
+	bad sha384 && tfbuild -q verify sha384/$whl &&
+	bad sha512 && tfbuild -q verify sha512/$whl &&
+	unzip -p sha512/$whl demo-1.0.dist-info/RECORD | grep -q "^demo/version.py,sha512=" &&
+	defect sha512-tampered "demo/__init__.py: sha512 does not match RECORD" &&
+	defect sha1 "demo-1.0.dist-info/RECORD: line 1: hash of ${SQ}demo/__init__.py${SQ} is not sha256=<urlsafe base64> (or sha384, sha512)"
+'
+
 expect_success 'a byte flipped in compressed data: corrupt entry' '
 	defect corrupt "demo/__init__.py: corrupt data: ZIP bad CRC: 0xda1df94b should be 0xeef4787b"
 '

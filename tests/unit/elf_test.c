@@ -162,9 +162,9 @@ static const struct check_case check_cases[] = {
 	  NULL, NULL, "libc.so.6:GLIBC_2.39:x", 0, "", NULL, NULL, 0, NULL,
 	  NULL, "" },
 	{ "computing refuses unpublished versions", X86_DYN, "libc.so.6",
-	  NULL, NULL, "libc.so.6:GLIBC_2.40:x", 0, "", NULL, NULL, 0, NULL,
+	  NULL, NULL, "libc.so.6:GLIBC_2.42:x", 0, "", NULL, NULL, 0, NULL,
 	  NULL,
-	  PRE "needs GLIBC_2.40 (symbol 'x'), which no manylinux policy for "
+	  PRE "needs GLIBC_2.42 (symbol 'x'), which no manylinux policy for "
 	      "x86_64 allows" },
 	{ "linux_ tags have no version policy", X86_DYN, "libc.so.6", NULL,
 	  NULL, "libc.so.6:GLIBC_2.40:x", 0, "", "linux_x86_64", NULL, 0, NULL,

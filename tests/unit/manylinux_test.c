@@ -93,7 +93,8 @@ static void test_version_since(void)
 		{ X86, "GLIBC_2.34", 34 },      { X86, "GLIBC_2.36", 36 },
 		{ X86, "GLIBC_ABI_DT_RELR", 36 }, { X86, "GLIBC_2.38", 38 },
 		{ X86, "GLIBC_2.39", 39 },      { X86, "GLIBC_2.37", -1 },
-		{ X86, "GLIBC_2.40", -1 },      { X86, "GLIBC_2.19", -1 },
+		{ X86, "GLIBC_2.42", -1 },      { X86, "GLIBC_2.40", 40 },
+		{ ARM, "GLIBC_2.41", 41 },      { X86, "GLIBC_2.19", -1 },
 		{ X86, "GLIBC_PRIVATE", -1 },   { X86, "GLIBC_2.0", -1 },
 		{ X86, "GLIBCXX_3.4.8", 5 },    { X86, "GLIBCXX_3.4.19", 17 },
 		{ X86, "GLIBCXX_3.4.21", 24 },  { X86, "GLIBCXX_3.4.23", 27 },
@@ -182,11 +183,13 @@ static void test_policies(void)
 		CHECK(tf_manylinux_find(ARM, x86[i]) != NULL);
 	CHECK(tf_manylinux_find(ARM, 12) == NULL);
 	CHECK(tf_manylinux_find(X86, 29) == NULL);
-	CHECK(tf_manylinux_find(X86, 40) == NULL);
+	CHECK(tf_manylinux_find(X86, 40) != NULL);
+	CHECK(tf_manylinux_find(X86, 42) == NULL);
 	CHECK(tf_manylinux_find(TF_ARCH_NONE, 17) == NULL);
 	CHECK_INT(tf_manylinux_oldest(X86)->glibc_minor, 5);
 	CHECK_INT(tf_manylinux_oldest(ARM)->glibc_minor, 17);
-	CHECK_INT(tf_manylinux_newest(ARM)->glibc_minor, 39);
+	CHECK_INT(tf_manylinux_newest(ARM)->glibc_minor, 41);
+	CHECK_INT(tf_manylinux_newest(X86)->glibc_minor, 41);
 	CHECK(tf_manylinux_oldest(TF_ARCH_NONE) == NULL);
 
 	tf_manylinux_tag(tf_manylinux_find(X86, 17), &tag);
