@@ -95,14 +95,21 @@ tp_same_bytes() {
 	done
 }
 
-# tp_aarch64_tools_only ROOT STEP: the aarch64 configure log of STEP names
-# aarch64 tools only: no bare or x86-64 compiler, archiver or strip.
+# tp_aarch64_tools_only ROOT STEP: the aarch64 log of STEP (its CMake or
+# Meson configure output) names aarch64 tools: every line about a
+# compiler, linker or binutils names aarch64-linux-gnu-*, and nothing of
+# the build machine's (x86_64-linux-gnu paths, bare gcc/cc/ld/ar) appears.
 tp_aarch64_tools_only() {
-	log=$(ls "$1"/build/*aarch64*/logs/"$2".log "$1"/build/*/aarch64/logs/"$2".log 2>/dev/null | head -n 1)
+	log=$(ls "$1"/build/*/aarch64/logs/"$2".log "$1"/build/aarch64/logs/"$2".log 2>/dev/null | head -n 1)
 	[ -n "$log" ] || { echo "no aarch64 log of step $2 under $1/build"; return 1; }
-	grep -E "aarch64-linux-gnu-(gcc|ar|strip|ranlib)" "$log" >/dev/null ||
-		{ echo "$log names no aarch64 tool"; return 1; }
-	if grep -nE "(/usr/bin/|[[:space:]'\"=:])(x86_64-linux-gnu-)?(gcc|cc|ar|ranlib|strip|ld|nm|objcopy)(-12)?([[:space:]'\"]|$)" "$log"; then
-		echo "$log names a host tool (above)"; return 1
+	grep -E "(compiler|linker).*aarch64-linux-gnu-gcc" "$log" ||
+		{ echo "$log names no aarch64 compiler"; return 1; }
+	if grep -n "x86_64-linux-gnu" "$log"; then
+		echo "$log names the build machine's files or tools (above)"; return 1
+	fi
+	if grep -inE "compiler|linker|archiver|ranlib|strip|CMAKE_AR|CMAKE_NM" "$log" |
+		grep -E "(^|[[:space:]/:=\"'(])(gcc|cc|c\+\+|g\+\+|ld|ar|ranlib|strip|nm)(-12)?([[:space:]\"')]|$)" |
+		grep -v "aarch64-linux-gnu-"; then
+		echo "$log names a build machine tool (above)"; return 1
 	fi
 }
