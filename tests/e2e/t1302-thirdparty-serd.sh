@@ -24,6 +24,10 @@ expect_success 'both wheels pass tfbuild verify' '
 	"$TFBUILD" verify out1/*.whl >v && test "$(grep -c "^ok " v)" = 2
 '
 
+expect_success 'METADATA checks out with python3-packaging and license-expression' '
+	tp_metadata_ok out1/*.whl
+'
+
 expect_success 'the wheels install and run on x86_64 and on aarch64 (qemu)' '
 	tp_check_both out1 serd
 '

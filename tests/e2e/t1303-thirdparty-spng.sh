@@ -32,6 +32,10 @@ expect_success 'both wheels pass tfbuild verify, which names the vendored zlib' 
 	grep "spng.libs/libz-" v
 '
 
+expect_success 'METADATA checks out with python3-packaging and license-expression' '
+	tp_metadata_ok out1/*.whl
+'
+
 expect_success 'the wheels install and run on x86_64 and on aarch64 (qemu)' '
 	tp_check_both out1 spng
 '

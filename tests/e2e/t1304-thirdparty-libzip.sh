@@ -45,6 +45,10 @@ expect_success 'tfbuild verify passes both and -v names the vendored sonames and
 	grep -q "\$ORIGIN/../libzip.libs" v
 '
 
+expect_success 'METADATA checks out with python3-packaging and license-expression' '
+	tp_metadata_ok out1/*.whl
+'
+
 expect_success 'the wheels install and run on x86_64 and on aarch64 (qemu)' '
 	tp_check_both out1 libzip
 '

@@ -113,3 +113,40 @@ tp_aarch64_tools_only() {
 		echo "$log names a build machine tool (above)"; return 1
 	fi
 }
+
+# tp_metadata_ok WHEEL...: each wheel's METADATA checked with Debian's
+# python3-packaging and python3-license-expression, not tfbuild's code:
+# name and version match the filename, Requires-Python, Requires-Dist and
+# License-Expression parse, every License-File is in the wheel, and the
+# Description is there when a content type is declared.
+tp_metadata_ok() {
+	/usr/bin/python3 - "$@" <<'PY'
+import email.parser, os, sys, zipfile
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import Version
+from license_expression import get_spdx_licensing
+
+spdx = get_spdx_licensing()
+for w in sys.argv[1:]:
+    name, ver, _, _ = parse_wheel_filename(os.path.basename(w))
+    z = zipfile.ZipFile(w)
+    names = z.namelist()
+    (meta,) = [n for n in names if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+    m = email.parser.Parser().parsestr(z.read(meta).decode())
+    assert canonicalize_name(m["Name"]) == name, (w, m["Name"])
+    assert Version(m["Version"]) == ver, (w, m["Version"])
+    if m["Requires-Python"]:
+        SpecifierSet(m["Requires-Python"])
+    for r in m.get_all("Requires-Dist") or []:
+        Requirement(r)
+    info = spdx.validate(m["License-Expression"])
+    assert not info.errors and not info.invalid_symbols, (w, info.errors)
+    for lf in m.get_all("License-File") or []:
+        assert meta.replace("METADATA", "licenses/" + lf) in names, (w, lf)
+    if m["Description-Content-Type"]:
+        assert m.get_payload().strip(), (w, "empty Description")
+    print("metadata ok:", os.path.basename(w), m["License-Expression"])
+PY
+}
