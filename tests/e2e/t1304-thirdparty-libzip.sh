@@ -30,10 +30,10 @@ expect_success 'each wheel carries zlib and libbz2 for its architecture, found t
 			readelf -d "$v" | grep -q "SONAME.*\[$n\]" || { cat d; exit 1; }
 		done &&
 		! grep -q "NEEDED.*\[libz.so.1\]" d && ! grep -q "NEEDED.*\[libbz2.so.1.0\]" d &&
-		case $t in
-		aarch64) file -L x/libzip.libs/* | grep -v -q "x86-64" ;;
-		x86_64) file -L x/libzip.libs/* | grep -v -q "aarch64" ;;
-		esac || exit 1
+		case $t in aarch64) arch="ARM aarch64" ;; x86_64) arch="x86-64" ;; esac &&
+		for f in x/libzip/libzip.so.5 x/libzip.libs/*; do
+			file -L "$f" | grep -q "$arch" || { file -L "$f"; exit 1; }
+		done
 	done
 '
 
