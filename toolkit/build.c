@@ -1,10 +1,13 @@
 #include "build.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -17,6 +20,10 @@
 #define TAIL_LINES 20
 
 enum task_state { PENDING, RUNNING, DONE, FAILED, SKIPPED };
+/* Why a running task is being stopped. */
+enum task_stop { GOING, TIMED_OUT, INTERRUPTED };
+
+int tf_build_signal;
 
 struct task {
 	struct tf_plan *plan;      /* borrowed */
@@ -24,6 +31,11 @@ struct task {
 	enum task_state state;
 	struct tf_run run;         /* owned while RUNNING */
 	struct timespec started;
+	pid_t group;               /* its process group while RUNNING */
+	long long limit;           /* time limit, seconds */
+	enum task_stop stop;       /* GOING unless it is being stopped */
+	double kill_at;            /* when SIGKILL follows SIGTERM, if stopping */
+	int killed;                /* 1 once SIGKILL was sent */
 };
 
 /* The scheduler's state. */
@@ -33,6 +45,7 @@ struct sched {
 	struct tf_run **running;   /* owned; slot i is tasks[i]'s run or NULL */
 	size_t nr_running;
 	int failed;                /* a step failed */
+	int signal;                /* SIGINT/SIGTERM/SIGHUP received, or 0 */
 	size_t ran;                /* steps that ran (were not up to date) */
 	const struct tf_build_opts *opts; /* borrowed */
 };
@@ -182,6 +195,7 @@ static int start(struct sched *s, struct task *t, const char *why)
 		"sh", "-e", "-c", ps->script, ps->def->name.s, NULL });
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
 	r->clean_env = 1;
+	r->own_group = 1;
 	r->dir = ps->cwd;
 	r->log_path = ps->log;
 	if (tf_verbosity >= 2) {
@@ -196,6 +210,11 @@ static int start(struct sched *s, struct task *t, const char *why)
 		return -1;
 	}
 	t->state = RUNNING;
+	t->group = r->pid;
+	t->stop = GOING;
+	t->killed = 0;
+	t->limit = s->opts->timeout ? s->opts->timeout
+		 : ps->def->timeout ? ps->def->timeout : TF_BUILD_DEFAULT_TIMEOUT;
 	s->running[t - s->tasks] = r;
 	s->nr_running++;
 	return 0;
@@ -220,6 +239,27 @@ static void show_tail(const char *log)
 	tf_buf_release(&text);
 }
 
+/* "2s", "30m", "1h" and where it was set. */
+static void describe_limit(const struct task *t, struct tf_buf *out)
+{
+	const struct tf_step *def = t->plan->steps[t->step].def;
+	long long n = t->limit;
+
+	if (n % 3600 == 0)
+		tf_buf_addf(out, "%lldh", n / 3600);
+	else if (n % 60 == 0)
+		tf_buf_addf(out, "%lldm", n / 60);
+	else
+		tf_buf_addf(out, "%llds", n);
+	if (n == def->timeout && def->timeout_pos.file)
+		tf_buf_addf(out, " (timeout at %s:%d:%d)", def->timeout_pos.file,
+			    def->timeout_pos.line, def->timeout_pos.col);
+	else if (n == TF_BUILD_DEFAULT_TIMEOUT && !def->timeout)
+		tf_buf_addstr(out, " (the default)");
+	else
+		tf_buf_addstr(out, " (--timeout)");
+}
+
 static void finish(struct sched *s, struct task *t, int status)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
@@ -228,6 +268,11 @@ static void finish(struct sched *s, struct task *t, int status)
 	s->running[t - s->tasks] = NULL;
 	s->nr_running--;
 	tf_run_release(&t->run);
+	/* A step's processes end with it: nothing it left in the background
+	 * outlives it. */
+	kill(-t->group, SIGKILL);
+	if (t->stop != GOING)
+		status = status ? status : 128 + SIGTERM;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (status == 0 && write_stamp(s, t))
 		status = 1;
@@ -247,8 +292,20 @@ static void finish(struct sched *s, struct task *t, int status)
 		tf_run_describe_status(status, &why);
 		t->state = FAILED;
 		s->failed = 1;
-		error("step '%s' for %s failed with %s; last lines of its log:",
-		      ps->def->name.s, t->plan->target.name, why.buf);
+		if (t->stop == TIMED_OUT) {
+			tf_buf_reset(&why);
+			describe_limit(t, &why);
+			error("%s '%s' for %s exceeded its time limit of %s and was stopped with every process it started; last lines of its log:",
+			      ps->def->is_test ? "test" : "step", ps->def->name.s,
+			      t->plan->target.name, why.buf);
+		} else if (t->stop == INTERRUPTED) {
+			error("step '%s' for %s was stopped (tfbuild got SIG%s); last lines of its log:",
+			      ps->def->name.s, t->plan->target.name,
+			      sigabbrev_np(s->signal) ? sigabbrev_np(s->signal) : "?");
+		} else {
+			error("step '%s' for %s failed with %s; last lines of its log:",
+			      ps->def->name.s, t->plan->target.name, why.buf);
+		}
 		show_tail(ps->log);
 		error("full log: %s", ps->log);
 		tf_buf_release(&why);
@@ -271,6 +328,40 @@ static int start_or_skip(struct sched *s, struct task *t)
 	}
 	tf_buf_release(&why);
 	return ret;
+}
+
+static int reads_source(const struct tf_plan_step *ps, int src)
+{
+	size_t j;
+
+	for (j = 0; src >= 0 && j < ps->nr_reads; j++)
+		if (ps->reads[j] == (size_t)src)
+			return 1;
+	return 0;
+}
+
+/*
+ * 1 if t would share a source tree with a running step: one of them runs
+ * in a tree (which starting refreshes) that the other reads. Such steps
+ * run one after the other, so each has its tree to itself.
+ */
+static int shares_tree(struct sched *s, struct task *t)
+{
+	const struct tf_plan_step *a = &t->plan->steps[t->step];
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct task *u = &s->tasks[i];
+		const struct tf_plan_step *b;
+
+		if (u->state != RUNNING || u->plan != t->plan)
+			continue;
+		b = &u->plan->steps[u->step];
+		if (reads_source(b, a->def->source_index) ||
+		    reads_source(a, b->def->source_index))
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -301,8 +392,8 @@ again:
 			continue;
 		}
 		left++;
-		if (!ready || (s->failed && !o->keep_going) ||
-		    s->nr_running >= (size_t)o->jobs)
+		if (!ready || (s->failed && !o->keep_going) || s->signal ||
+		    s->nr_running >= (size_t)o->jobs || shares_tree(s, t))
 			continue;
 		if (start_or_skip(s, t)) {
 			t->state = FAILED;
@@ -335,26 +426,160 @@ static void sched_init(struct sched *s, struct tf_plan **plans,
 		}
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void stop_task(struct task *t, enum task_stop why, double now)
+{
+	if (t->stop != GOING)
+		return;
+	t->stop = why;
+	t->kill_at = now + TF_BUILD_KILL_GRACE;
+	kill(-t->group, SIGTERM);
+}
+
+/*
+ * Enforce time limits and the grace period before SIGKILL; return how
+ * long to wait at most before looking again.
+ */
+static double check_limits(struct sched *s)
+{
+	double now = now_seconds(), next = 1.0;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct task *t = &s->tasks[i];
+		double started, left;
+
+		if (t->state != RUNNING)
+			continue;
+		started = (double)t->started.tv_sec + t->started.tv_nsec / 1e9;
+		if (t->stop == GOING && now >= started + (double)t->limit)
+			stop_task(t, TIMED_OUT, now);
+		if (t->stop != GOING && !t->killed && now >= t->kill_at) {
+			kill(-t->group, SIGKILL);
+			t->killed = 1;
+		}
+		left = t->stop == GOING ? started + (double)t->limit - now
+		     : t->killed ? 1.0 : t->kill_at - now;
+		if (left < next)
+			next = left;
+	}
+	return next > 0.01 ? next : 0.01;
+}
+
+static void on_signal(struct sched *s, int sig)
+{
+	size_t i;
+
+	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
+		return;
+	if (!s->signal)
+		error("got SIG%s: stopping every running step",
+		      sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	s->signal = sig;
+	s->failed = 1;
+	for (i = 0; i < s->nr; i++)
+		if (s->tasks[i].state == RUNNING)
+			stop_task(&s->tasks[i], INTERRUPTED, now_seconds());
+}
+
+/*
+ * Wait until a running task's process ends (set *which and *status),
+ * enforcing time limits and handling SIGINT/SIGTERM/SIGHUP meanwhile
+ * (they are blocked, and taken here with sigtimedwait). -1 if waiting
+ * fails.
+ */
+static int wait_next(struct sched *s, const sigset_t *set, size_t *which,
+		     int *status)
+{
+	for (;;) {
+		struct timespec ts;
+		double wait;
+		int st, sig;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		size_t i;
+
+		if (pid < 0 && errno != EINTR)
+			return error_errno("cannot wait for child processes");
+		for (i = 0; pid > 0 && i < s->nr; i++)
+			if (s->running[i] && s->running[i]->pid == pid)
+				break;
+		if (pid > 0 && i < s->nr) {
+			s->running[i]->pid = 0;
+			*which = i;
+			*status = WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+						  : WEXITSTATUS(st);
+			return 0;
+		}
+		if (pid > 0)
+			continue; /* a re-parented stray, reaped */
+		wait = check_limits(s);
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		sig = sigtimedwait(set, NULL, &ts);
+		if (sig > 0)
+			on_signal(s, sig);
+	}
+}
+
+/* Stop what steps left behind in sessions of their own. */
+static void stop_strays(void)
+{
+	int i;
+
+	if (!tf_run_kill_strays(NULL, 0, SIGTERM))
+		return;
+	for (i = 0; i < TF_BUILD_KILL_GRACE * 10; i++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!tf_run_kill_strays(NULL, 0, 0))
+			return;
+		usleep(100000);
+	}
+	tf_run_kill_strays(NULL, 0, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
 int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 		 const struct tf_build_opts *o, size_t *ran)
 {
 	struct sched s;
+	sigset_t set, old;
 
+	tf_build_signal = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	/* Descendants that leave their step's session come back to us. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sched_init(&s, plans, nr_plans, o);
 	for (;;) {
-		size_t left = schedule(&s, o), which;
-		int status;
+		size_t left = schedule(&s, o), which = 0;
+		int status = 0;
 
 		if (!s.nr_running) {
 			if (left && !s.failed)
 				BUG("%zu steps can never start", left);
 			break;
 		}
-		status = tf_run_wait_any(s.running, s.nr, &which);
-		if (status < 0)
+		if (wait_next(&s, &set, &which, &status))
 			break;
 		finish(&s, &s.tasks[which], status);
 	}
+	stop_strays();
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	tf_build_signal = s.signal;
 	free(s.tasks);
 	free(s.running);
 	if (ran)

@@ -15,10 +15,29 @@ struct tf_build_opts {
 	int jobs;       /* most steps running at once, >= 1 */
 	int keep_going; /* 1: after a failure, go on with steps that don't need it */
 	int force;      /* 1: run every step, whatever the stamps say */
+	long long timeout; /* --timeout, seconds: every step's limit, over the
+			      recipe's `timeout`; 0: the recipe's or default */
 };
 
+/* A step's or test's time limit when neither the recipe nor --timeout sets one. */
+#define TF_BUILD_DEFAULT_TIMEOUT (60 * 60)
+/* After SIGTERM, how long a stopped step's processes get before SIGKILL. */
+#define TF_BUILD_KILL_GRACE 2
+
 /*
- * Run every step of every plan that is not up to date. A step is up to
+ * The signal (SIGINT, SIGTERM, SIGHUP) that interrupted the last
+ * tf_build_run, or 0. Commands exit with 128 + it.
+ */
+extern int tf_build_signal;
+
+/*
+ * Run every step of every plan that is not up to date. Each step runs in
+ * a session of its own; past its time limit, or when tfbuild gets
+ * SIGINT, SIGTERM or SIGHUP, its whole process group (emulator included)
+ * gets SIGTERM, then SIGKILL after TF_BUILD_KILL_GRACE seconds, and
+ * processes that escaped into sessions of their own are reaped through
+ * PR_SET_CHILD_SUBREAPER and stopped too. Steps that read one source
+ * tree never run at the same time (one tree per running step). A step is up to
  * date when its stamp shows the same inputs as now (tfbuild's version,
  * target, toolchain identity, script, environment, the trees of the
  * sources it reads, the outputs of the steps it needs) and its stage

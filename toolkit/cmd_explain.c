@@ -27,7 +27,7 @@ const char tf_usage_explain[] =
 
 int cmd_explain(int argc, char **argv)
 {
-	struct tf_build_opts bo = { 1, 0, 0 };
+	struct tf_build_opts bo = { 1, 0, 0, 0 };
 	struct tf_session s;
 	size_t i;
 	int ret;

@@ -36,10 +36,13 @@ const char tf_usage_recipe[] =
 	"      --recheck         re-hash cached downloads before using them\n"
 	"  -k, --keep-going      after a failing step, go on with the others\n"
 	"  -f, --force           rebuild every step, even if up to date\n"
+	"      --timeout TIME    time limit of every step and test (90s, 30m, 2h),\n"
+	"                        over the recipe's; default: the recipe's, or 1h\n"
 	"  -v, --verbose         show commands and build output\n"
 	"  -q, --quiet           show only errors\n"
 	"\n"
-	"exit codes: 0 ok, 2 usage, 3 recipe, 4 fetch, 5 build, 6 wheel.\n";
+	"exit codes: 0 ok, 2 usage, 3 recipe, 4 fetch, 5 build, 6 wheel;\n"
+	"128+N when signal N (SIGINT, SIGTERM, SIGHUP) stopped the build.\n";
 
 /* Write SHA256SUMS and the provenance beside the wheels; list the wheels. */
 static int attest(struct tf_session *s, const struct tf_strvec *written)
@@ -65,7 +68,8 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 
 static int run_pipeline(struct tf_session *s)
 {
-	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force };
+	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force,
+				    s->opt.timeout };
 	struct tf_strvec written = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -78,7 +82,7 @@ static int run_pipeline(struct tf_session *s)
 		    tf_sources_prepare(&s->plans[i], s->opt.force))
 			return TF_EXIT_BUILD;
 	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
-		return TF_EXIT_BUILD;
+		return tf_build_signal ? 128 + tf_build_signal : TF_EXIT_BUILD;
 	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written) ||
 	    attest(s, &written))
 		ret = TF_EXIT_WHEEL;

@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -88,6 +89,14 @@ static void exec_child(struct tf_run *r, char **envp, int out_fd)
 		_exit(127);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	{
+		/* The build loop blocks signals it waits for; a child must not
+		 * inherit that, or SIGTERM could not stop it. */
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
 	execvpe(r->argv.v[0], r->argv.v, envp);
 	dprintf(2, "tfbuild: cannot run '%s': %s\n", r->argv.v[0],
 		strerror(errno));
@@ -179,6 +188,8 @@ int tf_run_start(struct tf_run *r)
 		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
 	}
 	if (!r->pid) {
+		if (r->own_group)
+			setsid();
 		if (log_fd >= 0 && r->tee_prefix)
 			tee_child(r, envp, log_fd);
 		exec_child(r, envp, log_fd);
@@ -277,6 +288,67 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 	}
 	close(fds[0]);
 	return tf_run_wait(r);
+}
+
+int tf_run_kill_tree(const struct tf_run *r, int sig)
+{
+	if (!r->pid || !r->own_group)
+		return 0;
+	if (kill(-r->pid, sig) < 0 && errno != ESRCH)
+		return error_errno("cannot signal process group %d", (int)r->pid);
+	return 0;
+}
+
+/* The parent pid of pid, from /proc/PID/stat; -1 if it is gone. */
+static pid_t parent_of(const char *pid)
+{
+	char path[64], text[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM may hold spaces and ')'. */
+	rp = strrchr(text, ')');
+	if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ')
+		return -1;
+	return (pid_t)atol(rp + 4);
+}
+
+int tf_run_kill_strays(struct tf_run **keep, size_t n, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid();
+	int count = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		pid_t pid = (pid_t)atol(e->d_name);
+		size_t i;
+
+		if (pid <= 0 || parent_of(e->d_name) != self)
+			continue;
+		for (i = 0; i < n; i++)
+			if (keep[i] && keep[i]->pid == pid)
+				break;
+		if (i < n)
+			continue;
+		/* Its group too: a stray that started a session of its own. */
+		kill(-pid, sig);
+		kill(pid, sig);
+		count++;
+	}
+	closedir(d);
+	return count;
 }
 
 void tf_run_release(struct tf_run *r)

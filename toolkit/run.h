@@ -20,9 +20,11 @@ struct tf_run {
 	const char *tee_prefix; /* borrowed; with log_path, also copy output live
 				   to stderr, each line prefixed (NULL: don't) */
 	pid_t pid;             /* set by tf_run_start; 0 when not running */
+	int own_group;         /* 1: the child starts a session of its own, so
+				  tf_run_kill_tree reaches all it starts */
 };
 
-#define TF_RUN_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0 }
+#define TF_RUN_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0, 0 }
 
 /* Start the child. Returns 0, or -1 with an error printed. */
 int tf_run_start(struct tf_run *r);
@@ -43,6 +45,18 @@ int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which);
  * tf_run_wait does.
  */
 int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap);
+/*
+ * Send sig to a started child's whole process group (own_group set):
+ * the command, what it started in the background, an emulator. 0 or -1.
+ */
+int tf_run_kill_tree(const struct tf_run *r, int sig);
+/*
+ * Send sig to every child of this process that is not in keep[0..n)
+ * (NULL entries skipped): descendants of steps that left their session
+ * and were re-parented here (see PR_SET_CHILD_SUBREAPER). Returns how
+ * many were signalled.
+ */
+int tf_run_kill_strays(struct tf_run **keep, size_t n, int sig);
 /* Free argv and env; safe twice. */
 void tf_run_release(struct tf_run *r);
 

@@ -55,6 +55,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "recheck", no_argument, NULL, 'R' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 'W' },
 		{ "toolchain", required_argument, NULL, 'T' },
 		{ "target", required_argument, NULL, 't' },
 		{ "set", required_argument, NULL, 'D' },
@@ -69,7 +70,7 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:j:kft:D:vqh", longopts, NULL)) != -1) {
-		int build_only = strchr("oBjkf", c) != NULL;
+		int build_only = strchr("oBjkfW", c) != NULL;
 
 		if (build_only && !(flags & TF_OPT_BUILD))
 			return tf_usage_error(usage, "option '%s' does not apply here",
@@ -87,6 +88,12 @@ int tf_session_parse(struct tf_session *s, int argc, char **argv,
 		case 'k': o->keep_going = 1; break;
 		case 'R': o->recheck = 1; break;
 		case 'f': o->force = 1; break;
+		case 'W':
+			o->timeout = tf_parse_duration(optarg);
+			if (o->timeout <= 0)
+				return tf_usage_error(usage, "--timeout wants a duration such as 90s, 30m or 2h, not '%s'",
+						   optarg);
+			break;
 		case 'T': o->toolchain = optarg; break;
 		case 't': tf_strvec_push(&o->targets, optarg); break;
 		case 'D': tf_strvec_push(&o->sets, optarg); break;

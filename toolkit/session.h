@@ -21,6 +21,7 @@ struct tf_options {
 	int keep_going;         /* --keep-going */
 	int recheck;            /* --recheck: re-hash cache hits */
 	int force;              /* --force: rebuild every step */
+	long long timeout;      /* --timeout, seconds; 0: not given */
 	const char *toolchain;  /* borrowed; --toolchain FILE, or NULL */
 	struct tf_strvec targets; /* owned; --target values ("all" expanded later) */
 	struct tf_strvec sets;  /* owned; --set NAME=VALUE */
