@@ -36,6 +36,9 @@ $(O)/%.o: toolkit/%.c $(wildcard toolkit/*.h)
 	@mkdir -p $(O)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The stable ABI table is data compiled into abi3.o.
+$(O)/abi3.o: toolkit/abi3_table.inc
+
 $(O)/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(O)/unit
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi3.h"
 #include "log.h"
 
 /* Page size aarch64 wheels must be linked for: 64 KiB kernels exist. */
@@ -367,6 +368,9 @@ static int read_symbols(struct reader *r)
 		name = elf_strptr(r->elf, sh.sh_link, sym.st_name);
 		if (!name)
 			return bad(r, "a dynamic symbol has no name");
+		if (sym.st_shndx == SHN_UNDEF &&
+		    tf_abi3_is_python_symbol(name))
+			tf_strvec_push(&r->out->python_imports, name);
 		if (sym.st_shndx == SHN_UNDEF)
 			note_version_user(r->out, vs & VERSYM_VERSION, name);
 		else if (is_exported(&sym, vs, name))
@@ -446,10 +450,12 @@ static int read_elf(const char *path, const char *shown,
 		ret = -1;
 	elf_end(r.elf);
 	close(fd);
-	if (ret)
+	if (ret) {
 		tf_elf_info_release(out);
-	else
+	} else {
 		sort_unique(&out->exports);
+		sort_unique(&out->python_imports);
+	}
 	return ret;
 }
 
@@ -469,6 +475,7 @@ void tf_elf_info_release(struct tf_elf_info *info)
 		return;
 	tf_strvec_release(&info->needed);
 	tf_strvec_release(&info->exports);
+	tf_strvec_release(&info->python_imports);
 	free(info->soname);
 	free(info->rpath);
 	free(info->runpath);
@@ -781,6 +788,30 @@ static int report_needed(const struct checker *c, const char *lib)
 	return 0;
 }
 
+/*
+ * A cp3X-abi3 wheel: every Python C API symbol imported must be in the
+ * stable ABI of Python 3.X, as `abi3audit --strict` checks.
+ */
+static int check_abi3(const struct checker *c)
+{
+	int want = c->rules->abi3_minor, since;
+	size_t i;
+
+	for (i = 0; want && i < c->info->python_imports.nr; i++) {
+		const char *sym = c->info->python_imports.v[i];
+
+		since = tf_abi3_since(sym);
+		if (!since)
+			return refuse(c, "imports '%s', which is not in the "
+				      "stable ABI (abi3)", sym);
+		if (since > want)
+			return refuse(c, "imports '%s', in the stable ABI only "
+				      "from Python 3.%d, but the wheel is tagged "
+				      "cp3%d-abi3", sym, since, want);
+	}
+	return 0;
+}
+
 /* With -v, what `auditwheel show` would say of the file. */
 static int report_facts(const struct checker *c)
 {
@@ -983,7 +1014,7 @@ int tf_elf_check(const struct tf_elf_info *info,
 	if (type == ET_REL)
 		return check_exports(&c);
 	if (check_pages(&c) || check_libpython(&c) || check_musl(&c) ||
-	    check_needed(&c) || report_facts(&c) ||
+	    check_needed(&c) || report_facts(&c) || check_abi3(&c) ||
 	    check_versions(&c) || check_isa(&c) || check_exports(&c))
 		return -1;
 	return 0;

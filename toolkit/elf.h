@@ -51,10 +51,13 @@ struct tf_elf_info {
 					unique */
 	unsigned x86_isa_needed;     /* GNU_PROPERTY_X86_ISA_1_NEEDED bits from
 					the GNU property note; 0 if none */
+	struct tf_strvec python_imports; /* undefined dynamic symbols of the
+					    Python C API ("Py*", "_Py*"),
+					    sorted, unique */
 };
 
 #define TF_ELF_INFO_INIT { 0, 0, 0, 0, TF_STRVEC_INIT, NULL, NULL, NULL, 0, \
-			   NULL, 0, TF_STRVEC_INIT, 0 }
+			   NULL, 0, TF_STRVEC_INIT, 0, TF_STRVEC_INIT }
 
 /*
  * Read path's ELF headers, dynamic section, symbol versions, dynamic
@@ -118,11 +121,14 @@ struct tf_elf_rules {
 	const char *const *requires;  /* the wheel's Requires-Dist: a provided
 					 library's requirement must be there */
 	size_t nr_requires;
+	int abi3_minor;               /* X of a cp3X-abi3 wheel: Python C API
+					 imports must be in the stable ABI of
+					 3.X (abi3.h); 0: not audited */
 };
 
 #define TF_ELF_RULES_INIT \
 	{ NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, \
-	  NULL, 0 }
+	  NULL, 0, 0 }
 
 /*
  * Check one ELF file, read by tf_elf_read(), found at `shown` inside the

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi3.h"
 #include "hash.h"
 #include "elf.h"
 #include "log.h"
@@ -232,6 +233,7 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.nr_libs = res->nr_libs;
 	rules.requires = res->requires;
 	rules.nr_requires = res->nr_requires;
+	rules.abi3_minor = tf_abi3_minor(pw->spec.python_tag, pw->spec.abi_tag);
 	if (pw->spec.platform_tag) {
 		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform, &why))
 			ret = tf_error_at(&def->platform.pos, "platform '%s': %s",

@@ -21,6 +21,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "abi3.h"
 #include "elf.h"
 #include "hash.h"
 #include "libs.h"
@@ -1070,6 +1071,7 @@ static int elf_rules(struct verifier *v)
 	v->elf.nr_wheel_files = v->nr_rows;
 	v->elf.requires = v->requires;
 	v->elf.nr_requires = v->nr_requires;
+	v->elf.abi3_minor = tf_abi3_minor(v->wn.python, v->wn.abi);
 	return libs_rules(v);
 }
 
