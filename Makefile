@@ -38,6 +38,7 @@ $(O)/%.o: toolkit/%.c $(wildcard toolkit/*.h)
 
 # The stable ABI table is data compiled into abi3.o.
 $(O)/abi3.o: toolkit/abi3_table.inc
+$(O)/metadata.o: toolkit/spdx_ids.inc
 
 $(O)/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(O)/unit
