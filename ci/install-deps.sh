@@ -9,15 +9,14 @@ set -eu
 pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
-      gcc-aarch64-linux-gnu qemu-user libpython3-dev:arm64"
+      gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
+      cmake meson ninja-build dpkg-dev"
 # Vendoring libraries into wheels (docs/libraries.md); independent
 # checkers of the metadata tfbuild writes.
 pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
 
-# Third-party recipes build with CMake and Meson; their tests get
-# upstream's release tarballs from Debian source packages
+# Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.
-pkgs="$pkgs cmake meson ninja-build"
 srclist=/etc/apt/sources.list.d/tfbuild-deb-src.sources
 if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
 	! grep -qs '^deb-src ' /etc/apt/sources.list; then

@@ -89,6 +89,10 @@ static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
 	tf_stamp_add(st, "script", ps->script, strlen(ps->script));
 	/* The CMake/Meson/pkg-config files: a change there reruns steps. */
 	tf_stamp_add(st, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
+	for (j = 0; j < p->packages.nr; j++)
+		tf_buf_addf(&b, "%s %s\n", p->packages.v[j], p->package_digests.v[j]);
+	tf_stamp_add(st, "target-packages", b.buf, b.len);
+	tf_buf_reset(&b);
 	/* $JOBS changes how fast, not what: it does not count. */
 	for (j = 0; j < ps->env.nr; j++)
 		if (strncmp(ps->env.v[j], "JOBS=", 5))
@@ -187,6 +191,10 @@ static int start(struct sched *s, struct task *t, const char *why)
 	if (ps->def->source_index >= 0 &&
 	    tf_source_refresh(t->plan, (size_t)ps->def->source_index))
 		return -1;
+	/* The step builds in that tree: the next step to run in it gets it
+	 * prepared afresh, not with this one's leftovers. */
+	if (ps->def->source_index >= 0)
+		t->plan->sources[ps->def->source_index].fresh = 0;
 	if (make_dirs(t->plan, ps))
 		return -1;
 	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name, why);

@@ -13,6 +13,7 @@
 #include "path.h"
 #include "pyname.h"
 #include "hosttools.h"
+#include "sysroot.h"
 #include "toolfiles.h"
 
 /* Keep s in the plan's store and return the stored copy. */
@@ -234,6 +235,7 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 	tf_strvec_pushf(e, "LD=%s", t->ld);
 	tf_strvec_pushf(e, "AS=%s", t->as);
 	tf_strvec_pushf(e, "HOSTCC=%s", t->hostcc);
+	tf_strvec_pushf(e, "CC_FOR_BUILD=%s", t->hostcc);
 	tf_strvec_pushf(e, "HOST_TRIPLE=%s", t->triplet);
 	tf_strvec_pushf(e, "BUILD_TRIPLE=%s", t->build_triplet);
 	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
@@ -551,6 +553,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->store = (struct tf_strvec)TF_STRVEC_INIT;
 	p->toolfiles = (struct tf_buf)TF_BUF_INIT;
 	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
 	if (tf_target_setup(target, &p->target, o->check_tools,
 			    tf_recipe_toolchain(r, target)))
 		return TF_PLAN_TOOLCHAIN;
@@ -566,6 +570,16 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);
 	p->ldflags = p->target.ldflags;
+	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
+		return errors;
+	if (p->sysroot) {
+		/* -idirafter: the cross toolchain's libc headers come first. */
+		p->cflags = keepf(p, "%s -idirafter %s/usr/include/%s -idirafter %s/usr/include",
+				  p->cflags, p->sysroot, p->target.triplet, p->sysroot);
+		p->ldflags = keepf(p, "%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+				   p->ldflags, p->sysroot, p->target.triplet,
+				   p->sysroot, p->target.triplet);
+	}
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
@@ -601,7 +615,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (errors)
 		return -1;
 	/* Only a recipe without errors gets files written for it. */
-	if (tf_toolfiles_write(p, o->check_tools) ||
+	if ((o->check_tools && tf_sysroot_make(p)) ||
+	    tf_toolfiles_write(p, o->check_tools) ||
 	    (o->check_tools && tf_hosttools_make(p)))
 		return TF_PLAN_TOOLCHAIN;
 	return 0;
@@ -637,6 +652,8 @@ void tf_plan_release(struct tf_plan *p)
 	tf_vars_release(&p->vars);
 	tf_buf_release(&p->toolfiles);
 	tf_strvec_release(&p->packages);
+	tf_strvec_release(&p->package_digests);
+	tf_strvec_release(&p->package_files);
 	tf_target_release(&p->target);
 	tf_strvec_release(&p->store);
 	memset(p, 0, sizeof(*p));

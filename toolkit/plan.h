@@ -108,6 +108,9 @@ struct tf_plan {
 	struct tf_buf toolfiles;     /* owned: the files' contents, for stamps */
 	struct tf_strvec packages;   /* owned: target packages as
 					"name:arch=version", sorted */
+	struct tf_strvec package_digests; /* owned: SHA256 of each one's .deb
+					(cross) or "" (native, installed) */
+	struct tf_strvec package_files; /* owned: each one's .deb file name */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */

@@ -178,6 +178,7 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	po.jobs = s->opt.jobs;
 	po.sets = &s->opt.sets;
 	po.check_tools = check_tools;
+	po.cache_dir = s->opt.cache_dir;
 	s->plans = tf_calloc(targets.nr, sizeof(*s->plans));
 	s->plan_ptrs = tf_calloc(targets.nr, sizeof(*s->plan_ptrs));
 	for (i = 0; i < targets.nr; i++) {

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Each recipe its own build tree (issue 8 item 6): two recipes in one
+# folder with steps of the same name, built alternately, rebuild
+# nothing the second time round.
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+mkdir proj
+for n in one two; do
+	cat >proj/$n.yaml <<-EOF
+	schema: 1
+	name: $n
+	version: 1.0.0
+	steps:
+	  - name: framework
+	    run: echo "framework of $n" >\$STAGE/what; echo ran >>\$TMPDIR/../../ran-$n
+	  - name: plugin
+	    needs: [framework]
+	    run: cat \${stage.framework}/what >\$STAGE/what
+	EOF
+done
+
+expect_success 'the first round builds both, each in build/<recipe>/<target>' '
+	"$TFBUILD" recipe proj/one.yaml 2>err1 && "$TFBUILD" recipe proj/two.yaml 2>err2 &&
+	grep -q "2 of 2 steps ran" err1 && grep -q "2 of 2 steps ran" err2 &&
+	echo "framework of one" >expect && compare expect proj/build/one/x86_64/stage/plugin/what &&
+	echo "framework of two" >expect && compare expect proj/build/two/x86_64/stage/plugin/what
+'
+
+expect_success 'alternating again runs no step of either' '
+	for i in 1 2; do
+		"$TFBUILD" recipe proj/one.yaml 2>err1 && "$TFBUILD" recipe proj/two.yaml 2>err2 &&
+		grep -q "0 of 2 steps ran" err1 && grep -q "0 of 2 steps ran" err2 || exit 1
+	done &&
+	test "$(cat proj/build/one/ran-one)" = ran && test "$(cat proj/build/two/ran-two)" = ran
+'
+
+expect_success 'explain agrees: everything is up to date' '
+	"$TFBUILD" explain proj/one.yaml >out && ! grep -q "will run" out
+'
+
+test_done

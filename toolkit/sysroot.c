@@ -1,0 +1,794 @@
+/*
+ * Target packages: resolve with apt-cache, download with apt-get, unpack
+ * with dpkg -x (all through run.c), and keep the result in a root keyed
+ * by the exact package versions (sysroot.h).
+ */
+#include "sysroot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+#include "plan.h"
+#include "run.h"
+
+/* Packages the cross toolchain provides; never unpacked into a root. */
+static const char *const excluded[] = {
+	"libc6-dev", "libc-dev-bin", "linux-libc-dev", "libcrypt-dev",
+	"libnsl-dev", "rpcsvc-proto", "libtirpc-dev", "gcc-12-base",
+	"libgcc-12-dev", "libstdc++-12-dev", NULL,
+};
+
+enum pkg_state { NEW, FOUND, MISSING, SKIPPED };
+
+struct pkg {
+	char *name;              /* owned */
+	char *pin;               /* owned: requested version, or NULL */
+	const struct tf_pos *pos; /* borrowed: recipe position of a root */
+	int root;                /* 1 if asked for (recipe or implicit) */
+	enum pkg_state state;
+	char *version, *arch, *file, *sha256; /* owned, once FOUND */
+	struct tf_strvec groups; /* owned: dependency groups not yet decided */
+};
+
+struct closure {
+	struct pkg *v;           /* owned */
+	size_t nr, alloc;
+	const char *debarch;     /* borrowed */
+};
+
+static struct pkg *find(struct closure *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->v[i].name, name))
+			return &c->v[i];
+	return NULL;
+}
+
+static struct pkg *add(struct closure *c, const char *name, size_t len)
+{
+	struct pkg *p;
+
+	if (c->nr == c->alloc) {
+		c->alloc = c->alloc ? 2 * c->alloc : 32;
+		c->v = tf_realloc(c->v, c->alloc * sizeof(*c->v));
+	}
+	p = &c->v[c->nr++];
+	memset(p, 0, sizeof(*p));
+	p->name = tf_strndup(name, len);
+	p->groups = (struct tf_strvec)TF_STRVEC_INIT;
+	return p;
+}
+
+static void closure_release(struct closure *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->v[i].name);
+		free(c->v[i].pin);
+		free(c->v[i].version);
+		free(c->v[i].arch);
+		free(c->v[i].file);
+		free(c->v[i].sha256);
+		tf_strvec_release(&c->v[i].groups);
+	}
+	free(c->v);
+}
+
+static int is_excluded(const char *name)
+{
+	const char *const *e;
+
+	for (e = excluded; *e; e++)
+		if (!strcmp(*e, name))
+			return 1;
+	return 0;
+}
+
+/* Run argv with LC_ALL=C; its output (stdout and stderr) in out. */
+static int run_apt(const char *const *argv, const char *dir, struct tf_buf *out)
+{
+	struct tf_run r = TF_RUN_INIT;
+	int status;
+
+	tf_strvec_pushv(&r.argv, argv);
+	r.clean_env = 1;
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_target_path);
+	tf_strvec_push(&r.env, "LC_ALL=C");
+	r.dir = dir;
+	status = tf_run_capture(&r, out, 64 << 20);
+	tf_run_release(&r);
+	return status;
+}
+
+/* The value of "Field: value" if line is that field, else NULL. */
+static const char *field(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(line, name, n) || line[n] != ':')
+		return NULL;
+	return line + n + 1 + (line[n + 1] == ' ');
+}
+
+/* Split a Depends value into its comma-separated groups. */
+static void add_groups(struct pkg *p, const char *deps)
+{
+	while (*deps) {
+		size_t n = strcspn(deps, ",");
+		const char *s = deps;
+
+		while (n && (*s == ' ')) {
+			s++;
+			n--;
+		}
+		if (n)
+			tf_strvec_push_take(&p->groups, tf_strndup(s, n));
+		deps += strcspn(deps, ",");
+		deps += *deps == ',';
+	}
+}
+
+/* The file name apt-get download gives: NAME_VERSION_ARCH.deb, ':' as %3a. */
+static char *deb_name(const struct pkg *p)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	const char *v;
+
+	tf_buf_addf(&b, "%s_", p->name);
+	for (v = p->version; *v; v++)
+		if (*v == ':')
+			tf_buf_addstr(&b, "%3a");
+		else
+			tf_buf_addch(&b, *v);
+	tf_buf_addf(&b, "_%s.deb", p->arch);
+	return tf_buf_detach(&b);
+}
+
+/* Take one apt-cache stanza's fields into the package it describes. */
+static void take_stanza(struct closure *c, char **lines, size_t n)
+{
+	const char *name = NULL, *arch = NULL, *v;
+	struct pkg *p;
+	int foreign = 0, essential = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((v = field(lines[i], "Package")))
+			name = v;
+		else if ((v = field(lines[i], "Architecture")))
+			arch = v;
+	}
+	/* Asked as NAME:ARCH and as NAME: keep the target's or an "all" one. */
+	if (!name || !arch || !(p = find(c, name)) || p->state != NEW ||
+	    (strcmp(arch, c->debarch) && strcmp(arch, "all")))
+		return;
+	for (i = 0; i < n; i++) {
+		if ((v = field(lines[i], "Version")))
+			p->version = tf_strdup(v);
+		else if ((v = field(lines[i], "SHA256")))
+			p->sha256 = tf_strdup(v);
+		else if ((v = field(lines[i], "Multi-Arch")))
+			foreign = !strcmp(v, "foreign");
+		else if ((v = field(lines[i], "Essential")))
+			essential = !strcmp(v, "yes");
+		else if ((v = field(lines[i], "Depends")) ||
+			 (v = field(lines[i], "Pre-Depends")))
+			add_groups(p, v);
+	}
+	p->arch = tf_strdup(arch);
+	if (!p->version || !p->sha256) {
+		p->state = MISSING;
+		return;
+	}
+	p->file = deb_name(p);
+	/* Tools any architecture can run (dpkg, tar, perl) are the build
+	 * machine's business, not the root's. */
+	p->state = !p->root && (foreign || essential) ? SKIPPED : FOUND;
+	if (p->state == SKIPPED)
+		tf_strvec_release(&p->groups);
+}
+
+/*
+ * Ask apt-cache about every NEW package, both as NAME:ARCH and as NAME
+ * (which finds Architecture: all packages), in one run: apt-cache loads
+ * its whole cache each time, which is what costs.
+ */
+static int query(struct closure *c)
+{
+	struct tf_strvec argv = TF_STRVEC_INIT, lines = TF_STRVEC_INIT;
+	struct tf_buf out = TF_BUF_INIT;
+	size_t i, start = 0;
+	char *s, *nl;
+	int status;
+
+	tf_strvec_pushv(&argv, (const char *const[]){
+		"apt-cache", "show", "--no-all-versions", NULL });
+	for (i = 0; i < c->nr; i++) {
+		const struct pkg *p = &c->v[i];
+		const char *eq = p->pin ? "=" : "", *pin = p->pin ? p->pin : "";
+
+		if (p->state != NEW)
+			continue;
+		tf_strvec_pushf(&argv, "%s:%s%s%s", p->name, c->debarch, eq, pin);
+		tf_strvec_pushf(&argv, "%s%s%s", p->name, eq, pin);
+	}
+	if (argv.nr == 3) {
+		tf_strvec_release(&argv);
+		return 0;
+	}
+	status = run_apt((const char *const *)argv.v, NULL, &out);
+	/* 100: some name is unknown; the others are still printed. */
+	if (status != 0 && status != 100) {
+		error("apt-cache show failed (%s): %s", argv.v[3], out.buf);
+		tf_strvec_release(&argv);
+		tf_buf_release(&out);
+		return -1;
+	}
+	for (s = out.buf; *s; s = nl + (*nl == '\n')) {
+		nl = s + strcspn(s, "\n");
+		tf_strvec_push_take(&lines, tf_strndup(s, (size_t)(nl - s)));
+	}
+	for (i = 0; i <= lines.nr; i++)
+		if (i == lines.nr || !*lines.v[i]) {
+			take_stanza(c, lines.v + start, i - start);
+			start = i + 1;
+		}
+	tf_strvec_release(&argv);
+	tf_strvec_release(&lines);
+	tf_buf_release(&out);
+	return 0;
+}
+
+/*
+ * Decide one dependency group "a (>= 1) | b": satisfied (1) by an
+ * excluded, found or skipped alternative; 0 while an alternative is
+ * being asked for; 1 too when every alternative is missing (a virtual
+ * package: what provides it is named elsewhere or is the toolchain's).
+ */
+static int decide(struct closure *c, const char *group)
+{
+	const char *s = group;
+
+	while (*s) {
+		size_t n;
+		char *name;
+		struct pkg *p;
+
+		s += strspn(s, " |");
+		n = strcspn(s, " (:[|");
+		if (!n)
+			break;
+		name = tf_strndup(s, n);
+		s += n;
+		/* "foo:any": any architecture will do, the build machine's too. */
+		if (*s == ':' || is_excluded(name)) {
+			free(name);
+			return 1;
+		}
+		s += strcspn(s, "|");
+		p = find(c, name);
+		if (!p)
+			p = add(c, name, strlen(name));
+		free(name);
+		if (p->state == FOUND || p->state == SKIPPED)
+			return 1;
+		if (p->state == NEW)
+			return 0;
+	}
+	return 1;
+}
+
+/* Settle every group that can be settled; 1 if some are still open. */
+static int settle(struct closure *c)
+{
+	size_t i, j;
+	int open = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		struct tf_strvec keep = TF_STRVEC_INIT, groups;
+
+		if (c->v[i].state != FOUND)
+			continue;
+		/* decide() may grow c->v: hold no pointer into it across. */
+		groups = c->v[i].groups;
+		c->v[i].groups = (struct tf_strvec)TF_STRVEC_INIT;
+		for (j = 0; j < groups.nr; j++)
+			if (!decide(c, groups.v[j]))
+				tf_strvec_push(&keep, groups.v[j]);
+		open |= keep.nr > 0;
+		tf_strvec_release(&groups);
+		c->v[i].groups = keep;
+	}
+	return open;
+}
+
+static int mark_missing(struct closure *c)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->v[i].state == NEW) {
+			c->v[i].state = MISSING;
+			n++;
+		}
+	return n;
+}
+
+/* The whole closure, asking apt-cache a level at a time. */
+static int resolve(struct closure *c)
+{
+	int rounds;
+
+	for (rounds = 0; rounds < 64; rounds++) {
+		if (query(c))
+			return -1;
+		mark_missing(c);
+		if (!settle(c))
+			return 0;
+	}
+	return error("target packages: the dependency closure does not end");
+}
+
+/* Does any step name $TARGET_PYTHON / ${target_python}? */
+static int wants_python(const struct tf_recipe *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nr_steps; i++) {
+		const struct tf_step *s = &r->steps[i];
+
+		if (strstr(s->run.s, "TARGET_PYTHON") || strstr(s->run.s, "target_python"))
+			return 1;
+		for (j = 0; j < s->nr_env; j++)
+			if (strstr(s->env[j].value.s, "TARGET_PYTHON") ||
+			    strstr(s->env[j].value.s, "target_python"))
+				return 1;
+	}
+	for (i = 0; i < r->nr_vars; i++)
+		if (strstr(r->vars[i].value.s, "target_python"))
+			return 1;
+	return 0;
+}
+
+static void add_root(struct closure *c, const char *spec, const struct tf_pos *pos)
+{
+	size_t n = strcspn(spec, "=");
+	struct pkg *p = find(c, spec) ? NULL : add(c, spec, n);
+
+	if (!p)
+		return;
+	p->root = 1;
+	p->pos = pos;
+	if (spec[n] == '=')
+		p->pin = tf_strdup(spec + n + 1);
+}
+
+static const char *keep(struct tf_plan *p, char *s)
+{
+	tf_strvec_push_take(&p->store, s);
+	return s;
+}
+
+static char *root_cache(const struct tf_plan_opts *o)
+{
+	const char *env = getenv("TF_SYSROOT_CACHE");
+
+	if (env && *env == '/')
+		return tf_strdup(env);
+	return tf_xstrfmt("%s/target-roots", o->cache_dir ? o->cache_dir : "/tmp");
+}
+
+/* Name every root package apt does not know, at its recipe position. */
+static int report_missing(struct tf_plan *p, struct closure *c)
+{
+	size_t i;
+	int errors = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		const struct pkg *k = &c->v[i];
+
+		if (!k->root || k->state != MISSING)
+			continue;
+		errors++;
+		if (k->pos)
+			tf_error_at(k->pos, "target package '%s%s%s' is not in the apt archive for %s (%s)",
+				    k->name, k->pin ? "=" : "", k->pin ? k->pin : "",
+				    p->target.name, c->debarch);
+		else
+			error("target '%s': package '%s' (%s) is not in the apt archive; run apt-get update?",
+			      p->target.name, k->name, c->debarch);
+	}
+	return errors;
+}
+
+/*
+ * Sort p->packages (lines "name:arch=version sha256 file"), split them
+ * into the three lists and set the root's path from them.
+ */
+static void record(struct tf_plan *p, struct closure *c, const char *cache)
+{
+	struct tf_buf key = TF_BUF_INIT;
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	struct tf_sha256 *h;
+	size_t i;
+
+	qsort(p->packages.v, p->packages.nr, sizeof(*p->packages.v), tf_strcmp_ptr);
+	/* Split "name:arch=version sha file" into the three lists. */
+	for (i = 0; i < p->packages.nr; i++) {
+		char *s = p->packages.v[i], *sp = strchr(s, ' '), *sp2 = strchr(sp + 1, ' ');
+
+		tf_buf_addf(&key, "%.*s\n", (int)(sp - s), s);
+		tf_strvec_push_take(&p->package_digests,
+				    tf_strndup(sp + 1, (size_t)(sp2 - sp - 1)));
+		tf_strvec_push(&p->package_files, sp2 + 1);
+		*sp = '\0';
+	}
+	h = tf_sha256_new();
+	tf_sha256_update(h, key.buf, key.len);
+	tf_sha256_final(h, md);
+	tf_sha256_hex(md, hex);
+	p->sysroot = keep(p, tf_xstrfmt("%s/%s-%.16s", cache, c->debarch, hex));
+	tf_buf_release(&key);
+}
+
+/* Native: each package must be installed; record its version. */
+static int resolve_native(struct tf_plan *p)
+{
+	const struct tf_recipe *r = p->recipe;
+	struct tf_buf out = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < r->nr_target_packages; i++) {
+		const struct tf_str *s = &r->target_packages[i];
+		char *name = tf_xstrfmt("%.*s:%s", (int)strcspn(s->s, "="), s->s,
+					p->target.debarch);
+		int status;
+
+		tf_buf_reset(&out);
+		status = run_apt((const char *const[]){ "dpkg-query", "-W",
+			"-f=${db:Status-Abbrev}${Version}", name, NULL }, NULL, &out);
+		if (status || strncmp(out.buf, "ii ", 3)) {
+			ret = TF_PLAN_TOOLCHAIN;
+			tf_error_at(&s->pos, "target package '%s' is not installed on this machine (the native target %s uses the build machine's packages); install it: apt-get install %s",
+				    s->s, p->target.name, name);
+		} else {
+			tf_strvec_pushf(&p->packages, "%s=%s", name, out.buf + 3);
+			tf_strvec_push(&p->package_digests, "");
+			tf_strvec_push(&p->package_files, "");
+		}
+		free(name);
+	}
+	tf_buf_release(&out);
+	return ret;
+}
+
+/*
+ * What identifies apt's view of the archive: the names, sizes and
+ * mtimes of its package lists. A resolution is reused while they stay.
+ */
+static void apt_state(struct tf_buf *out)
+{
+	static const char lists[] = "/var/lib/apt/lists";
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i;
+
+	if (tf_list_dir(lists, &names) == 0)
+		for (i = 0; i < names.nr; i++) {
+			struct stat st;
+
+			tf_buf_setf(&path, "%s/%s", lists, names.v[i]);
+			if (stat(path.buf, &st) == 0 && S_ISREG(st.st_mode))
+				tf_buf_addf(out, "%s %lld %lld\n", names.v[i],
+					    (long long)st.st_size,
+					    (long long)st.st_mtime);
+		}
+	tf_strvec_release(&names);
+	tf_buf_release(&path);
+}
+
+/* The path of the saved resolution of these roots under this apt state. */
+static char *saved_path(const struct closure *c, const char *cache)
+{
+	struct tf_buf key = TF_BUF_INIT;
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	struct tf_sha256 *h = tf_sha256_new();
+	size_t i;
+
+	tf_buf_addf(&key, "tfbuild %s\narch %s\n", TF_VERSION, c->debarch);
+	for (i = 0; i < c->nr; i++)
+		tf_buf_addf(&key, "root %s=%s\n", c->v[i].name,
+			    c->v[i].pin ? c->v[i].pin : "");
+	apt_state(&key);
+	tf_sha256_update(h, key.buf, key.len);
+	tf_sha256_final(h, md);
+	tf_sha256_hex(md, hex);
+	tf_buf_release(&key);
+	return tf_xstrfmt("%s/resolved/%.32s", cache, hex);
+}
+
+/* Reuse a saved resolution: lines "name:arch=version sha256 file". */
+static int load_saved(struct tf_plan *p, const char *path)
+{
+	struct tf_buf text = TF_BUF_INIT;
+	char *s, *nl;
+
+	if (!tf_path_exists(path) || tf_read_file(path, &text)) {
+		tf_buf_release(&text);
+		return -1;
+	}
+	for (s = text.buf; *s; s = nl + 1) {
+		nl = s + strcspn(s, "\n");
+		if (!*nl)
+			break;
+		tf_strvec_push_take(&p->packages, tf_strndup(s, (size_t)(nl - s)));
+	}
+	tf_buf_release(&text);
+	return 0;
+}
+
+static void save(const struct tf_plan *p, const char *path)
+{
+	struct tf_buf text = TF_BUF_INIT, dir = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < p->packages.nr; i++)
+		tf_buf_addf(&text, "%s %s %s\n", p->packages.v[i],
+			    p->package_digests.v[i], p->package_files.v[i]);
+	tf_path_dirname(&dir, path);
+	/* A cache: failing to write it costs time, not correctness. */
+	if (!tf_mkdir_p(dir.buf))
+		tf_write_file_atomic(path, text.buf, text.len, 0644);
+	tf_buf_release(&text);
+	tf_buf_release(&dir);
+}
+
+int tf_sysroot_resolve(struct tf_plan *p, const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+	struct closure c = { NULL, 0, 0, p->target.debarch };
+	int python = !p->target.native && wants_python(r);
+	char *cache, *saved;
+	size_t i;
+	int ret = 0;
+
+	if (p->target.native)
+		return resolve_native(p);
+	if (!r->nr_target_packages && !python)
+		return 0;
+	for (i = 0; i < r->nr_target_packages; i++)
+		add_root(&c, r->target_packages[i].s, &r->target_packages[i].pos);
+	/* What programs built for the target need to run under the emulator
+	 * from this root: the C and C++ runtime. */
+	add_root(&c, "libc6", NULL);
+	add_root(&c, "libgcc-s1", NULL);
+	add_root(&c, "libstdc++6", NULL);
+	if (python) {
+		add_root(&c, "python3-minimal", NULL);
+		add_root(&c, "libpython3-stdlib", NULL);
+	}
+	cache = root_cache(o);
+	saved = saved_path(&c, cache);
+	if (load_saved(p, saved) == 0) {
+		verbose("target %s: packages as resolved in %s", p->target.name, saved);
+		record(p, &c, cache);
+	} else if (resolve(&c)) {
+		ret = TF_PLAN_TOOLCHAIN;
+	} else if (report_missing(p, &c)) {
+		ret = TF_PLAN_RECIPE;
+	} else {
+		for (i = 0; i < c.nr; i++)
+			if (c.v[i].state == FOUND)
+				tf_strvec_pushf(&p->packages, "%s:%s=%s %s %s",
+						c.v[i].name, c.v[i].arch,
+						c.v[i].version, c.v[i].sha256,
+						c.v[i].file);
+		record(p, &c, cache);
+		save(p, saved);
+	}
+	if (!ret && python)
+		p->target_python_exe = keep(p, tf_xstrfmt("%s/usr/bin/python3", p->sysroot));
+	for (i = 0; !ret && i < p->packages.nr; i++)
+		verbose("target %s: package %s", p->target.name, p->packages.v[i]);
+	free(cache);
+	free(saved);
+	closure_release(&c);
+	return ret;
+}
+
+/* ---- making the root ---- */
+
+/* Download the .debs not in debs/ yet, check each against its SHA256. */
+static int download(struct tf_plan *p, const char *debs)
+{
+	struct tf_strvec argv = TF_STRVEC_INIT;
+	struct tf_buf tmp = TF_BUF_INIT, out = TF_BUF_INIT, path = TF_BUF_INIT,
+		      from = TF_BUF_INIT;
+	size_t i;
+	int ret = tf_mkdir_p(debs);
+
+	tf_strvec_pushv(&argv, (const char *const[]){ "apt-get", "download", "-q", NULL });
+	for (i = 0; !ret && i < p->packages.nr; i++) {
+		tf_buf_setf(&path, "%s/%s", debs, p->package_files.v[i]);
+		if (!tf_path_exists(path.buf))
+			tf_strvec_push(&argv, p->packages.v[i]);
+	}
+	if (!ret && argv.nr > 3) {
+		info("target %s: downloading %zu packages", p->target.name, argv.nr - 3);
+		ret = tf_mkdtemp_in(debs, "download", &tmp);
+		/* apt's sandbox user must be able to write there. */
+		if (!ret)
+			chmod(tmp.buf, 0755);
+		if (!ret && run_apt((const char *const *)argv.v, tmp.buf, &out))
+			ret = error("apt-get download failed for target %s: %s",
+				    p->target.name, out.buf);
+	}
+	for (i = 0; !ret && i < p->packages.nr; i++) {
+		unsigned char md[TF_SHA256_LEN];
+		char hex[TF_SHA256_HEX_LEN + 1];
+
+		tf_buf_setf(&path, "%s/%s", debs, p->package_files.v[i]);
+		tf_buf_setf(&from, "%s/%s", tmp.buf, p->package_files.v[i]);
+		if (tmp.len && tf_path_exists(from.buf)) {
+			if (tf_sha256_file(from.buf, md, NULL))
+				ret = -1;
+			tf_sha256_hex(md, hex);
+			if (!ret && strcmp(hex, p->package_digests.v[i]))
+				ret = error("'%s' (%s) has sha256 %s, the archive says %s",
+					    p->package_files.v[i], p->packages.v[i], hex,
+					    p->package_digests.v[i]);
+			if (!ret && rename(from.buf, path.buf) < 0)
+				ret = error_errno("cannot rename '%s'", from.buf);
+		} else if (!tf_path_exists(path.buf)) {
+			ret = error("apt-get download did not give '%s' (%s)",
+				    p->package_files.v[i], p->packages.v[i]);
+		}
+	}
+	if (tmp.len)
+		tf_rm_rf(tmp.buf);
+	tf_strvec_release(&argv);
+	tf_buf_release(&tmp);
+	tf_buf_release(&out);
+	tf_buf_release(&path);
+	tf_buf_release(&from);
+	return ret;
+}
+
+/* Move every entry of src into dst (merging directories), then rmdir src. */
+static int merge_into(const char *src, const char *dst)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf a = TF_BUF_INIT, b = TF_BUF_INIT;
+	size_t i;
+	int ret = tf_mkdir_p(dst) || tf_list_dir(src, &names) ? -1 : 0;
+
+	for (i = 0; !ret && i < names.nr; i++) {
+		struct stat st;
+
+		tf_buf_setf(&a, "%s/%s", src, names.v[i]);
+		tf_buf_setf(&b, "%s/%s", dst, names.v[i]);
+		if (lstat(b.buf, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    lstat(a.buf, &st) == 0 && S_ISDIR(st.st_mode))
+			ret = merge_into(a.buf, b.buf);
+		else if (rename(a.buf, b.buf) < 0)
+			ret = error_errno("cannot move '%s' to '%s'", a.buf, b.buf);
+	}
+	if (!ret && rmdir(src) < 0)
+		ret = error_errno("cannot remove '%s'", src);
+	tf_strvec_release(&names);
+	tf_buf_release(&a);
+	tf_buf_release(&b);
+	return ret;
+}
+
+/*
+ * What dpkg -x leaves out: Debian 12's merged /usr (else the emulated
+ * loader can find the build machine's arm64 libraries in /lib), and an
+ * empty ld.so.cache (else the host's is read).
+ */
+static int fix_root(const char *root)
+{
+	static const char *const dirs[] = { "bin", "sbin", "lib", "lib64", NULL };
+	const char *const *d;
+	struct tf_buf a = TF_BUF_INIT, b = TF_BUF_INIT, link = TF_BUF_INIT;
+	int ret = 0;
+
+	for (d = dirs; !ret && *d; d++) {
+		struct stat st;
+
+		tf_buf_setf(&a, "%s/%s", root, *d);
+		tf_buf_setf(&b, "%s/usr/%s", root, *d);
+		if (lstat(a.buf, &st) == 0 && S_ISDIR(st.st_mode))
+			ret = merge_into(a.buf, b.buf);
+		else if (!ret && lstat(a.buf, &st) < 0)
+			ret = tf_mkdir_p(b.buf);
+		tf_buf_setf(&link, "usr/%s", *d);
+		if (!ret && lstat(a.buf, &st) < 0 && symlink(link.buf, a.buf) < 0)
+			ret = error_errno("cannot create '%s'", a.buf);
+	}
+	tf_buf_setf(&a, "%s/etc", root);
+	if (!ret)
+		ret = tf_mkdir_p(a.buf);
+	tf_buf_setf(&a, "%s/etc/ld.so.cache", root);
+	if (!ret)
+		ret = tf_write_file_atomic(a.buf, "", 0, 0644);
+	tf_buf_release(&a);
+	tf_buf_release(&b);
+	tf_buf_release(&link);
+	return ret;
+}
+
+static int unpack(struct tf_plan *p, const char *debs, const char *root)
+{
+	struct tf_buf out = TF_BUF_INIT, deb = TF_BUF_INIT, list = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->packages.nr; i++) {
+		tf_buf_setf(&deb, "%s/%s", debs, p->package_files.v[i]);
+		tf_buf_reset(&out);
+		if (run_apt((const char *const[]){ "dpkg", "-x", deb.buf, root, NULL },
+			    NULL, &out))
+			ret = error("cannot unpack '%s': %s", deb.buf, out.buf);
+		tf_buf_addf(&list, "%s %s\n", p->packages.v[i], p->package_digests.v[i]);
+	}
+	if (!ret)
+		ret = fix_root(root);
+	tf_buf_setf(&deb, "%s/.tfbuild-packages", root);
+	if (!ret)
+		ret = tf_write_file_atomic(deb.buf, list.buf, list.len, 0644);
+	tf_buf_release(&out);
+	tf_buf_release(&deb);
+	tf_buf_release(&list);
+	return ret;
+}
+
+int tf_sysroot_make(struct tf_plan *p)
+{
+	struct tf_buf marker = TF_BUF_INIT, debs = TF_BUF_INIT, tmp = TF_BUF_INIT,
+		      parent = TF_BUF_INIT;
+	int ret = 0;
+
+	if (!p->sysroot)
+		return 0;
+	tf_buf_setf(&marker, "%s/.tfbuild-packages", p->sysroot);
+	if (tf_path_exists(marker.buf))
+		goto out;
+	tf_path_dirname(&parent, p->sysroot);
+	tf_buf_setf(&debs, "%s/debs", parent.buf);
+	ret = download(p, debs.buf);
+	if (!ret)
+		ret = tf_mkdtemp_in(parent.buf, "root", &tmp);
+	if (!ret) {
+		info("target %s: unpacking %zu packages into %s", p->target.name,
+		     p->packages.nr, p->sysroot);
+		chmod(tmp.buf, 0755);
+		ret = unpack(p, debs.buf, tmp.buf);
+	}
+	/* Another run may have finished the same root first: keep that one. */
+	if (!ret && rename(tmp.buf, p->sysroot) < 0 && errno != ENOTEMPTY &&
+	    errno != EEXIST)
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, p->sysroot);
+	if (tmp.len && tf_path_exists(tmp.buf))
+		tf_rm_rf(tmp.buf);
+out:
+	tf_buf_release(&marker);
+	tf_buf_release(&debs);
+	tf_buf_release(&tmp);
+	tf_buf_release(&parent);
+	return ret;
+}

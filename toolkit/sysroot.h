@@ -1,0 +1,42 @@
+#ifndef TF_SYSROOT_H
+#define TF_SYSROOT_H
+
+/*
+ * Target packages (`target-packages` in a recipe): the Debian packages a
+ * target build needs, with their Depends closure.
+ *
+ * For a cross target they are unpacked into a sysroot in the cache,
+ * <cache>/target-roots/<debarch>-<key>, where the key is a digest of
+ * every package's name, architecture and version: the same closure is
+ * unpacked once and shared; a new version gives a new root. Each .deb
+ * is downloaded with `apt-get download` (through run.c) into
+ * <cache>/target-roots/debs, checked against the archive's SHA256 and
+ * unpacked with `dpkg -x` into a temporary directory that is fixed up
+ * (usr-merge, an empty etc/ld.so.cache) and renamed into place, so two
+ * runs racing each other never see half a root. Packages the cross
+ * toolchain already provides (libc6-dev, linux-libc-dev, ...) and
+ * dependencies satisfied by any architecture (Architecture: all,
+ * Multi-Arch: foreign) are left out.
+ *
+ * For the native target the packages must be installed on the build
+ * machine (dpkg-query says so); nothing is unpacked.
+ *
+ * TF_SYSROOT_CACHE in the environment moves the cache of roots and .debs
+ * (tests keep it outside their scratch directories).
+ */
+
+struct tf_plan;
+struct tf_plan_opts;
+
+/*
+ * Work out the packages and their versions (apt-cache, dpkg-query; no
+ * download), set p->packages, p->package_digests, p->sysroot and
+ * p->target_python_exe. Returns 0, TF_PLAN_RECIPE after naming (at its
+ * position in the recipe) a package the archive does not have, or
+ * TF_PLAN_TOOLCHAIN when a native package is not installed or apt fails.
+ */
+int tf_sysroot_resolve(struct tf_plan *p, const struct tf_plan_opts *o);
+/* Download and unpack p->sysroot if it is not there yet. 0 or -1. */
+int tf_sysroot_make(struct tf_plan *p);
+
+#endif
