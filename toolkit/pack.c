@@ -260,13 +260,52 @@ static void file_list_release(struct file_list *fl)
 	memset(fl, 0, sizeof(*fl));
 }
 
+/*
+ * The readme's text (METADATA's body) and the files for .dist-info: the
+ * license files under licenses/, the libraries record. *meta is owned
+ * by the caller; its dst strings live in the plan's store or are static.
+ */
+static int add_metadata_files(const struct tf_plan_wheel *pw,
+			      struct resolved *res, struct tf_wheel_spec *spec,
+			      struct tf_buf *readme, struct tf_wheel_file **meta)
+{
+	size_t i, n = pw->def->nr_license_files;
+
+	if (pw->readme_path) {
+		if (tf_read_file(pw->readme_path, readme))
+			return error("wheel '%s': cannot read its readme",
+				     pw->spec.name);
+		if (memchr(readme->buf, '\0', readme->len))
+			return error("wheel '%s': readme '%s' contains a NUL byte",
+				     pw->spec.name, pw->readme_path);
+		spec->description = readme->buf;
+	}
+	*meta = tf_calloc(n + 2, sizeof(**meta));
+	for (i = 0; i < n; i++) {
+		struct tf_wheel_file *f = &(*meta)[spec->nr_meta_files++];
+
+		if (!tf_path_exists(pw->license_srcs[i]))
+			return error("wheel '%s': license file '%s' does not "
+				     "exist", pw->spec.name, pw->license_srcs[i]);
+		f->src = pw->license_srcs[i];
+		tf_strvec_pushf(&res->vendor.store, "licenses/%s",
+				pw->license_names[i]);
+		f->dst = res->vendor.store.v[res->vendor.store.nr - 1];
+	}
+	if (res->meta.src)
+		(*meta)[spec->nr_meta_files++] = res->meta;
+	spec->meta_files = *meta;
+	return 0;
+}
+
 /* Pack one wheel into dir and verify it; its path goes to path_out. */
 static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		    const char *dir, struct tf_buf *path_out)
 {
 	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
 	struct tf_wheel_spec spec = pw->spec;
-	struct tf_buf platform = TF_BUF_INIT;
+	struct tf_buf platform = TF_BUF_INIT, readme = TF_BUF_INIT;
+	struct tf_wheel_file *meta = NULL;
 	struct resolved res;
 	size_t i;
 	int ret = 0;
@@ -286,10 +325,9 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	spec.files = res.files;
 	spec.nr_files = res.nr_files;
 	spec.requires_dist = res.requires;
-	if (res.meta.src) {
-		spec.meta_files = &res.meta;
-		spec.nr_meta_files = 1;
-	}
+	ret = add_metadata_files(pw, &res, &spec, &readme, &meta);
+	if (ret)
+		goto out;
 	ret = tf_wheel_pack(&spec, dir, path_out);
 	if (!ret && tf_verify_wheel(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
@@ -298,6 +336,8 @@ out:
 	file_list_release(&fl);
 	resolved_release(&res);
 	tf_buf_release(&platform);
+	tf_buf_release(&readme);
+	free(meta);
 	return ret;
 }
 

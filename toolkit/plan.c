@@ -15,6 +15,7 @@
 #include "hosttools.h"
 #include "sysroot.h"
 #include "toolfiles.h"
+#include "recipe_meta.h"
 
 /* Keep s in the plan's store and return the stored copy. */
 static const char *keep(struct tf_plan *p, char *s)
@@ -384,6 +385,108 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 	return errors;
 }
 
+/* A recipe path, expanded, made absolute against the recipe's directory. */
+static const char *expand_path(struct tf_plan *p, const struct tf_str *s,
+			       int *errors)
+{
+	const char *v = expand(p, s, errors);
+
+	return v ? recipe_path(p, v) : NULL;
+}
+
+/* "Name <email>" lists for Author/Author-email, as PEP 621 maps them. */
+static void plan_people(struct tf_plan *p, const struct tf_person *v,
+			size_t n, const char **names, const char **emails,
+			int *errors)
+{
+	struct tf_buf nb = TF_BUF_INIT, eb = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *name = v[i].name.s ? expand(p, &v[i].name, errors) : NULL;
+		const char *email = v[i].email.s ? expand(p, &v[i].email, errors) : NULL;
+
+		if (email && name)
+			tf_buf_addf(&eb, "%s%s <%s>", eb.len ? ", " : "", name, email);
+		else if (email)
+			tf_buf_addf(&eb, "%s%s", eb.len ? ", " : "", email);
+		else if (name)
+			tf_buf_addf(&nb, "%s%s", nb.len ? ", " : "", name);
+	}
+	*names = nb.len ? keep(p, tf_buf_detach(&nb)) : NULL;
+	*emails = eb.len ? keep(p, tf_buf_detach(&eb)) : NULL;
+	tf_buf_release(&nb);
+	tf_buf_release(&eb);
+}
+
+/* Values that used ${...} are checked once expanded. */
+static int check_expanded(const struct tf_wheel_def *w,
+			  const struct tf_wheel_spec *spec)
+{
+	int errors = 0;
+	size_t j;
+
+	if (w->license.s && strstr(w->license.s, "${") && spec->license)
+		errors += tf_wheel_meta_check_value(&w->license, spec->license,
+						    TF_META_LICENSE);
+	if (w->requires_python.s && strstr(w->requires_python.s, "${") &&
+	    spec->requires_python)
+		errors += tf_wheel_meta_check_value(&w->requires_python,
+						    spec->requires_python,
+						    TF_META_REQUIRES_PYTHON);
+	for (j = 0; j < w->nr_requires_dist; j++)
+		if (strstr(w->requires_dist[j].s, "${") && spec->requires_dist[j])
+			errors += tf_wheel_meta_check_value(&w->requires_dist[j],
+							    spec->requires_dist[j],
+							    TF_META_REQUIREMENT);
+	return errors;
+}
+
+/* readme, license-files, urls, authors, maintainers, keywords, classifiers. */
+static int plan_metadata(struct tf_plan *p, struct tf_plan_wheel *pw)
+{
+	const struct tf_wheel_def *w = pw->def;
+	struct tf_wheel_spec *spec = &pw->spec;
+	struct tf_buf kw = TF_BUF_INIT;
+	int errors = 0;
+	size_t j;
+
+	if (w->readme.s) {
+		pw->readme_path = expand_path(p, &w->readme, &errors);
+		spec->description_content_type = tf_readme_content_type(
+			w->readme.s, w->readme_type.s ?
+			expand(p, &w->readme_type, &errors) : NULL);
+	}
+	pw->license_srcs = tf_calloc(w->nr_license_files + 1, sizeof(char *));
+	pw->license_names = tf_calloc(w->nr_license_files + 1, sizeof(char *));
+	for (j = 0; j < w->nr_license_files; j++) {
+		pw->license_srcs[j] = expand_path(p, &w->license_files[j], &errors);
+		if (pw->license_srcs[j])
+			pw->license_names[j] = tf_path_basename(pw->license_srcs[j]);
+	}
+	spec->license_files = pw->license_names;
+	pw->classifiers = tf_calloc(w->nr_classifiers + 1, sizeof(char *));
+	for (j = 0; j < w->nr_classifiers; j++)
+		pw->classifiers[j] = expand(p, &w->classifiers[j], &errors);
+	spec->classifiers = pw->classifiers;
+	pw->project_urls = tf_calloc(w->nr_urls + 1, sizeof(char *));
+	for (j = 0; j < w->nr_urls; j++)
+		pw->project_urls[j] = keepf(p, "%s, %s",
+			expand(p, &w->urls[j].key, &errors),
+			expand(p, &w->urls[j].value, &errors));
+	spec->project_urls = pw->project_urls;
+	for (j = 0; j < w->nr_keywords; j++)
+		tf_buf_addf(&kw, "%s%s", j ? "," : "",
+			    expand(p, &w->keywords[j], &errors));
+	spec->keywords = kw.len ? keep(p, tf_buf_detach(&kw)) : NULL;
+	tf_buf_release(&kw);
+	plan_people(p, w->authors, w->nr_authors, &spec->author,
+		    &spec->author_email, &errors);
+	plan_people(p, w->maintainers, w->nr_maintainers, &spec->maintainer,
+		    &spec->maintainer_email, &errors);
+	return errors + check_expanded(w, spec);
+}
+
 /* `libraries` and `library-dirs`, expanded; library dirs are absolute. */
 static int plan_libraries(struct tf_plan *p, struct tf_plan_wheel *pw)
 {
@@ -471,6 +574,7 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 		pw->exports[j].symbol = expand(p, &w->exports[j].symbol, &errors);
 	}
 	errors += plan_libraries(p, pw);
+	errors += plan_metadata(p, pw);
 	return errors + plan_files(p, pw);
 }
 
@@ -645,6 +749,10 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].exports);
 		free(p->wheels[i].libs);
 		free(p->wheels[i].library_dirs);
+		free(p->wheels[i].license_srcs);
+		free(p->wheels[i].license_names);
+		free(p->wheels[i].classifiers);
+		free(p->wheels[i].project_urls);
 	}
 	free(p->sources);
 	free(p->steps);

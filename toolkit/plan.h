@@ -64,6 +64,14 @@ struct tf_plan_wheel {
 					def->nr_libraries long: `libraries` */
 	const char **library_dirs;   /* owned array (strings in store),
 					NULL-ended: `library-dirs` */
+	const char *readme_path;     /* store: absolute path of `readme`, or
+					NULL; pack reads it into the spec */
+	const char **license_srcs;   /* owned array (strings in store),
+					NULL-ended: absolute `license-files` */
+	const char **license_names;  /* owned array, NULL-ended: their
+					License-File names (basenames) */
+	const char **classifiers;    /* owned array, NULL-ended */
+	const char **project_urls;   /* owned array, NULL-ended */
 };
 
 struct tf_plan_opts {

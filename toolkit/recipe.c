@@ -16,6 +16,7 @@
 
 #include "hash.h"
 #include "libs.h"
+#include "recipe_meta.h"
 #include "log.h"
 #include "path.h"
 
@@ -798,6 +799,116 @@ static int parse_wheel_library_dirs(struct loader *l, yaml_node_t *v,
 			    &w->nr_library_dirs);
 }
 
+/* readme: FILE or {file: FILE, content-type: TYPE} */
+STR_FIELD(tf_wheel_def, readme, "file")
+STR_FIELD(tf_wheel_def, readme_type, "content-type")
+
+static const struct field readme_fields[] = {
+	{ "file", 1, parse_tf_wheel_def_readme },
+	{ "content-type", 0, parse_tf_wheel_def_readme_type },
+	{ NULL, 0, NULL },
+};
+
+static int parse_wheel_readme(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	if (v->type == YAML_MAPPING_NODE)
+		return walk_map(l, v, readme_fields, w, "readme");
+	return get_str(l, "readme", v, &w->readme);
+}
+
+static int parse_wheel_license_files(struct loader *l, yaml_node_t *v,
+				     void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "license-files", v, &w->license_files,
+			    &w->nr_license_files);
+}
+
+static int parse_wheel_urls(struct loader *l, yaml_node_t *v, void *obj,
+			    const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_map(l, "urls", v, &w->urls, &w->nr_urls);
+}
+
+STR_FIELD(tf_person, name, "name")
+STR_FIELD(tf_person, email, "email")
+
+static const struct field person_fields[] = {
+	{ "name", 0, parse_tf_person_name },
+	{ "email", 0, parse_tf_person_email },
+	{ NULL, 0, NULL },
+};
+
+static int get_people(struct loader *l, const char *key, yaml_node_t *v,
+		      struct tf_person **out, size_t *nr)
+{
+	yaml_node_item_t *it;
+	struct tf_buf where = TF_BUF_INIT;
+	int ret = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return bad(l, v, "'%s' must be a list of {name, email}, not %s",
+			   key, kind_name(v));
+	*nr = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	*out = arena_alloc(l->r, (*nr + 1) * sizeof(**out));
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		struct tf_person *p = &(*out)[it - v->data.sequence.items.start];
+		yaml_node_t *n = node(l, *it);
+
+		tf_buf_setf(&where, "%s[%d]", key,
+			    (int)(it - v->data.sequence.items.start));
+		if (walk_map(l, n, person_fields, p, where.buf)) {
+			ret = -1;
+		} else if (!p->name.s && !p->email.s) {
+			ret = bad(l, n, "'%s' needs a 'name' or an 'email'",
+				  where.buf);
+		}
+	}
+	tf_buf_release(&where);
+	return ret;
+}
+
+static int parse_wheel_authors(struct loader *l, yaml_node_t *v, void *obj,
+			       const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_people(l, "authors", v, &w->authors, &w->nr_authors);
+}
+
+static int parse_wheel_maintainers(struct loader *l, yaml_node_t *v,
+				   void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_people(l, "maintainers", v, &w->maintainers,
+			  &w->nr_maintainers);
+}
+
+static int parse_wheel_keywords(struct loader *l, yaml_node_t *v, void *obj,
+				const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "keywords", v, &w->keywords, &w->nr_keywords);
+}
+
+static int parse_wheel_classifiers(struct loader *l, yaml_node_t *v,
+				   void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return get_str_list(l, "classifiers", v, &w->classifiers,
+			    &w->nr_classifiers);
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -815,6 +926,13 @@ static const struct field wheel_fields[] = {
 	{ "exports", 0, parse_wheel_exports },
 	{ "libraries", 0, parse_wheel_libraries },
 	{ "library-dirs", 0, parse_wheel_library_dirs },
+	{ "readme", 0, parse_wheel_readme },
+	{ "license-files", 0, parse_wheel_license_files },
+	{ "urls", 0, parse_wheel_urls },
+	{ "authors", 0, parse_wheel_authors },
+	{ "maintainers", 0, parse_wheel_maintainers },
+	{ "keywords", 0, parse_wheel_keywords },
+	{ "classifiers", 0, parse_wheel_classifiers },
 	{ NULL, 0, NULL },
 };
 
@@ -950,7 +1068,8 @@ static int check_wheel_item(struct loader *l, yaml_node_t *n, void *item,
 			    const char *where)
 {
 	((struct tf_wheel_def *)item)->pos = pos_of(l, n);
-	return 0;
+	/* Metadata values are checked now, before anything is fetched. */
+	return tf_wheel_def_check_metadata(l->r, item) ? -1 : 0;
 }
 
 static int parse_sources(struct loader *l, yaml_node_t *v, void *obj,

@@ -88,6 +88,11 @@ struct tf_library_def {
 	struct tf_str runpath;    /* provided: where it is at run time */
 };
 
+/* An author or maintainer: a name, an email address, or both. */
+struct tf_person {
+	struct tf_str name, email;
+};
+
 struct tf_wheel_def {
 	struct tf_str name, version, python, abi, platform;
 	struct tf_str summary, license, requires_python;
@@ -108,6 +113,17 @@ struct tf_wheel_def {
 	struct tf_str *library_dirs;  /* where vendored libraries are found
 					 first (`library-dirs`) */
 	size_t nr_library_dirs;
+	struct tf_str readme;         /* `readme`: a file (Description) */
+	struct tf_str readme_type;    /* its content type; .s NULL: from the
+					 file's extension */
+	struct tf_str *license_files; /* `license-files` */
+	size_t nr_license_files;
+	struct tf_kv *urls;           /* `urls`: label -> URL (Project-URL) */
+	size_t nr_urls;
+	struct tf_person *authors, *maintainers;
+	size_t nr_authors, nr_maintainers;
+	struct tf_str *keywords, *classifiers;
+	size_t nr_keywords, nr_classifiers;
 	struct tf_pos pos;
 };
 

@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "libs.h"
 #include "log.h"
+#include "metadata.h"
 #include "path.h"
 #include "pyname.h"
 
@@ -252,12 +253,13 @@ struct verifier {
 	const char **requires;   /* owned array of Requires-Dist values,
 				    pointing into metadata */
 	size_t nr_requires;
+	struct tf_strvec license_files; /* METADATA's License-File values */
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
 	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
-	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0 }
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT }
 
 static void verifier_release(struct verifier *v)
 {
@@ -271,6 +273,7 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->libs_text);
 	tf_libs_record_release(&v->libs);
 	free(v->requires);
+	tf_strvec_release(&v->license_files);
 	v->requires = NULL;
 	v->nr_requires = 0;
 	v->entries = NULL;
@@ -550,6 +553,35 @@ static int check_dist_info(const struct verifier *v)
 		      "version '%s'", v->wn.name, v->wn.version);
 }
 
+/*
+ * Values tfbuild validates when a recipe is loaded are validated here
+ * too, whoever wrote the wheel: License-Expression (SPDX),
+ * Requires-Python (PEP 440), Requires-Dist (PEP 508), License-File (a
+ * file under .dist-info/licenses, checked once RECORD is read).
+ */
+static int check_field(struct verifier *v, const char *entry,
+		       const char *key, const char *val)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	const char *what = NULL;
+	int ret = 0;
+
+	if (!strcasecmp(key, "License-Expression") && tf_spdx_check(val, &why))
+		what = "is not a valid SPDX license expression";
+	else if (!strcasecmp(key, "Requires-Python") &&
+		 tf_specifiers_check(val, &why))
+		what = "is not a PEP 440 specifier set";
+	else if (!strcasecmp(key, "Requires-Dist") &&
+		 tf_requirement_check(val, &why))
+		what = "is not a PEP 508 requirement";
+	else if (!strcasecmp(key, "License-File"))
+		tf_strvec_push(&v->license_files, val);
+	if (what)
+		ret = defect(v, entry, "%s '%s' %s: %s", key, val, what, why.buf);
+	tf_buf_release(&why);
+	return ret;
+}
+
 static int check_metadata(struct verifier *v)
 {
 	char *entry = tf_xstrfmt("%s/METADATA", v->distinfo.buf);
@@ -567,6 +599,8 @@ static int check_metadata(struct verifier *v)
 						 sizeof(*v->requires));
 			v->requires[v->nr_requires++] = val;
 		}
+		if (check_field(v, entry, key, val) < 0)
+			goto out;
 		if (!strcasecmp(key, "Name") && !name)
 			name = val;
 		else if (!strcasecmp(key, "Version") && !version)
@@ -1019,6 +1053,25 @@ static void utf8_end(struct utf8_locale *l)
  * rules exactly as the recipe did at pack time. A vendored library must
  * be in the wheel.
  */
+static int check_license_files(const struct verifier *v)
+{
+	char *entry = tf_xstrfmt("%s/METADATA", v->distinfo.buf);
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < v->license_files.nr; i++) {
+		char *path = tf_xstrfmt("%s/licenses/%s", v->distinfo.buf,
+					v->license_files.v[i]);
+
+		if (!find_row(v, path))
+			ret = defect(v, entry, "License-File '%s' is not in the "
+				     "wheel at '%s'", v->license_files.v[i], path);
+		free(path);
+	}
+	free(entry);
+	return ret;
+}
+
 static int libs_rules(struct verifier *v)
 {
 	char *entry = tf_xstrfmt("%s/%s", v->distinfo.buf, TF_LIBS_RECORD);
@@ -1072,7 +1125,7 @@ static int elf_rules(struct verifier *v)
 	v->elf.requires = v->requires;
 	v->elf.nr_requires = v->nr_requires;
 	v->elf.abi3_minor = tf_abi3_minor(v->wn.python, v->wn.abi);
-	return libs_rules(v);
+	return check_license_files(v) || libs_rules(v) ? -1 : 0;
 }
 
 static int verify_archive(struct verifier *v)

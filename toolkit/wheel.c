@@ -324,24 +324,46 @@ fail:
 
 /* --- the generated .dist-info files --- */
 
+static void add_list(struct tf_buf *out, const char *key,
+		     const char *const *v)
+{
+	for (; v && *v; v++)
+		tf_buf_addf(out, "%s: %s\n", key, *v);
+}
+
+static void add_field(struct tf_buf *out, const char *key, const char *v)
+{
+	if (v)
+		tf_buf_addf(out, "%s: %s\n", key, v);
+}
+
 static void build_metadata(const struct packer *p, struct tf_buf *out)
 {
 	const struct tf_wheel_spec *w = p->w;
-	const char *const *r;
+	int v24 = w->license || (w->license_files && *w->license_files);
 
-	/* License-Expression is core metadata 2.4; without it 2.1 will do. */
-	tf_buf_addf(out, "Metadata-Version: %s\n", w->license ? "2.4" : "2.1");
+	/* License-Expression and License-File are core metadata 2.4;
+	   without them 2.1 will do. */
+	tf_buf_addf(out, "Metadata-Version: %s\n", v24 ? "2.4" : "2.1");
 	tf_buf_addf(out, "Name: %s\nVersion: %s\n", w->name, p->version.buf);
-	if (w->summary)
-		tf_buf_addf(out, "Summary: %s\n", w->summary);
-	if (w->home_page)
-		tf_buf_addf(out, "Home-page: %s\n", w->home_page);
-	if (w->license)
-		tf_buf_addf(out, "License-Expression: %s\n", w->license);
-	if (w->requires_python)
-		tf_buf_addf(out, "Requires-Python: %s\n", w->requires_python);
-	for (r = w->requires_dist; r && *r; r++)
-		tf_buf_addf(out, "Requires-Dist: %s\n", *r);
+	add_field(out, "Summary", w->summary);
+	add_field(out, "Description-Content-Type", w->description_content_type);
+	add_field(out, "Keywords", w->keywords);
+	add_field(out, "Home-page", w->home_page);
+	add_field(out, "Author", w->author);
+	add_field(out, "Author-email", w->author_email);
+	add_field(out, "Maintainer", w->maintainer);
+	add_field(out, "Maintainer-email", w->maintainer_email);
+	add_field(out, "License-Expression", w->license);
+	add_list(out, "License-File", w->license_files);
+	add_list(out, "Classifier", w->classifiers);
+	add_field(out, "Requires-Python", w->requires_python);
+	add_list(out, "Requires-Dist", w->requires_dist);
+	add_list(out, "Project-URL", w->project_urls);
+	if (w->description) {
+		tf_buf_addch(out, '\n');
+		tf_buf_addstr(out, w->description);
+	}
 }
 
 static void build_wheel_file(const struct packer *p, struct tf_buf *out)

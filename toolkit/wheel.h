@@ -35,6 +35,19 @@ struct tf_wheel_spec {
 	size_t nr_entry_points;
 	const struct tf_wheel_file *files;
 	size_t nr_files;
+	const char *description;     /* the readme's text (METADATA's body),
+					may be NULL */
+	const char *description_content_type; /* may be NULL */
+	const char *keywords;        /* "a,b,c", may be NULL */
+	const char *author, *author_email;         /* may be NULL */
+	const char *maintainer, *maintainer_email; /* may be NULL */
+	const char *const *classifiers;  /* NULL-terminated, may be NULL */
+	const char *const *project_urls; /* "Label, URL"; NULL-terminated,
+					    may be NULL */
+	const char *const *license_files; /* License-File values, relative to
+					     .dist-info/licenses (the files are
+					     among meta_files); NULL-terminated,
+					     may be NULL */
 	const struct tf_wheel_file *meta_files; /* more files for .dist-info:
 					 dst relative to it ("licenses/LICENSE",
 					 "tfbuild/libraries.json") */
