@@ -18,11 +18,18 @@ tp_checkout() {
 		tar -C "$1" -xf -
 }
 
+# Target roots (arm64 packages unpacked for the aarch64 builds) are kept
+# outside the repository and shared across runs and checkouts, like the
+# build machine's own /usr.
+TF_SYSROOT_CACHE=${TF_SYSROOT_CACHE:-/var/tmp/tfbuild-test-cache}
+export TF_SYSROOT_CACHE
+
 # tp_build ROOT OUT NAME [ARGS...]: run recipe NAME of checkout ROOT for
 # every target, fetching from the local server; the build tree and cache
-# are inside ROOT.
+# are inside ROOT (made absolute: steps run elsewhere).
 tp_build() {
 	root=$1 out=$2 name=$3; shift 3
+	case $root in /*) ;; *) root=$TRASH/$root ;; esac
 	"$TFBUILD" recipe --target all -j 2 --cache "$root/cache" \
 		--build-dir "$root/build" --out "$out" \
 		--set mirror="$HTTP_URL/$name" "$@" "$root/recipes/$name.yaml"
