@@ -10,7 +10,7 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
-      cmake meson ninja-build dpkg-dev"
+      cmake meson ninja-build dpkg-dev zlib1g-dev"
 # Vendoring libraries into wheels (docs/libraries.md); independent
 # checkers of the metadata tfbuild writes.
 pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"

@@ -193,6 +193,33 @@ static void add_sources(json_t *deps, const struct tf_plan *p)
 	tf_buf_release(&uri);
 }
 
+/*
+ * The target packages a plan built against, with their exact versions:
+ * a purl each, and the .deb's digest when it was unpacked (cross).
+ */
+static void add_packages(json_t *deps, const struct tf_plan *p)
+{
+	struct tf_buf name = TF_BUF_INIT, uri = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < p->packages.nr; i++) {
+		const char *pkg = p->packages.v[i], *colon = strchr(pkg, ':'),
+			   *eq = strchr(pkg, '=');
+		const char *sha = p->package_digests.v[i];
+
+		if (!colon || !eq)
+			continue;
+		tf_buf_setf(&name, "target-package:%s:%s", p->target.name, pkg);
+		tf_buf_setf(&uri, "pkg:deb/debian/%.*s@%s?arch=%.*s",
+			    (int)(colon - pkg), pkg, eq + 1,
+			    (int)(eq - colon - 1), colon + 1);
+		add_dep(deps, name.buf, uri.buf,
+			*sha ? digest("sha256", sha) : json_object(), NULL);
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&uri);
+}
+
 static json_t *dependencies(struct tf_plan **plans, size_t nr)
 {
 	const struct tf_recipe *r = plans[0]->recipe;
@@ -217,6 +244,7 @@ static json_t *dependencies(struct tf_plan **plans, size_t nr)
 		tf_buf_setf(&name, "toolchain:%s", t->name);
 		add_dep(deps, name.buf, NULL, digest("sha256", hex),
 			json_pack("{s:s}", "identity", t->identity));
+		add_packages(deps, plans[i]);
 	}
 	tf_buf_release(&name);
 	tf_buf_release(&uri);

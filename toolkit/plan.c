@@ -12,6 +12,7 @@
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
+#include "pytag.h"
 #include "hosttools.h"
 #include "sysroot.h"
 #include "toolfiles.h"
@@ -56,7 +57,8 @@ static const char *const builtins[] = {
 	"name", "version", "target", "jobs", "recipe_dir", "build_dir", "cc",
 	"ar", "strip", "cflags", "ldflags", "python", "python_include",
 	"emulator", "cxx", "cmake_toolchain", "meson_cross", "meson_args",
-	"host_triple", "build_triple", "target_python", NULL,
+	"host_triple", "build_triple", "target_python", "python_tag",
+	"ext_suffix", NULL,
 };
 
 static int is_builtin(const char *name)
@@ -93,6 +95,23 @@ static void set_dirs(struct tf_plan *p)
 	}
 }
 
+/* "cp311" from the target's headers; "" when they are not known. */
+static const char *python_tag(struct tf_plan *p)
+{
+	if (p->py_minor < 0)
+		return "";
+	return keepf(p, "cp%d%d", p->py_major, p->py_minor);
+}
+
+/* What CPython for the target looks for: ".cpython-311-aarch64-linux-gnu.so". */
+static const char *ext_suffix(struct tf_plan *p)
+{
+	if (p->py_minor < 0)
+		return "";
+	return keepf(p, ".cpython-%d%d-%s.so", p->py_major, p->py_minor,
+		     p->target.triplet);
+}
+
 static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 {
 	const struct tf_recipe *r = p->recipe;
@@ -122,6 +141,8 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "host_triple", t->triplet);
 	tf_vars_set(v, "build_triple", t->build_triplet);
 	tf_vars_set(v, "target_python", p->target_python);
+	tf_vars_set(v, "python_tag", python_tag(p));
+	tf_vars_set(v, "ext_suffix", ext_suffix(p));
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -220,6 +241,28 @@ static int plan_source(struct tf_plan *p, size_t i)
 	return errors;
 }
 
+/*
+ * The build machine's binutils by full path, for generators (Meson and
+ * autotools read NAME_FOR_BUILD): in a cross step the bare names are
+ * the guards.
+ */
+static void build_binutils(struct tf_strvec *e)
+{
+	static const char *const tools[][2] = {
+		{ "AR_FOR_BUILD", "ar" }, { "RANLIB_FOR_BUILD", "ranlib" },
+		{ "NM_FOR_BUILD", "nm" }, { "STRIP_FOR_BUILD", "strip" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
+		char *path = tf_target_which(tools[i][1]);
+
+		if (path)
+			tf_strvec_pushf(e, "%s=%s", tools[i][0], path);
+		free(path);
+	}
+}
+
 /* The rest of the target's tool set and build-system files (docs/cross.md). */
 static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 {
@@ -237,6 +280,10 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 	tf_strvec_pushf(e, "AS=%s", t->as);
 	tf_strvec_pushf(e, "HOSTCC=%s", t->hostcc);
 	tf_strvec_pushf(e, "CC_FOR_BUILD=%s", t->hostcc);
+	tf_strvec_pushf(e, "HOSTCXX=%s", t->hostcxx);
+	tf_strvec_pushf(e, "CXX_FOR_BUILD=%s", t->hostcxx);
+	if (!t->native)
+		build_binutils(e);
 	tf_strvec_pushf(e, "HOST_TRIPLE=%s", t->triplet);
 	tf_strvec_pushf(e, "BUILD_TRIPLE=%s", t->build_triplet);
 	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
@@ -245,6 +292,8 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 	tf_strvec_pushf(e, "CMAKE_TOOLCHAIN_FILE=%s", p->cmake_toolchain);
 	tf_strvec_pushf(e, "MESON_CROSS_FILE=%s", p->meson_file);
 	tf_strvec_pushf(e, "TARGET_PYTHON=%s", p->target_python);
+	tf_strvec_pushf(e, "PYTHON_TAG=%s", python_tag(p));
+	tf_strvec_pushf(e, "EXT_SUFFIX=%s", ext_suffix(p));
 }
 
 static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
@@ -523,6 +572,31 @@ static int plan_libraries(struct tf_plan *p, struct tf_plan_wheel *pw)
 	return errors;
 }
 
+/*
+ * A cpXY tag must be the CPython of the headers the target builds
+ * against (or, for abi3, not newer): a cp312 wheel from 3.11 headers
+ * would install where its extension cannot load.
+ */
+static int check_python_tag(struct tf_plan *p, const struct tf_wheel_def *w,
+			    const struct tf_wheel_spec *spec)
+{
+	int major, minor, n = 0;
+	const char *t = spec->python_tag;
+
+	if (!w->python.s || !t || p->py_minor < 0 ||
+	    sscanf(t, "cp%1d%d%n", &major, &minor, &n) < 2 || t[n])
+		return 0;
+	if (major == p->py_major &&
+	    (minor == p->py_minor ||
+	     (spec->abi_tag && !strcmp(spec->abi_tag, "abi3") && minor <= p->py_minor)))
+		return 0;
+	tf_error_at(&w->python.pos,
+		    "python tag '%s' does not match the %s target's Python headers (CPython %d.%d, %s); use ${python_tag}",
+		    t, p->target.name, p->py_major, p->py_minor,
+		    p->target.python_include);
+	return 1;
+}
+
 static int plan_wheel(struct tf_plan *p, size_t i)
 {
 	const struct tf_wheel_def *w = &p->recipe->wheels[i];
@@ -552,6 +626,7 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 			      tf_wheel_tag_is_valid, "ABI tag");
 	errors += check_value(&w->platform, spec->platform_tag,
 			      tf_wheel_tag_is_valid, "platform tag");
+	errors += check_python_tag(p, w, spec);
 	pw->requires = tf_calloc(w->nr_requires_dist + 1, sizeof(char *));
 	for (j = 0; j < w->nr_requires_dist; j++)
 		pw->requires[j] = expand(p, &w->requires_dist[j], &errors);
@@ -670,6 +745,10 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		return TF_PLAN_TOOLCHAIN;
 	if (o->check_tools && has_tests(r) && tf_target_check_emulator(&p->target))
 		return TF_PLAN_TOOLCHAIN;
+	p->py_major = p->py_minor = -1;
+	if (o->check_tools)
+		tf_pytag_header_version(p->target.python_include, &p->py_major,
+					&p->py_minor);
 	/* Where it was built must not show in what was built. */
 	p->cflags = keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 			  p->target.cflags, p->dir, target, r->dir);

@@ -119,6 +119,8 @@ struct tf_plan {
 	struct tf_strvec package_digests; /* owned: SHA256 of each one's .deb
 					(cross) or "" (native, installed) */
 	struct tf_strvec package_files; /* owned: each one's .deb file name */
+	int py_major, py_minor;      /* CPython version of the target's Python
+					headers (patchlevel.h); -1 if unknown */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */

@@ -331,9 +331,15 @@ static int resolve(struct closure *c)
 	int rounds;
 
 	for (rounds = 0; rounds < 64; rounds++) {
+		size_t i;
+
 		if (query(c))
 			return -1;
 		mark_missing(c);
+		/* A root the archive lacks ends it: that is the error to show. */
+		for (i = 0; i < c->nr; i++)
+			if (c->v[i].root && c->v[i].state == MISSING)
+				return 0;
 		if (!settle(c))
 			return 0;
 	}

@@ -195,6 +195,27 @@ static char *tool(const struct tf_target *t, const char *name)
 	return t->native ? tf_strdup(name) : tf_xstrfmt("%s-%s", t->triplet, name);
 }
 
+/*
+ * The build machine's compiler, by full path. In a cross step PATH
+ * holds only allow-listed tools, where `as` and `ld` are the guards:
+ * -B makes the driver take its assembler and linker from its own
+ * directory.
+ */
+static char *build_compiler(const struct tf_target *t, const char *name)
+{
+	char *path = tf_target_which(name), *cc;
+	size_t dir;
+
+	if (!path)
+		return tf_strdup(name);
+	if (t->native)
+		return path;
+	dir = (size_t)(strrchr(path, '/') - path);
+	cc = tf_xstrfmt("%s -B%.*s/", path, (int)dir, path);
+	free(path);
+	return cc;
+}
+
 /* The rest of the tool set, beside CC, AR and STRIP (issue 14 item 4). */
 static void set_binutils(struct tf_target *t)
 {
@@ -213,9 +234,8 @@ static void set_binutils(struct tf_target *t)
 	t->readelf = tool(t, "readelf");
 	t->ld = tool(t, "ld");
 	t->as = tool(t, "as");
-	t->hostcc = tf_target_which("gcc");
-	if (!t->hostcc)
-		t->hostcc = tf_strdup("gcc");
+	t->hostcc = build_compiler(t, "gcc");
+	t->hostcxx = build_compiler(t, "g++");
 	t->build_triplet = "unknown-linux-gnu";
 	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
 		if (tf_target_host() && !strcmp(tf_target_host(), targets[i].name))
@@ -290,6 +310,7 @@ void tf_target_release(struct tf_target *t)
 	free(t->ld);
 	free(t->as);
 	free(t->hostcc);
+	free(t->hostcxx);
 	free(t->cflags);
 	free(t->ldflags);
 	free(t->python);

@@ -17,7 +17,9 @@ struct tf_target {
 				 installed for the target */
 	char *ranlib, *nm, *objcopy, *objdump, *readelf, *ld, *as; /* owned */
 	char *hostcc;         /* owned: the build machine's C compiler, for
-				 generators run during the build (full path) */
+				 generators run during the build (full path,
+				 with -B<dir>/ for a cross target) */
+	char *hostcxx;        /* owned: the same for C++ */
 	const char *debarch;  /* "amd64", "arm64"; static string */
 	const char *build_triplet; /* the build machine's triplet; static */
 	char *cflags;         /* owned: default CFLAGS */

@@ -29,6 +29,7 @@
 #include "metadata.h"
 #include "path.h"
 #include "pyname.h"
+#include "pytag.h"
 
 /* Caps for what is held in memory from untrusted input. */
 #define RECORD_CAP (4u << 20)
@@ -1128,6 +1129,21 @@ static int elf_rules(struct verifier *v)
 	return check_license_files(v) || libs_rules(v) ? -1 : 0;
 }
 
+/* Extension module suffixes agree with the wheel's tags (pytag.h). */
+static int check_extensions(const struct verifier *v)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < v->nr_rows; i++)
+		if (tf_pytag_check_entry(v->rows[i].path, v->wn.python, v->wn.abi,
+					 v->wn.platform, &why) < 0)
+			ret = defect(v, v->rows[i].path, "%s", why.buf);
+	tf_buf_release(&why);
+	return ret;
+}
+
 static int verify_archive(struct verifier *v)
 {
 	struct utf8_locale l;
@@ -1136,6 +1152,7 @@ static int verify_archive(struct verifier *v)
 	utf8_begin(&l);
 	if (scan(v) < 0 || check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
+	    check_extensions(v) < 0 ||
 	    elf_rules(v) < 0 || check_entries(v) < 0 || check_missing(v) < 0)
 		goto out;
 	ret = 0;

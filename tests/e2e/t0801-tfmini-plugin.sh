@@ -89,7 +89,7 @@ expect_success 'the m1-plugin recipe builds the plugin wheel and tfmini+m1' '
 '
 
 expect_success 'its kernels test ran every ISA table against the scalar one' '
-	log="$TRASH/build-m1-plugin/$arch/logs/kernels.log" &&
+	log="$TRASH/build-m1-plugin/m1-plugin/$arch/logs/kernels.log" &&
 	grep "^ok - $best kernels match scalar\$" "$log" &&
 	grep "^# passed all\$" "$log"
 '

@@ -14,7 +14,7 @@ start_httpd "$TRASH/mirror" || exit 1
 
 arch=$(uname -m)
 fixtures="$SRC_ROOT/tests/fixtures/plugins"
-stage="$TRASH/build/$arch/stage/framework"
+stage="$TRASH/build/tfmini/$arch/stage/framework"
 q="'" # for expected messages, which quote names
 
 # probe: import tfmini; print its warnings and devices.

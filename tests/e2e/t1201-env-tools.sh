@@ -20,6 +20,8 @@ steps:
         if $t --version >/dev/null 2>>$STAGE/bare.txt; then echo "$t ran" >>$STAGE/bare.txt; else echo "$t: $?" >>$STAGE/bare.txt; fi
       done
       strings --version >/dev/null && echo "strings allowed" >>$STAGE/bare.txt
+      printf 'int main(void) { return 0; }\n' >gen.c
+      $HOSTCC -o gen gen.c && ./gen && echo "HOSTCC links" >>$STAGE/bare.txt
 EOF
 "$TFBUILD" -q recipe --target all r.yaml 2>err || { cat err; exit 1; }
 A=build/r/aarch64 X=build/r/x86_64
@@ -32,7 +34,7 @@ expect_success 'an aarch64 step gets every tool variable pointing at aarch64 too
 	done &&
 	grep -qx "HOST_TRIPLE=aarch64-linux-gnu" $A/stage/show/env.txt &&
 	grep -qx "BUILD_TRIPLE=x86_64-linux-gnu" $A/stage/show/env.txt &&
-	grep -qx "HOSTCC=/usr/bin/gcc" $A/stage/show/env.txt &&
+	grep -qx "HOSTCC=/usr/bin/gcc -B/usr/bin/" $A/stage/show/env.txt &&
 	grep -qx "PKG_CONFIG=$TRASH/$A/toolchain/pkg-config" $A/stage/show/env.txt &&
 	grep -qx "PKG_CONFIG_LIBDIR=/usr/aarch64-linux-gnu/lib/pkgconfig" $A/stage/show/env.txt &&
 	grep -qx "CMAKE_TOOLCHAIN_FILE=$TRASH/$A/toolchain/toolchain.cmake" $A/stage/show/env.txt &&
@@ -61,7 +63,8 @@ expect_success 'bare gcc, gfortran, ranlib (and friends) fail naming the variabl
 	grep -qx "tfbuild: '"'"'ranlib'"'"' is the build machine'"'"'s ranlib; in a cross step use \$RANLIB (aarch64-linux-gnu-ranlib)" $A/stage/show/bare.txt &&
 	grep -q "^tfbuild: '"'"'gfortran'"'"' is the build machine'"'"'s Fortran compiler; " $A/stage/show/bare.txt &&
 	for t in gcc gfortran ranlib cc g++ ld ar strip nm; do grep -qx "$t: 127" $A/stage/show/bare.txt || exit 1; done &&
-	grep -qx "strings allowed" $A/stage/show/bare.txt
+	grep -qx "strings allowed" $A/stage/show/bare.txt &&
+	grep -qx "HOSTCC links" $A/stage/show/bare.txt
 '
 
 expect_success 'native steps keep the fixed PATH and the host tools' '
