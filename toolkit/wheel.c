@@ -555,8 +555,10 @@ static int add_meta_files(struct packer *p)
 	size_t i;
 	int ret = 0;
 
-	memcpy(v, w->meta_files, w->nr_meta_files * sizeof(*v));
-	qsort(v, w->nr_meta_files, sizeof(*v), cmp_meta);
+	if (w->nr_meta_files) {
+		memcpy(v, w->meta_files, w->nr_meta_files * sizeof(*v));
+		qsort(v, w->nr_meta_files, sizeof(*v), cmp_meta);
+	}
 	for (i = 0; i < w->nr_meta_files && !ret; i++) {
 		struct tf_wheel_file f = v[i];
 		char *dst = tf_xstrfmt("%s/%s", p->distinfo.buf, v[i].dst);
