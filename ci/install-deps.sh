@@ -14,7 +14,7 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
       python3-dev python3-wheel unzip faketime file
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
-      libcapstone-dev cmake meson ninja-build zlib1g-dev
+      libcapstone-dev cmake meson ninja-build dpkg-dev zlib1g-dev
       libtorch-dev pybind11-dev python3-torch
       python3-pip python3-cffi python3-cairo"
 # The CLI tests: the man page renders, completion loads in bash and zsh.
@@ -22,6 +22,23 @@ pkgs="$pkgs man-db groff-base zsh bash-completion"
 # Vendoring libraries into wheels (docs/libraries.md); independent
 # checkers of the metadata tfbuild writes.
 pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
+
+# Third-party recipe tests get upstream's release tarballs from Debian source packages
+# (tests/lib/upstream-sources.sh), which needs a deb-src line.
+srclist=/etc/apt/sources.list.d/tfbuild-deb-src.sources
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
+	! grep -qs '^deb-src ' /etc/apt/sources.list; then
+	if [ "$(id -u)" = 0 ]; then
+		printf '%s\n' '# Added by tfbuild ci/install-deps.sh: tests take upstream release' \
+			'# tarballs from Debian source packages (apt-get source).' \
+			'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
+			'Components: main' \
+			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$srclist"
+		apt-get -o DPkg::Lock::Timeout=900 update -qq
+	else
+		echo "tfbuild: not root; add a deb-src line for bookworm main to apt's sources" >&2
+	fi
+fi
 
 missing=
 for p in $pkgs; do

@@ -63,6 +63,9 @@ _tfbuild() {
 	--provenance)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
+	--framework)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
 	--max)
 		return ;;
 	--completion)
@@ -79,7 +82,7 @@ _tfbuild() {
 	explain)
 		words=" --build-dir --target -t --set -D --toolchain --jobs -j --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	verify)
-		words=" --sums --provenance --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
+		words=" --sums --provenance --framework --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	diff)
 		words=" --max --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	sha256)
