@@ -148,6 +148,16 @@ int tf_buf_addch(struct tf_buf *b, char c)
 	return tf_buf_add(b, &c, 1);
 }
 
+int tf_why(struct tf_buf *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tf_buf_vaddf(why, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int tf_buf_vaddf(struct tf_buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -35,6 +35,11 @@ int tf_buf_addstr(struct tf_buf *b, const char *s);
 int tf_buf_addch(struct tf_buf *b, char c);
 int tf_buf_addf(struct tf_buf *b, const char *fmt, ...) TF_PRINTF(2, 3);
 int tf_buf_vaddf(struct tf_buf *b, const char *fmt, va_list ap);
+/*
+ * For pure *_check functions (log.h): append why something is wrong to
+ * why and return -1, so a refusal reads `return tf_why(why, "...", x)`.
+ */
+int tf_why(struct tf_buf *why, const char *fmt, ...) TF_PRINTF(2, 3);
 /* Replace the contents with a formatted string. */
 int tf_buf_setf(struct tf_buf *b, const char *fmt, ...) TF_PRINTF(2, 3);
 void tf_buf_setlen(struct tf_buf *b, size_t len);

@@ -31,17 +31,6 @@ static const char *const spdx_exceptions[] = {
 #undef SPDX_EXCEPTION
 };
 
-static int why_not(struct tf_buf *why, const char *fmt, ...) TF_PRINTF(2, 3);
-static int why_not(struct tf_buf *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tf_buf_vaddf(why, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* --- SPDX --- */
 
 struct spdx {
@@ -120,12 +109,12 @@ static int spdx_simple(struct spdx *p)
 		if (spdx_or(p))
 			return -1;
 		if (strcmp(p->tok, ")"))
-			return why_not(p->why, "missing ')'");
+			return tf_why(p->why, "missing ')'");
 		next_token(p);
 		return 0;
 	}
 	if (!*p->tok || !strcmp(p->tok, ")"))
-		return why_not(p->why, "a license id is missing%s%s%s",
+		return tf_why(p->why, "a license id is missing%s%s%s",
 			       *p->tok ? " before '" : " at the end",
 			       p->tok, *p->tok ? "'" : "");
 	snprintf(id, sizeof(id), "%s", p->tok);
@@ -134,7 +123,7 @@ static int spdx_simple(struct spdx *p)
 		id[n - 1] = '\0';
 	if (!license_ref(p->tok) &&
 	    !in_list(spdx_licenses, sizeof(spdx_licenses) / sizeof(*spdx_licenses), id))
-		return why_not(p->why, "'%s' is not an SPDX license id", p->tok);
+		return tf_why(p->why, "'%s' is not an SPDX license id", p->tok);
 	next_token(p);
 	if (!is_op(p, "WITH"))
 		return 0;
@@ -142,7 +131,7 @@ static int spdx_simple(struct spdx *p)
 	if (!in_list(spdx_exceptions,
 		     sizeof(spdx_exceptions) / sizeof(*spdx_exceptions), p->tok) &&
 	    !license_ref(p->tok))
-		return why_not(p->why, "'%s' is not an SPDX exception id",
+		return tf_why(p->why, "'%s' is not an SPDX exception id",
 			       p->tok);
 	next_token(p);
 	return 0;
@@ -181,11 +170,11 @@ int tf_spdx_check(const char *expr, struct tf_buf *why)
 	p.why = why;
 	next_token(&p);
 	if (!*p.tok)
-		return why_not(why, "empty license expression");
+		return tf_why(why, "empty license expression");
 	if (spdx_or(&p))
 		return -1;
 	if (*p.tok)
-		return why_not(why, "expected AND, OR or WITH, not '%s'", p.tok);
+		return tf_why(why, "expected AND, OR or WITH, not '%s'", p.tok);
 	return 0;
 }
 
@@ -226,7 +215,7 @@ static int one_specifier(const char *s, size_t n, struct tf_buf *why)
 		if (n >= strlen(ops[i]) && !strncmp(s, ops[i], strlen(ops[i])))
 			op = ops[i];
 	if (!op)
-		return why_not(why, "'%.*s' has no operator (==, !=, <=, >=, "
+		return tf_why(why, "'%.*s' has no operator (==, !=, <=, >=, "
 			       "<, >, ~=, ===)", (int)n, s);
 	v = tf_strndup(s + strlen(op), n - strlen(op));
 	{
@@ -239,21 +228,21 @@ static int one_specifier(const char *s, size_t n, struct tf_buf *why)
 	}
 	if (!strcmp(op, "===")) {
 		if (!*v || strpbrk(v, " \t"))
-			ret = why_not(why, "'%s' needs a version", op);
+			ret = tf_why(why, "'%s' needs a version", op);
 	} else if ((!strcmp(op, "==") || !strcmp(op, "!=")) && len > 2 &&
 		   !strcmp(v + len - 2, ".*")) {
 		v[len - 2] = '\0';
 		if (!version_ok(v) || strchr(v, '+'))
-			ret = why_not(why, "'%.*s' is not a valid prefix match",
+			ret = tf_why(why, "'%.*s' is not a valid prefix match",
 				      (int)n, s);
 	} else if (!version_ok(v)) {
-		ret = why_not(why, "'%.*s': '%s' is not a PEP 440 version",
+		ret = tf_why(why, "'%.*s': '%s' is not a PEP 440 version",
 			      (int)n, s, v);
 	} else if (strcmp(op, "==") && strcmp(op, "!=") && strchr(v, '+')) {
-		ret = why_not(why, "'%.*s': a local version is only allowed "
+		ret = tf_why(why, "'%.*s': a local version is only allowed "
 			      "with == and !=", (int)n, s);
 	} else if (!strcmp(op, "~=") && !strchr(v, '.')) {
-		ret = why_not(why, "'%.*s': ~= needs at least two release "
+		ret = tf_why(why, "'%.*s': ~= needs at least two release "
 			      "segments", (int)n, s);
 	}
 	free(v);
@@ -265,7 +254,7 @@ int tf_specifiers_check(const char *spec, struct tf_buf *why)
 	const char *s = spec;
 
 	if (!*spec)
-		return why_not(why, "empty specifier");
+		return tf_why(why, "empty specifier");
 	for (;;) {
 		size_t n = strcspn(s, ",");
 
@@ -310,7 +299,7 @@ static int req_name(struct req *r, const char *what)
 	skip_ws(r);
 	n = name_len(r->pos);
 	if (!n)
-		return why_not(r->why, "a %s is missing at '%s'", what, r->pos);
+		return tf_why(r->why, "a %s is missing at '%s'", what, r->pos);
 	r->pos += n;
 	return 0;
 }
@@ -335,7 +324,7 @@ static int req_extras(struct req *r)
 			return 0;
 		}
 		if (*r->pos++ != ',')
-			return why_not(r->why, "extras need ',' or ']'");
+			return tf_why(r->why, "extras need ',' or ']'");
 	}
 }
 
@@ -355,7 +344,7 @@ static int marker_value(struct req *r)
 		const char *end = strchr(r->pos + 1, *r->pos);
 
 		if (!end)
-			return why_not(r->why, "unterminated string in marker");
+			return tf_why(r->why, "unterminated string in marker");
 		r->pos = end + 1;
 		return 0;
 	}
@@ -366,7 +355,7 @@ static int marker_value(struct req *r)
 			r->pos += n;
 			return 0;
 		}
-	return why_not(r->why, "'%.*s' is not a marker variable or a quoted "
+	return tf_why(r->why, "'%.*s' is not a marker variable or a quoted "
 		       "string", (int)(n ? n : strcspn(r->pos, " ")), r->pos);
 }
 
@@ -392,7 +381,7 @@ static int marker_op(struct req *r)
 		}
 		return 0;
 	}
-	return why_not(r->why, "a marker operator is missing at '%s'", r->pos);
+	return tf_why(r->why, "a marker operator is missing at '%s'", r->pos);
 }
 
 static int marker_or(struct req *r);
@@ -406,7 +395,7 @@ static int marker_expr(struct req *r)
 			return -1;
 		skip_ws(r);
 		if (*r->pos++ != ')')
-			return why_not(r->why, "missing ')' in marker");
+			return tf_why(r->why, "missing ')' in marker");
 		return 0;
 	}
 	return marker_value(r) || marker_op(r) || marker_value(r) ? -1 : 0;
@@ -468,7 +457,7 @@ static int req_versions(struct req *r)
 	r->pos += n;
 	skip_ws(r);
 	if (paren && *r->pos++ != ')')
-		return why_not(r->why, "missing ')'");
+		return tf_why(r->why, "missing ')'");
 	return 0;
 }
 
@@ -484,11 +473,11 @@ int tf_requirement_check(const char *req, struct tf_buf *why)
 		r.pos++;
 		skip_ws(&r);
 		if (!strstr(r.pos, "://"))
-			ret = why_not(why, "'@' needs a URL");
+			ret = tf_why(why, "'@' needs a URL");
 		r.pos += strcspn(r.pos, " \t");
 		skip_ws(&r);
 		if (!ret && *r.pos && *r.pos != ';')
-			ret = why_not(why, "a URL requirement needs ' ;' "
+			ret = tf_why(why, "a URL requirement needs ' ;' "
 				      "before its marker");
 	} else if (!ret) {
 		ret = req_versions(&r);
@@ -500,9 +489,9 @@ int tf_requirement_check(const char *req, struct tf_buf *why)
 		skip_ws(&r);
 	}
 	if (!ret && *r.pos)
-		ret = why_not(why, "unexpected '%s'", r.pos);
+		ret = tf_why(why, "unexpected '%s'", r.pos);
 	if (ret && why->len == before)
-		why_not(why, "not a PEP 508 requirement");
+		tf_why(why, "not a PEP 508 requirement");
 	return ret ? -1 : 0;
 }
 
@@ -523,7 +512,7 @@ int tf_content_type_check(const char *type, struct tf_buf *why)
 	for (i = 0; i < sizeof(ok) / sizeof(*ok); i++)
 		if (!strcmp(type, ok[i]))
 			return 0;
-	return why_not(why, "'%s' is not text/plain, text/x-rst or "
+	return tf_why(why, "'%s' is not text/plain, text/x-rst or "
 		       "text/markdown (with an optional '; charset=UTF-8', "
 		       "'; variant=GFM' or 'CommonMark')", type);
 }
@@ -537,9 +526,9 @@ int tf_url_check(const char *url, struct tf_buf *why)
 	else if (!strncmp(url, "http://", 7))
 		host = url + 7;
 	else
-		return why_not(why, "'%s' is not an http:// or https:// URL", url);
+		return tf_why(why, "'%s' is not an http:// or https:// URL", url);
 	if (!*host || *host == '/' || strpbrk(url, " \t\r\n"))
-		return why_not(why, "'%s' is not a valid URL", url);
+		return tf_why(why, "'%s' is not a valid URL", url);
 	return 0;
 }
 
@@ -549,6 +538,6 @@ int tf_email_check(const char *email, struct tf_buf *why)
 
 	if (!at || at == email || !at[1] || strchr(at + 1, '@') ||
 	    strpbrk(email, " \t\r\n<>,\"") || !strchr(at + 1, '.'))
-		return why_not(why, "'%s' is not an email address", email);
+		return tf_why(why, "'%s' is not an email address", email);
 	return 0;
 }

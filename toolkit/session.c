@@ -124,7 +124,7 @@ int tf_session_open(struct tf_session *s, int check_tools)
 {
 	struct tf_strvec targets = TF_STRVEC_INIT;
 	struct tf_plan_opts po;
-	struct tf_buf dir = TF_BUF_INIT;
+	struct tf_buf dir = TF_BUF_INIT, cache = TF_BUF_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
 
@@ -148,7 +148,9 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	po.jobs = s->opt.jobs;
 	po.sets = &s->opt.sets;
 	po.check_tools = check_tools;
-	po.cache_dir = s->opt.cache_dir;
+	/* Target roots and their wrappers are used from other directories. */
+	tf_path_absolute(&cache, s->opt.cache_dir);
+	po.cache_dir = cache.buf;
 	s->plans = tf_calloc(targets.nr, sizeof(*s->plans));
 	s->plan_ptrs = tf_calloc(targets.nr, sizeof(*s->plan_ptrs));
 	for (i = 0; i < targets.nr; i++) {
@@ -164,6 +166,7 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	s->fetch.offline = s->opt.offline;
 	s->fetch.recheck = s->opt.recheck;
 	tf_strvec_release(&targets);
+	tf_buf_release(&cache);
 	return ret;
 }
 

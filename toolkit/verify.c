@@ -55,40 +55,27 @@ void tf_wheel_name_release(struct tf_wheel_name *wn)
 	memset(wn, 0, sizeof(*wn));
 }
 
-/* Append why a filename is bad to why; return -1. */
-static int why_not(struct tf_buf *why, const char *fmt, ...) TF_PRINTF(2, 3);
-
-static int why_not(struct tf_buf *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tf_buf_vaddf(why, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int check_name_parts(const struct tf_wheel_name *wn, struct tf_buf *why)
 {
 	struct tf_buf v = TF_BUF_INIT;
 	int bad;
 
 	if (!tf_pyname_is_valid(wn->name))
-		return why_not(why, "'%s' is not a valid distribution name",
+		return tf_why(why, "'%s' is not a valid distribution name",
 			       wn->name);
 	bad = tf_pep440_normalize(wn->version, &v) < 0;
 	tf_buf_release(&v);
 	if (bad)
-		return why_not(why, "version '%s' is not a valid PEP 440 version",
+		return tf_why(why, "version '%s' is not a valid PEP 440 version",
 			       wn->version);
 	/* A build tag starts with a digit (binary distribution format). */
 	if (wn->build && (wn->build[0] < '0' || wn->build[0] > '9' ||
 			  !tf_wheel_tag_is_valid(wn->build)))
-		return why_not(why, "build tag '%s' is not valid", wn->build);
+		return tf_why(why, "build tag '%s' is not valid", wn->build);
 	if (!tf_wheel_tag_is_valid(wn->python) ||
 	    !tf_wheel_tag_is_valid(wn->abi) ||
 	    !tf_wheel_tag_is_valid(wn->platform))
-		return why_not(why, "tags '%s-%s-%s' are not valid", wn->python,
+		return tf_why(why, "tags '%s-%s-%s' are not valid", wn->python,
 			       wn->abi, wn->platform);
 	return 0;
 }
@@ -123,12 +110,12 @@ int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
 
 	tf_wheel_name_release(wn);
 	if (n < 4 || strcmp(base + n - 4, ".whl"))
-		return why_not(why, "filename does not end in '.whl'");
+		return tf_why(why, "filename does not end in '.whl'");
 	stem = tf_strndup(base, n - 4);
 	nr = split_dashes(stem, parts);
 	if (nr < 0) {
 		free(stem);
-		return why_not(why, "filename is not NAME-VERSION[-BUILD]-"
+		return tf_why(why, "filename is not NAME-VERSION[-BUILD]-"
 			       "PYTHON-ABI-PLATFORM.whl");
 	}
 	wn->name = tf_strdup(parts[0]);

@@ -2,7 +2,9 @@
 # Every wheel field is checked when the recipe is planned, at its
 # position, with exit 3, before anything is fetched or built: a two-line
 # summary no longer builds everything and then fails to pack. Golden
-# file: tests/e2e/recipes/wheel-fields.err.
+# file: tests/e2e/recipes/wheel-fields.err. The license is checked as an
+# SPDX expression when the recipe is loaded, before planning; its errors
+# are t0709's (tests/e2e/metadata/).
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 R="$SRC_ROOT/tests/e2e/recipes"
