@@ -23,13 +23,18 @@ DESTDIR  ?=
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
+ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit \
+              $(TK_DIRS:%=-iquote %)
 ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)
 # libstdc++ for __cxa_demangle only (toolkit/framework.c).
 DEMANGLE_LIBS = -lstdc++
 
-SRCS     = $(sort $(wildcard toolkit/*.c))
-OBJS     = $(SRCS:toolkit/%.c=$(O)/%.o)
+# toolkit/ holds the pipeline's stages; a concern of several files has
+# a folder of its own (audit/, env/, metadata/, ui/), one flat object dir.
+TK_DIRS  = $(sort $(dir $(wildcard toolkit/*/*.c)))
+SRCS     = $(sort $(wildcard toolkit/*.c toolkit/*/*.c))
+OBJS     = $(addprefix $(O)/,$(notdir $(SRCS:.c=.o)))
+vpath %.c toolkit $(TK_DIRS)
 # Test tools and unit tests link everything but main() and the commands.
 LIB_OBJS = $(filter-out $(O)/main.o $(O)/cmd_%.o,$(OBJS))
 UNIT_SRCS = $(sort $(wildcard tests/unit/*_test.c))
@@ -48,13 +53,13 @@ need-libs:
 $(BIN): $(OBJS) | need-libs
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(ALL_LDFLAGS)
 
-$(O)/%.o: toolkit/%.c $(wildcard toolkit/*.h)
+$(O)/%.o: %.c $(wildcard toolkit/*.h toolkit/*/*.h)
 	@mkdir -p $(O)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The stable ABI table is data compiled into abi3.o.
-$(O)/abi3.o: toolkit/abi3_table.inc
-$(O)/metadata.o: toolkit/spdx_ids.inc
+$(O)/abi3.o: toolkit/audit/abi3_table.inc
+$(O)/metadata.o: toolkit/metadata/spdx_ids.inc
 
 $(O)/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(O)/unit
