@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "isa.h"
+#include "launcher.h"
 #include "log.h"
 #include "ui.h"
 #include "path.h"
@@ -204,6 +205,8 @@ static int start(struct sched *s, struct task *t, const char *why)
 	tf_strvec_pushv(&r->argv, (const char *const[]){
 		"sh", "-e", "-c", ps->script, ps->def->name.s, NULL });
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
+	/* After the stamp: a launcher never changes what a step makes. */
+	tf_launcher_env(t->plan, &r->env);
 	r->clean_env = 1;
 	r->own_group = 1;
 	r->dir = ps->cwd;

@@ -54,6 +54,8 @@ struct tf_args {
 	const char *timeout;     /* --timeout TIME (recipe) */
 	struct tf_strvec targets; /* owned; --target, each valid */
 	struct tf_strvec sets;   /* owned; --set NAME=VALUE */
+	const char *launcher;    /* --launcher NAME (recipe) */
+	const char *distcc_hosts; /* --distcc-hosts HOSTS (recipe) */
 	/* verify */
 	const char *sums;        /* --sums */
 	const char *provenance;  /* --provenance */

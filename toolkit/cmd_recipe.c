@@ -9,6 +9,7 @@
 #include "build.h"
 #include "cmd.h"
 #include "hash.h"
+#include "launcher.h"
 #include "log.h"
 #include "pack.h"
 #include "path.h"
@@ -39,6 +40,12 @@ const struct tf_opt tf_opts_recipe[] = {
 	{ 0, "timeout", TF_OPT_STRING, TF_ARG(timeout), "TIME",
 	  "time limit of every step and test (90s, 30m, 2h), over the "
 	  "recipe's; default: the recipe's, or 1h", NULL, 0, 0 },
+	{ 0, "launcher", TF_OPT_CHOICE, TF_ARG(launcher), "NAME",
+	  "compile through ccache, sccache or distcc (none: not even the "
+	  "toolchain's); never changes the wheels", tf_launcher_choices, 0, 0 },
+	{ 0, "distcc-hosts", TF_OPT_STRING, TF_ARG(distcc_hosts), "HOSTS",
+	  "DISTCC_HOSTS for --launcher distcc (127.0.0.1:3632/4,lzo ...)",
+	  NULL, 0, 0 },
 	TF_OPT_END,
 };
 

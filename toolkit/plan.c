@@ -19,6 +19,7 @@
 #include "wheel.h"
 #include "pytag.h"
 #include "hosttools.h"
+#include "launcher.h"
 #include "sysroot.h"
 #include "toolfiles.h"
 #include "recipe_meta.h"
@@ -886,6 +887,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	}
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);
+	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -922,7 +925,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	/* Only a recipe without errors gets files written for it. */
 	if ((o->check_tools && tf_sysroot_make(p)) ||
 	    tf_toolfiles_write(p, o->check_tools) ||
-	    (o->check_tools && tf_hosttools_make(p)))
+	    (o->check_tools && tf_hosttools_make(p)) ||
+	    (o->check_tools && tf_launcher_write(p)))
 		return TF_PLAN_TOOLCHAIN;
 	return 0;
 }
@@ -965,6 +969,7 @@ void tf_plan_release(struct tf_plan *p)
 	tf_strvec_release(&p->package_digests);
 	tf_strvec_release(&p->package_files);
 	tf_target_release(&p->target);
+	tf_launcher_free(p->launcher);
 	tf_strvec_release(&p->store);
 	memset(p, 0, sizeof(*p));
 }

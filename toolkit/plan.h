@@ -18,6 +18,8 @@
 #include "elf.h"
 #include "wheel.h"
 
+struct tf_launcher;
+
 struct tf_plan_source {
 	const struct tf_source *def; /* borrowed from the recipe */
 	struct tf_strvec urls;       /* owned: url, then mirrors, expanded */
@@ -86,6 +88,9 @@ struct tf_plan_opts {
 	const struct tf_strvec *sets; /* NAME=VALUE overrides (--set), may be NULL */
 	int check_tools;             /* 1: the toolchain must exist */
 	const char *cache_dir;       /* tfbuild's cache (target sysroots), or NULL */
+	const char *launcher;        /* --launcher: a name, "none", or NULL for
+					the toolchain's (launcher.h) */
+	const char *distcc_hosts;    /* --distcc-hosts, or NULL */
 };
 
 struct tf_plan {
@@ -129,6 +134,8 @@ struct tf_plan {
 	struct tf_strvec package_files; /* owned: each one's .deb file name */
 	int py_major, py_minor;      /* CPython version of the target's Python
 					headers (patchlevel.h); -1 if unknown */
+	struct tf_launcher *launcher; /* owned: the compiler launcher, or NULL;
+					 never part of a stamp (launcher.h) */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */

@@ -16,9 +16,11 @@
 
 #include "hash.h"
 #include "isa.h"
+#include "launcher.h"
 #include "libs.h"
 #include "recipe_meta.h"
 #include "log.h"
+#include "opt.h"
 #include "target.h"
 #include "path.h"
 
@@ -1056,6 +1058,24 @@ STR_FIELD(tf_toolchain_def, sysroot, "sysroot")
 STR_FIELD(tf_toolchain_def, python_include, "python-include")
 STR_FIELD(tf_toolchain_def, emulator, "emulator")
 
+static int parse_tf_toolchain_def_launcher(struct loader *l, yaml_node_t *v,
+					   void *obj, const char *where)
+{
+	struct tf_str *s = &((struct tf_toolchain_def *)obj)->launcher;
+	struct tf_buf valid = TF_BUF_INIT;
+	int ret;
+
+	(void)where;
+	if (get_str(l, "launcher", v, s))
+		return -1;
+	if (tf_launcher_is_known(s->s))
+		return 0;
+	tf_opt_join(tf_launcher_choices(), &valid);
+	ret = bad(l, v, "unknown launcher '%s' (valid: %s)", s->s, valid.buf);
+	tf_buf_release(&valid);
+	return ret;
+}
+
 static const struct field toolchain_fields[] = {
 	{ "cc", 0, parse_tf_toolchain_def_cc },
 	{ "ar", 0, parse_tf_toolchain_def_ar },
@@ -1065,6 +1085,7 @@ static const struct field toolchain_fields[] = {
 	{ "sysroot", 0, parse_tf_toolchain_def_sysroot },
 	{ "python-include", 0, parse_tf_toolchain_def_python_include },
 	{ "emulator", 0, parse_tf_toolchain_def_emulator },
+	{ "launcher", 0, parse_tf_toolchain_def_launcher },
 	{ NULL, 0, NULL },
 };
 

@@ -153,6 +153,7 @@ struct tf_toolchain_def {
 	struct tf_str sysroot;    /* passed as --sysroot; the emulator's -L */
 	struct tf_str python_include;
 	struct tf_str emulator;   /* command that runs target programs */
+	struct tf_str launcher;   /* compiler launcher (launcher.h), checked */
 	struct tf_pos pos;
 };
 

@@ -53,6 +53,10 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	o->recheck = a->recheck;
 	o->force = a->force;
 	o->toolchain = a->toolchain;
+	o->launcher = a->launcher;
+	o->distcc_hosts = a->distcc_hosts;
+	if (a->distcc_hosts && (!a->launcher || strcmp(a->launcher, "distcc")))
+		return tf_usage_error(c, "--distcc-hosts goes with --launcher distcc");
 	if (a->timeout) {
 		o->timeout = tf_parse_duration(a->timeout);
 		if (o->timeout <= 0)
@@ -148,6 +152,8 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	po.jobs = s->opt.jobs;
 	po.sets = &s->opt.sets;
 	po.check_tools = check_tools;
+	po.launcher = s->opt.launcher;
+	po.distcc_hosts = s->opt.distcc_hosts;
 	/* Target roots and their wrappers are used from other directories. */
 	tf_path_absolute(&cache, s->opt.cache_dir);
 	po.cache_dir = cache.buf;

@@ -25,6 +25,8 @@ struct tf_options {
 	const char *toolchain;  /* borrowed; --toolchain FILE, or NULL */
 	struct tf_strvec targets; /* owned; --target values ("all" expanded later) */
 	struct tf_strvec sets;  /* owned; --set NAME=VALUE */
+	const char *launcher;   /* borrowed; --launcher, or NULL */
+	const char *distcc_hosts; /* borrowed; --distcc-hosts, or NULL */
 };
 
 struct tf_session {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher.h"
 #include "log.h"
 #include "path.h"
 #include "plan.h"
@@ -136,6 +137,10 @@ void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 	cmake_set(out, "CMAKE_LIBRARY_ARCHITECTURE", t->triplet, NULL);
 	cmake_tool(out, "CMAKE_C_COMPILER", t->cc, NULL);
 	cmake_tool(out, "CMAKE_CXX_COMPILER", t->cxx, NULL);
+	if (p->launcher) {
+		cmake_set(out, "CMAKE_C_COMPILER_LAUNCHER", p->launcher->path, NULL);
+		cmake_set(out, "CMAKE_CXX_COMPILER_LAUNCHER", p->launcher->path, NULL);
+	}
 	if (t->fc)
 		cmake_tool(out, "CMAKE_Fortran_COMPILER", t->fc, NULL);
 	cmake_tool(out, "CMAKE_AR", t->ar, "FILEPATH");
@@ -219,6 +224,23 @@ static void meson_tool(struct tf_buf *out, const char *key, const char *name)
 	free(path);
 }
 
+/* A compiler, behind the launcher when there is one: ['ccache', 'gcc']. */
+static void meson_compiler(const struct tf_plan *p, struct tf_buf *out,
+			   const char *key, const char *name)
+{
+	struct tf_strvec v = TF_STRVEC_INIT;
+
+	if (!p->launcher) {
+		meson_tool(out, key, name);
+		return;
+	}
+	tf_strvec_push(&v, p->launcher->path);
+	tf_strvec_push_take(&v, tool_path(name));
+	tf_buf_addf(out, "%s = ", key);
+	meson_list(out, &v);
+	tf_strvec_release(&v);
+}
+
 static void meson_flags(struct tf_buf *out, const char *key, const char *flags)
 {
 	struct tf_strvec v = TF_STRVEC_INIT;
@@ -238,8 +260,8 @@ void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 	tf_buf_addf(out, "# Meson %s file for target %s, written by tfbuild.\n"
 		    "# Use: meson setup ${meson_args} BUILDDIR. Do not edit.\n"
 		    "[binaries]\n", t->native ? "native" : "cross", t->name);
-	meson_tool(out, "c", t->cc);
-	meson_tool(out, "cpp", t->cxx);
+	meson_compiler(p, out, "c", t->cc);
+	meson_compiler(p, out, "cpp", t->cxx);
 	if (t->fc)
 		meson_tool(out, "fortran", t->fc);
 	meson_tool(out, "ar", t->ar);
@@ -369,6 +391,31 @@ int tf_write_if_changed(const char *path, const char *data, size_t len,
 	return tf_write_file_atomic(path, data, len, mode);
 }
 
+/*
+ * Write a CMake or Meson file. Its stamped text is the one without the
+ * launcher: a launcher never changes what a step makes (launcher.h).
+ */
+static int write_gen(struct tf_plan *p, const char *path,
+		     void (*gen)(const struct tf_plan *, struct tf_buf *),
+		     struct tf_buf *text, int write)
+{
+	struct tf_launcher *l = p->launcher;
+
+	tf_buf_reset(text);
+	p->launcher = NULL;
+	gen(p, text);
+	p->launcher = l;
+	tf_buf_addf(&p->toolfiles, "== %s\n", tf_path_basename(path));
+	tf_buf_add(&p->toolfiles, text->buf, text->len);
+	if (!write)
+		return 0;
+	if (l) {
+		tf_buf_reset(text);
+		gen(p, text);
+	}
+	return tf_write_if_changed(path, text->buf, text->len, 0644);
+}
+
 static int write_one(struct tf_plan *p, const char *path, struct tf_buf *text,
 		     unsigned mode, int write)
 {
@@ -384,15 +431,10 @@ int tf_toolfiles_write(struct tf_plan *p, int write)
 	struct tf_buf b = TF_BUF_INIT;
 	int ret = write ? tf_mkdir_p(p->tools_dir) : 0;
 
-	if (!ret) {
-		tf_toolfiles_cmake(p, &b);
-		ret = write_one(p, p->cmake_toolchain, &b, 0644, write);
-	}
-	if (!ret) {
-		tf_buf_reset(&b);
-		tf_toolfiles_meson(p, &b);
-		ret = write_one(p, p->meson_file, &b, 0644, write);
-	}
+	if (!ret)
+		ret = write_gen(p, p->cmake_toolchain, tf_toolfiles_cmake, &b, write);
+	if (!ret)
+		ret = write_gen(p, p->meson_file, tf_toolfiles_meson, &b, write);
 	if (!ret) {
 		tf_buf_reset(&b);
 		pkg_config_script(p, &b);

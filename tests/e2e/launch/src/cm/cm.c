@@ -1,0 +1,1 @@
+int cm_c(int x) { return x * 7; }

@@ -1,0 +1,2 @@
+#include <string.h>
+int mk_b(int x) { return x + (int)strlen(__FILE__); }

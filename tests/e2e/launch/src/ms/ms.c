@@ -1,0 +1,1 @@
+int ms_c(int x) { return x - 11; }

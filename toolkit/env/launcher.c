@@ -1,0 +1,257 @@
+/*
+ * Compiler launchers (launcher.h). The wrappers are rewritten only when
+ * their text changes; their text, like the launcher itself, is not part
+ * of any step's stamp.
+ */
+#include "launcher.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "path.h"
+#include "plan.h"
+#include "recipe.h"
+#include "target.h"
+#include "toolfiles.h"
+
+extern char **environ;
+
+static const struct {
+	const char *name;    /* as --launcher takes it */
+	const char *prefix;  /* the caller's variables that reach steps */
+	const char *install; /* what to do when it is missing */
+} launchers[] = {
+	{ "ccache", "CCACHE_", "install Debian's ccache" },
+	{ "sccache", "SCCACHE_",
+	  "sccache is not packaged in Debian 12: install its release binary or "
+	  "'cargo install sccache' into /usr/local/bin" },
+	{ "distcc", "DISTCC_", "install Debian's distcc" },
+};
+
+#define NR_LAUNCHERS (sizeof(launchers) / sizeof(*launchers))
+
+const char *const *tf_launcher_choices(void)
+{
+	static const char *choices[NR_LAUNCHERS + 2];
+	size_t i;
+
+	for (i = 0; i < NR_LAUNCHERS; i++)
+		choices[i] = launchers[i].name;
+	choices[i] = "none";
+	return choices;
+}
+
+int tf_launcher_is_known(const char *name)
+{
+	const char *const *c;
+
+	for (c = tf_launcher_choices(); *c; c++)
+		if (!strcmp(*c, name))
+			return 1;
+	return 0;
+}
+
+static int find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_LAUNCHERS; i++)
+		if (!strcmp(launchers[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* The last `launcher` the target's toolchains (recipe, then file) name. */
+static const char *toolchain_launcher(const struct tf_recipe *r,
+				      const char *target)
+{
+	const char *name = NULL;
+	size_t i;
+
+	for (i = 0; i < r->nr_toolchains; i++)
+		if (!strcmp(r->toolchains[i].target.s, target) &&
+		    r->toolchains[i].launcher.s)
+			name = r->toolchains[i].launcher.s;
+	return name;
+}
+
+/*
+ * The deepest directory holding both a and b (absolute paths), or NULL
+ * when that is "/": a base_dir of "/" would make system headers relative.
+ */
+static char *common_dir(const char *a, const char *b)
+{
+	size_t i, last = 0;
+
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			last = i;
+	if ((!a[i] || a[i] == '/') && (!b[i] || b[i] == '/'))
+		last = i;
+	return last > 1 ? tf_strndup(a, last) : NULL;
+}
+
+int tf_launcher_plan(struct tf_plan *p, const char *cli,
+		     const char *distcc_hosts, int check)
+{
+	const char *name = cli ? cli : toolchain_launcher(p->recipe, p->target.name);
+	struct tf_launcher *l;
+	int i;
+
+	p->launcher = NULL;
+	if (!name || !strcmp(name, "none"))
+		return 0;
+	i = find(name);
+	if (i < 0)
+		BUG("launcher '%s' was not checked", name);
+	l = tf_calloc(1, sizeof(*l));
+	l->name = launchers[i].name;
+	l->path = check ? tf_target_which(name) : tf_strdup("");
+	l->dir = tf_xstrfmt("%s/launcher", p->tools_dir);
+	l->distcc_hosts = distcc_hosts ? tf_strdup(distcc_hosts) : NULL;
+	l->base_dir = common_dir(p->dir, p->recipe->dir);
+	p->launcher = l;
+	if (!l->path)
+		return error("target '%s': launcher '%s' not found in %s; %s",
+			     p->target.name, name, tf_target_path,
+			     launchers[i].install);
+	return 0;
+}
+
+/* A shell word in single quotes. */
+static void sh_quote(struct tf_buf *out, const char *s)
+{
+	tf_buf_addch(out, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			tf_buf_addstr(out, "'\\''");
+		else
+			tf_buf_addch(out, *s);
+	tf_buf_addch(out, '\'');
+}
+
+static int write_wrapper(const struct tf_launcher *l, const char *compiler)
+{
+	char *real = tf_target_which(compiler);
+	struct tf_buf path = TF_BUF_INIT, text = TF_BUF_INIT;
+	int ret;
+
+	if (!real) /* tf_target_setup has named what to install */
+		return 0;
+	tf_buf_addf(&text, "#!/bin/sh\n# %s through %s, written by tfbuild.\nexec ",
+		    tf_path_basename(compiler), l->name);
+	sh_quote(&text, l->path);
+	tf_buf_addch(&text, ' ');
+	sh_quote(&text, real);
+	tf_buf_addstr(&text, " \"$@\"\n");
+	tf_path_join(&path, l->dir, tf_path_basename(compiler));
+	ret = tf_write_if_changed(path.buf, text.buf, text.len, 0755);
+	free(real);
+	tf_buf_release(&path);
+	tf_buf_release(&text);
+	return ret;
+}
+
+int tf_launcher_write(struct tf_plan *p)
+{
+	const struct tf_launcher *l = p->launcher;
+
+	if (!l)
+		return 0;
+	if (tf_mkdir_p(l->dir))
+		return -1;
+	if (write_wrapper(l, p->target.cc) || write_wrapper(l, p->target.cxx))
+		return -1;
+	return 0;
+}
+
+/* Set NAME=VALUE in env, replacing an earlier NAME. Takes entry. */
+static void env_set(struct tf_strvec *env, char *entry)
+{
+	size_t i, n = strcspn(entry, "=") + 1;
+
+	for (i = 0; i < env->nr; i++)
+		if (!strncmp(env->v[i], entry, n)) {
+			free(env->v[i]);
+			env->v[i] = entry;
+			return;
+		}
+	tf_strvec_push_take(env, entry);
+}
+
+static const char *env_get(const struct tf_strvec *env, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < env->nr; i++)
+		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=')
+			return env->v[i] + n + 1;
+	return NULL;
+}
+
+/* The cache directory the launcher uses by default for the caller,
+ * whose HOME the steps do not see. */
+static char *user_cache(const char *tool)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return tf_xstrfmt("%s/%s", xdg, tool);
+	return tf_xstrfmt("%s/.cache/%s", home && *home ? home : "/tmp", tool);
+}
+
+/* Settings that keep ccache's results shareable across checkouts. */
+static void ccache_env(const struct tf_launcher *l, struct tf_strvec *env)
+{
+	env_set(env, tf_xstrfmt("CCACHE_DIR=%s", user_cache("ccache")));
+	if (l->base_dir)
+		env_set(env, tf_xstrfmt("CCACHE_BASEDIR=%s", l->base_dir));
+	/* Prefix maps keep the directory out of the objects (plan.c). */
+	env_set(env, tf_strdup("CCACHE_NOHASHDIR=1"));
+	env_set(env, tf_strdup("CCACHE_COMPILERCHECK=content"));
+	/* Sources are extracted and patched just before they build. */
+	env_set(env, tf_strdup("CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime"));
+}
+
+void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env)
+{
+	const struct tf_launcher *l = p->launcher;
+	const char *path, *prefix;
+	size_t i, n;
+
+	if (!l)
+		return;
+	path = env_get(env, "PATH");
+	env_set(env, tf_xstrfmt("PATH=%s%s%s", l->dir, path ? ":" : "",
+				path ? path : ""));
+	if (!strcmp(l->name, "ccache"))
+		ccache_env(l, env);
+	else if (!strcmp(l->name, "sccache"))
+		env_set(env, tf_xstrfmt("SCCACHE_DIR=%s", user_cache("sccache")));
+	prefix = launchers[find(l->name)].prefix;
+	n = strlen(prefix);
+	for (i = 0; environ[i]; i++)
+		if (!strncmp(environ[i], prefix, n) && strchr(environ[i], '='))
+			env_set(env, tf_strdup(environ[i]));
+	if (l->distcc_hosts)
+		env_set(env, tf_xstrfmt("DISTCC_HOSTS=%s", l->distcc_hosts));
+	/* A compiler named by path is not found through PATH. */
+	if (strchr(p->target.cc, '/'))
+		env_set(env, tf_xstrfmt("CC=%s/%s", l->dir,
+					tf_path_basename(p->target.cc)));
+	if (strchr(p->target.cxx, '/'))
+		env_set(env, tf_xstrfmt("CXX=%s/%s", l->dir,
+					tf_path_basename(p->target.cxx)));
+}
+
+void tf_launcher_free(struct tf_launcher *l)
+{
+	if (!l)
+		return;
+	free(l->path);
+	free(l->dir);
+	free(l->distcc_hosts);
+	free(l->base_dir);
+	free(l);
+}

@@ -1,0 +1,65 @@
+#ifndef TF_LAUNCHER_H
+#define TF_LAUNCHER_H
+
+/*
+ * Compiler launchers: ccache, sccache or distcc in front of the target's
+ * C and C++ compilers (docs/distributed.md), chosen with --launcher or a
+ * toolchain's `launcher` key.
+ *
+ * A launcher changes how fast objects are made, never what they are, so
+ * it stays out of everything a step's stamp records: the plan's step
+ * environment and the toolfiles' stamped text are the same with or
+ * without one. It is applied when a step starts (tf_launcher_env) and
+ * in the CMake toolchain and Meson machine files as written to disk:
+ *
+ *  - Make and plain scripts: a directory of wrappers named like the
+ *    compilers ($CC, $CXX: gcc, aarch64-linux-gnu-gcc, ...) comes first
+ *    in PATH; each runs `LAUNCHER /full/path/of/compiler "$@"`. $CC keeps
+ *    its value, so scripts that quote it or write it into a file see
+ *    what they see without a launcher.
+ *  - CMake: CMAKE_C_COMPILER_LAUNCHER and CMAKE_CXX_COMPILER_LAUNCHER.
+ *  - Meson: the list form, c = ['/usr/bin/ccache', '/usr/bin/gcc'].
+ *
+ * The caller's CCACHE_*, SCCACHE_* or DISTCC_* variables (the chosen
+ * launcher's prefix only) reach steps; nothing else of the caller's
+ * environment does.
+ */
+
+#include "buf.h"
+
+struct tf_plan;
+struct tf_recipe;
+
+struct tf_launcher {
+	const char *name;     /* static: "ccache", "sccache", "distcc" */
+	char *path;           /* owned: its full path ("" unless checked) */
+	char *dir;            /* owned: the directory of compiler wrappers */
+	char *distcc_hosts;   /* owned: --distcc-hosts, or NULL */
+	char *base_dir;       /* owned: ccache's base_dir: the directory
+				 holding the build tree and the recipe */
+};
+
+/* The valid --launcher values, NULL-terminated: the launchers, "none". */
+const char *const *tf_launcher_choices(void);
+/* 1 if name is a launcher or "none". */
+int tf_launcher_is_known(const char *name);
+
+/*
+ * Choose p's launcher: cli (--launcher, may be NULL) over the last
+ * `launcher` of the target's toolchains. With check set, the launcher
+ * must be installed (named with what to install if not). Sets
+ * p->launcher (NULL for none). Returns 0, or -1 after an error.
+ */
+int tf_launcher_plan(struct tf_plan *p, const char *cli,
+		     const char *distcc_hosts, int check);
+/* Write the compiler wrappers (when p has a launcher). 0 or -1. */
+int tf_launcher_write(struct tf_plan *p);
+/*
+ * Put p's launcher into a starting step's environment env (a copy of
+ * the step's own): PATH, the launcher's settings, and the caller's
+ * allow-listed variables.
+ */
+void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env);
+void tf_launcher_free(struct tf_launcher *l);
+
+#endif
