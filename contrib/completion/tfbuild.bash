@@ -36,6 +36,11 @@ _tfbuild() {
 		return ;;
 	--timeout)
 		return ;;
+	--launcher)
+		COMPREPLY=($(compgen -W "ccache sccache distcc none" -- "$cur"))
+		return ;;
+	--distcc-hosts)
+		return ;;
 	--cache)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
@@ -76,7 +81,7 @@ _tfbuild() {
 	"")
 		words="recipe fetch explain verify diff sha256 help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
-		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --timeout --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --timeout --launcher --distcc-hosts --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	explain)
