@@ -1063,6 +1063,7 @@ static int parse_tf_toolchain_def_launcher(struct loader *l, yaml_node_t *v,
 {
 	struct tf_str *s = &((struct tf_toolchain_def *)obj)->launcher;
 	struct tf_buf valid = TF_BUF_INIT;
+	const char *near;
 	int ret;
 
 	(void)where;
@@ -1070,8 +1071,10 @@ static int parse_tf_toolchain_def_launcher(struct loader *l, yaml_node_t *v,
 		return -1;
 	if (tf_launcher_is_known(s->s))
 		return 0;
+	near = tf_opt_nearest(s->s, tf_launcher_choices());
 	tf_opt_join(tf_launcher_choices(), &valid);
-	ret = bad(l, v, "unknown launcher '%s' (valid: %s)", s->s, valid.buf);
+	ret = bad(l, v, "unknown launcher '%s' (valid: %s)%s%s%s", s->s, valid.buf,
+		  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 	tf_buf_release(&valid);
 	return ret;
 }
