@@ -76,11 +76,7 @@ static const char *toolchain_launcher(const struct tf_recipe *r,
 	return name;
 }
 
-/*
- * The deepest directory holding both a and b (absolute paths), or NULL
- * when that is "/": a base_dir of "/" would make system headers relative.
- */
-static char *common_dir(const char *a, const char *b)
+char *tf_launcher_base_dir(const char *a, const char *b)
 {
 	size_t i, last = 0;
 
@@ -110,7 +106,7 @@ int tf_launcher_plan(struct tf_plan *p, const char *cli,
 	l->path = check ? tf_target_which(name) : tf_strdup("");
 	l->dir = tf_xstrfmt("%s/launcher", p->tools_dir);
 	l->distcc_hosts = distcc_hosts ? tf_strdup(distcc_hosts) : NULL;
-	l->base_dir = common_dir(p->dir, p->recipe->dir);
+	l->base_dir = tf_launcher_base_dir(p->dir, p->recipe->dir);
 	p->launcher = l;
 	if (!l->path)
 		return error("target '%s': launcher '%s' not found in %s; %s",

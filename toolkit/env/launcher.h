@@ -61,5 +61,12 @@ int tf_launcher_write(struct tf_plan *p);
  */
 void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env);
 void tf_launcher_free(struct tf_launcher *l);
+/*
+ * ccache's base_dir for a build tree a and a recipe directory b
+ * (absolute, normalized): the deepest directory holding both, or NULL
+ * when that is "/" (which would make system headers relative). Caller
+ * frees.
+ */
+char *tf_launcher_base_dir(const char *a, const char *b);
 
 #endif
