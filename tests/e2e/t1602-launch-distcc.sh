@@ -77,9 +77,9 @@ expect_success 'the wheels are byte-identical to the build without a launcher' '
 '
 
 expect_success 'with plain -g, only DWARF column numbers differ from a local compile' '
-	launch_checkout plain2 && launch_build plain2 outg &&
+	launch_checkout plain2 && TARGET=aarch64 launch_build plain2 outg &&
 	launch_checkout other/G &&
-	launch_build other/G outDg --launcher distcc --distcc-hosts "127.0.0.1:$port/4" &&
+	TARGET=aarch64 launch_build other/G outDg --launcher distcc --distcc-hosts "127.0.0.1:$port/4" &&
 	for d in outg outDg; do
 		rm -rf x$d && mkdir x$d && (cd x$d && unzip -q ../$d/*aarch64.whl) || exit 1
 	done &&

@@ -22,11 +22,12 @@ launch_checkout() {
 		cp -R "$TESTS_DIR/e2e/launch" "$1"
 }
 
-# launch_build CHECKOUT OUT [tfbuild options...]: build both targets.
+# launch_build CHECKOUT OUT [tfbuild options...]: build both targets
+# (or $TARGET).
 launch_build() {
 	co=$1 out=$2
 	shift 2
-	"$TFBUILD" -q recipe --target all --out "$out" "$@" "$co/r.yaml"
+	"$TFBUILD" -q recipe --target "${TARGET:-all}" --out "$out" "$@" "$co/r.yaml"
 }
 
 # same_wheels DIR1 DIR2: the same wheel files, byte for byte.
