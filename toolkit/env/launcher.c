@@ -186,21 +186,22 @@ static const char *env_get(const struct tf_strvec *env, const char *name)
 	return NULL;
 }
 
-/* The cache directory the launcher uses by default for the caller,
+/* VAR=the cache directory the launcher uses by default for the caller,
  * whose HOME the steps do not see. */
-static char *user_cache(const char *tool)
+static char *user_cache(const char *var, const char *tool)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
 	if (xdg && *xdg == '/')
-		return tf_xstrfmt("%s/%s", xdg, tool);
-	return tf_xstrfmt("%s/.cache/%s", home && *home ? home : "/tmp", tool);
+		return tf_xstrfmt("%s=%s/%s", var, xdg, tool);
+	return tf_xstrfmt("%s=%s/.cache/%s", var, home && *home ? home : "/tmp",
+			  tool);
 }
 
 /* Settings that keep ccache's results shareable across checkouts. */
 static void ccache_env(const struct tf_launcher *l, struct tf_strvec *env)
 {
-	env_set(env, tf_xstrfmt("CCACHE_DIR=%s", user_cache("ccache")));
+	env_set(env, user_cache("CCACHE_DIR", "ccache"));
 	if (l->base_dir)
 		env_set(env, tf_xstrfmt("CCACHE_BASEDIR=%s", l->base_dir));
 	/* Prefix maps keep the directory out of the objects (plan.c). */
@@ -224,7 +225,7 @@ void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env)
 	if (!strcmp(l->name, "ccache"))
 		ccache_env(l, env);
 	else if (!strcmp(l->name, "sccache"))
-		env_set(env, tf_xstrfmt("SCCACHE_DIR=%s", user_cache("sccache")));
+		env_set(env, user_cache("SCCACHE_DIR", "sccache"));
 	prefix = launchers[find(l->name)].prefix;
 	n = strlen(prefix);
 	for (i = 0; environ[i]; i++)
