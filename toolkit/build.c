@@ -396,9 +396,9 @@ static void save_output(struct sched *s, struct task *t)
 	struct reloc r;
 
 	ps->origin = TF_CACHE_BUILT;
+	cache_key(s, t, ps->cache_key);
 	if (!s->opts->cache)
 		return;
-	cache_key(s, t, ps->cache_key);
 	reloc_init(s, t, &r);
 	/* A stage naming this build's places would not work elsewhere. */
 	tf_cache_save(s->opts->cache, ps->cache_key, ps->stage, ps->output,
