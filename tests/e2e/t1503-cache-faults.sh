@@ -68,6 +68,13 @@ expect_success 'a sound remote cache is used' '
 	grep -q "^tfbuild: 0 of 2 steps ran" err && ! grep -q warning err
 '
 
+expect_success 'with --no-store it is used and nothing is kept' '
+	run nostore "$DAV_URL/good" --no-store 2>err >/dev/null &&
+	grep -q "^tfbuild: 0 of 2 steps ran" err && ! grep -q warning err &&
+	cmp good/$wheel outnostore/$wheel &&
+	test -z "$(find cnostore/store -type f)"
+'
+
 expect_success 'a tampered archive' '
 	"$PYTHON" - dav/tampered/cas/* <<-\EOF &&
 	import sys

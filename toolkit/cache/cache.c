@@ -8,6 +8,7 @@
 #include "cache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,8 +145,9 @@ static int restore_local(struct tf_cache *c, const char *key, const char *stage,
 			tf_store_drop(&c->store, key, NULL);
 	}
 	if (r == 0 && unpack(fd, stage, e->tree, &why)) {
+		/* The entry lies about a sound blob: drop the entry only. */
 		r = -1;
-		tf_store_drop(&c->store, key, e->cas);
+		tf_store_drop(&c->store, key, NULL);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -168,7 +170,7 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 	char got[TF_SHA256_HEX_LEN + 1];
 	int out, r;
 
-	if (tf_store_open_blob(&c->store, e->cas, e->size, fd, why) == 0)
+	if (c->store_on && tf_store_open_blob(&c->store, e->cas, e->size, fd, why) == 0)
 		return 0;
 	tf_buf_reset(why);
 	out = tf_store_tmp(&c->store, &tmp);
@@ -187,12 +189,20 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 		r = tf_why(why, "GET %s: not found, though an entry names it", path.buf);
 	else if (!r && strcmp(got, e->cas))
 		r = tf_why(why, "GET %s: its bytes hash to %s", path.buf, got);
-	if (!r)
-		r = tf_store_add_blob(&c->store, tmp.buf, e->cas);
-	else
+	if (!r && !c->store_on) {
+		/* --no-store: use the verified file, keep nothing. */
+		*fd = open(tmp.buf, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			r = tf_why(why, "cannot reopen '%s': %s", tmp.buf,
+				   strerror(errno));
 		unlink(tmp.buf);
-	if (!r && tf_store_open_blob(&c->store, e->cas, e->size, fd, why))
-		r = -1;
+	} else if (!r) {
+		r = tf_store_add_blob(&c->store, tmp.buf, e->cas);
+		if (!r && tf_store_open_blob(&c->store, e->cas, e->size, fd, why))
+			r = -1;
+	} else {
+		unlink(tmp.buf);
+	}
 	tf_buf_release(&tmp);
 	tf_buf_release(&path);
 	return r ? -1 : 0;
@@ -218,10 +228,8 @@ static int restore_remote(struct tf_cache *c, const char *key, const char *stage
 	}
 	if (r == 0)
 		r = fetch_blob(c, e, &fd, &why);
-	if (r == 0 && unpack(fd, stage, e->tree, &why)) {
-		tf_store_drop(&c->store, key, e->cas);
+	if (r == 0 && unpack(fd, stage, e->tree, &why))
 		r = -1;
-	}
 	if (fd >= 0)
 		close(fd);
 	if (r == 0 && c->store_on)
@@ -259,25 +267,20 @@ int tf_cache_restore(struct tf_cache *c, const char *key, const char *stage,
 	return hit;
 }
 
+/* Upload the archive open at fd and its entry; one warning on failure. */
 static void upload(struct tf_cache *c, const struct tf_ac_entry *e,
-		   const struct tf_buf *text)
+		   const struct tf_buf *text, int fd)
 {
 	struct tf_buf why = TF_BUF_INIT, path = TF_BUF_INIT;
-	int fd = -1, r;
+	int r;
 
-	r = tf_store_open_blob(&c->store, e->cas, e->size, &fd, &why);
-	if (r == 1)
-		tf_why(&why, "the blob %s left the local store", e->cas);
 	tf_buf_addf(&path, "cas/%s", e->cas);
-	if (!r)
-		r = tf_remote_put(c->remote, path.buf, NULL, fd, e->size, &why);
+	r = tf_remote_put(c->remote, path.buf, NULL, fd, e->size, &why);
 	tf_buf_reset(&path);
 	tf_buf_addf(&path, "ac/%s", e->key);
 	if (!r)
 		r = tf_remote_put(c->remote, path.buf, text->buf, -1,
 				  (long long)text->len, &why);
-	if (fd >= 0)
-		close(fd);
 	if (r) {
 		warning("remote cache %s: cannot upload: %s; uploads stop for "
 			"this run", tf_remote_shown(c->remote), why.buf);
@@ -295,7 +298,7 @@ void tf_cache_save(struct tf_cache *c, const char *key, const char *stage,
 	unsigned char md[TF_SHA256_LEN];
 	int fd, r;
 
-	if (!c || (!c->store_on && !(c->upload && !c->remote_off)))
+	if (!c || (!c->store_on && !(c->remote && c->upload && !c->remote_off)))
 		return;
 	fd = tf_store_tmp(&c->store, &tmp);
 	if (fd < 0)
@@ -315,13 +318,21 @@ void tf_cache_save(struct tf_cache *c, const char *key, const char *stage,
 	tf_sha256_hex(md, e.cas);
 	memcpy(e.key, key, sizeof(e.key));
 	memcpy(e.tree, tree, sizeof(e.tree));
-	if (tf_store_add_blob(&c->store, tmp.buf, e.cas) ||
-	    tf_ac_encode(&e, c->signer, &text))
+	if (tf_ac_encode(&e, c->signer, &text)) {
+		unlink(tmp.buf);
 		goto out;
-	if (c->store_on)
+	}
+	if (c->remote && c->upload && !c->remote_off) {
+		fd = open(tmp.buf, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			upload(c, &e, &text, fd);
+			close(fd);
+		}
+	}
+	if (!c->store_on)
+		unlink(tmp.buf); /* --no-store: keep nothing */
+	else if (!tf_store_add_blob(&c->store, tmp.buf, e.cas))
 		tf_store_put_ac(&c->store, key, text.buf, text.len);
-	if (c->remote && c->upload && !c->remote_off)
-		upload(c, &e, &text);
 out:
 	tf_buf_release(&tmp);
 	tf_buf_release(&why);
