@@ -50,6 +50,9 @@ pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression
 # Compiler launchers and the servers their tests start on 127.0.0.1
 # (docs/distributed.md); python3-yaml reads the release workflow.
 pkgs="$pkgs ccache redis-server distcc python3-yaml"
+# The build cache's tests (docs/cache.md): nginx with WebDAV as the
+# remote cache.
+pkgs="$pkgs nginx-light"
 
 # Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "cache.h"
 #include "hash.h"
 #include "log.h"
 #include "path.h"
@@ -289,6 +290,48 @@ static json_t *build_definition(struct tf_plan **plans, size_t nr,
 			 "resolvedDependencies", dependencies(plans, nr));
 }
 
+/* "built", "local-store", "remote-cache" or "up-to-date" (enum tf_cache_origin). */
+static const char *origin_name(int origin)
+{
+	switch (origin) {
+	case TF_CACHE_BUILT: return "built";
+	case TF_CACHE_LOCAL: return "local-store";
+	case TF_CACHE_REMOTE: return "remote-cache";
+	default: return "up-to-date";
+	}
+}
+
+/*
+ * Each step's output (its stage tree's digest), where it came from, and
+ * under which cache key and signer (docs/cache.md).
+ */
+static json_t *step_outputs(struct tf_plan **plans, size_t nr)
+{
+	json_t *steps = json_array();
+	struct tf_buf name = TF_BUF_INIT;
+	size_t i, j;
+
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < plans[i]->recipe->nr_steps; j++) {
+			const struct tf_plan_step *ps = &plans[i]->steps[j];
+			json_t *a = json_pack("{s:s}", "origin", origin_name(ps->origin));
+
+			if (!*ps->output)
+				continue;
+			if (*ps->cache_key)
+				json_object_set_new(a, "cacheKey", json_string(ps->cache_key));
+			if (*ps->signer)
+				json_object_set_new(a, "signer", json_string(ps->signer));
+			tf_buf_setf(&name, "step:%s:%s", plans[i]->target.name,
+				    ps->def->name.s);
+			json_array_append_new(steps, json_pack("{s:s, s:{s:s}, s:o}",
+				"name", name.buf, "digest", "tfbuildTreeSha256",
+				ps->output, "annotations", a));
+		}
+	tf_buf_release(&name);
+	return steps;
+}
+
 int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 			const struct tf_provenance_run *run)
 {
@@ -310,6 +353,9 @@ int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 			"https://tfbuild.dev/tfbuild@" TF_VERSION, "metadata");
 	if (!doc)
 		BUG("provenance document could not be built");
+	json_object_set_new(json_object_get(json_object_get(doc, "predicate"),
+					    "runDetails"),
+			    "byproducts", step_outputs(plans, nr));
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	json_decref(doc);
 	if (!text)

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "isa.h"
 #include "launcher.h"
 #include "log.h"
@@ -78,20 +79,66 @@ static int readiness(struct sched *s, struct task *t)
 	return ready;
 }
 
-/* Everything that can change what a step produces. */
-static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
+/*
+ * Where a step's inputs name this machine's places: for the cache key,
+ * the build tree, the recipe's directory and the cache directory read as
+ * placeholders, so two checkouts of a project share keys. NULL-ended.
+ */
+struct reloc {
+	const char *from[4];
+	const char *to[4];
+};
+
+static void reloc_init(struct sched *s, struct task *t, struct reloc *r)
+{
+	size_t n = 0;
+
+	r->from[n] = t->plan->dir;
+	r->to[n++] = "@BUILD@";
+	r->from[n] = t->plan->recipe->dir;
+	r->to[n++] = "@RECIPE@";
+	if (s->opts->cache_dir) {
+		r->from[n] = s->opts->cache_dir;
+		r->to[n++] = "@CACHE@";
+	}
+	r->from[n] = r->to[n] = NULL;
+}
+
+/* tf_stamp_add, with the data relocated when r is not NULL. */
+static void add_input(struct tf_stamp *st, const struct reloc *r,
+		      const char *name, const void *data, size_t len)
+{
+	struct tf_buf b = TF_BUF_INIT;
+
+	if (!r) {
+		tf_stamp_add(st, name, data, len);
+		return;
+	}
+	tf_cache_relocate(data, len, r->from, r->to, &b);
+	tf_stamp_add(st, name, b.buf, b.len);
+	tf_buf_release(&b);
+}
+
+/*
+ * Everything that can change what a step produces. With r, the data is
+ * relocated (struct reloc): the cache key's inputs.
+ */
+static void step_inputs_rel(struct sched *s, struct task *t, struct tf_stamp *st,
+			    const struct reloc *r)
 {
 	struct tf_plan *p = t->plan;
 	struct tf_plan_step *ps = &p->steps[t->step];
 	struct tf_buf b = TF_BUF_INIT;
 	size_t j;
 
+	if (r)
+		tf_stamp_add(st, "cache-key", "1", 1);
 	tf_stamp_add(st, "tfbuild", TF_VERSION, strlen(TF_VERSION));
 	tf_stamp_add(st, "target", p->target.name, strlen(p->target.name));
-	tf_stamp_add(st, "toolchain", p->target.identity, strlen(p->target.identity));
-	tf_stamp_add(st, "script", ps->script, strlen(ps->script));
+	add_input(st, r, "toolchain", p->target.identity, strlen(p->target.identity));
+	add_input(st, r, "script", ps->script, strlen(ps->script));
 	/* The CMake/Meson/pkg-config files: a change there reruns steps. */
-	tf_stamp_add(st, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
+	add_input(st, r, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
 	for (j = 0; j < p->packages.nr; j++)
 		tf_buf_addf(&b, "%s %s\n", p->packages.v[j], p->package_digests.v[j]);
 	tf_stamp_add(st, "target-packages", b.buf, b.len);
@@ -100,7 +147,7 @@ static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
 	for (j = 0; j < ps->env.nr; j++)
 		if (strncmp(ps->env.v[j], "JOBS=", 5))
 			tf_buf_addf(&b, "%s\n", ps->env.v[j]);
-	tf_stamp_add(st, "environment", b.buf, b.len);
+	add_input(st, r, "environment", b.buf, b.len);
 	for (j = 0; j < ps->nr_reads; j++) {
 		const struct tf_plan_source *src = &p->sources[ps->reads[j]];
 
@@ -114,6 +161,24 @@ static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
 		tf_stamp_add_hex(st, b.buf, d->plan->steps[d->step].output);
 	}
 	tf_buf_release(&b);
+}
+
+static void step_inputs(struct sched *s, struct task *t, struct tf_stamp *st)
+{
+	step_inputs_rel(s, t, st, NULL);
+}
+
+/* The step's cache key: its inputs, wherever the build happens. */
+static void cache_key(struct sched *s, struct task *t,
+		      char key[TF_SHA256_HEX_LEN + 1])
+{
+	struct tf_stamp st = TF_STAMP_INIT;
+	struct reloc r;
+
+	reloc_init(s, t, &r);
+	step_inputs_rel(s, t, &st, &r);
+	tf_stamp_key(&st, key);
+	tf_stamp_release(&st);
 }
 
 /*
@@ -327,6 +392,55 @@ static void describe_limit(const struct task *t, struct tf_buf *out)
 		tf_buf_addstr(out, " (--timeout)");
 }
 
+/* Keep what a step just built in the cache, for other trees and machines. */
+static void save_output(struct sched *s, struct task *t)
+{
+	struct tf_plan_step *ps = &t->plan->steps[t->step];
+	struct reloc r;
+
+	ps->origin = TF_CACHE_BUILT;
+	cache_key(s, t, ps->cache_key);
+	if (!s->opts->cache)
+		return;
+	reloc_init(s, t, &r);
+	/* A stage naming this build's places would not work elsewhere. */
+	tf_cache_save(s->opts->cache, ps->cache_key, ps->stage, ps->output,
+		      r.from);
+}
+
+/*
+ * Restore t's stage from the cache instead of running it: 1 if it was
+ * (its stamp is then written as if it had run), 0 if it must run.
+ */
+static int restore_output(struct sched *s, struct task *t)
+{
+	struct tf_plan_step *ps = &t->plan->steps[t->step];
+	struct tf_stamp st = TF_STAMP_INIT;
+	enum tf_cache_origin origin = TF_CACHE_NONE;
+	char signer[TF_CACHE_SIGNER_LEN + 1] = "";
+	int ret;
+
+	if (!s->opts->cache || s->opts->force)
+		return 0;
+	cache_key(s, t, ps->cache_key);
+	if (!tf_cache_restore(s->opts->cache, ps->cache_key, ps->stage, &origin,
+			      signer, ps->output))
+		return 0;
+	step_inputs(s, t, &st);
+	memcpy(st.output, ps->output, sizeof(st.output));
+	ret = tf_stamp_write(ps->stamp, &st);
+	tf_stamp_release(&st);
+	if (ret)
+		return 0;
+	ps->origin = (int)origin;
+	memcpy(ps->signer, signer, sizeof(ps->signer));
+	info("restored %s for %s from the %s (key %.12s%s%s)", ps->def->name.s,
+	     t->plan->target.name,
+	     origin == TF_CACHE_REMOTE ? "remote cache" : "local store",
+	     ps->cache_key, *signer ? ", signed by " : "", signer);
+	return 1;
+}
+
 static void finish(struct sched *s, struct task *t, int status)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
@@ -343,6 +457,8 @@ static void finish(struct sched *s, struct task *t, int status)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (status == 0 && write_stamp(s, t))
 		status = 1;
+	if (status == 0)
+		save_output(s, t);
 	tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
 			    status ? TF_UI_STEP_FAILED : TF_UI_STEP_OK,
 			    (double)(now.tv_sec - t->started.tv_sec) +
@@ -392,7 +508,7 @@ static int start_or_skip(struct sched *s, struct task *t)
 	struct tf_buf why = TF_BUF_INIT;
 	int ret = 0;
 
-	if (!must_run(s, t, &why)) {
+	if (!must_run(s, t, &why) || restore_output(s, t)) {
 		t->state = DONE;
 		tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
 				    TF_UI_STEP_UP_TO_DATE, 0, NULL);

@@ -11,12 +11,17 @@
 
 #include "plan.h"
 
+struct tf_cache;
+
 struct tf_build_opts {
 	int jobs;       /* most steps running at once, >= 1 */
 	int keep_going; /* 1: after a failure, go on with steps that don't need it */
 	int force;      /* 1: run every step, whatever the stamps say */
 	long long timeout; /* --timeout, seconds: every step's limit, over the
 			      recipe's `timeout`; 0: the recipe's or default */
+	struct tf_cache *cache;    /* borrowed: the build cache, or NULL */
+	const char *cache_dir;     /* borrowed: absolute cache directory (a
+				      place cache keys do not depend on) */
 };
 
 /* A step's or test's time limit when neither the recipe nor --timeout sets one. */

@@ -56,6 +56,15 @@ struct tf_args {
 	struct tf_strvec sets;   /* owned; --set NAME=VALUE */
 	const char *launcher;    /* --launcher NAME (recipe) */
 	const char *distcc_hosts; /* --distcc-hosts HOSTS (recipe) */
+	/* recipe: the build cache (docs/cache.md) */
+	const char *remote_cache; /* --remote-cache URL */
+	int remote_cache_upload; /* --remote-cache-upload */
+	int remote_cache_timeout; /* --remote-cache-timeout SECONDS, 0: default */
+	const char *trust;       /* --trust KEYFILE */
+	const char *signing_key; /* --signing-key KEYFILE */
+	int no_store;            /* --no-store */
+	/* cache */
+	const char *max_size;    /* --max-size SIZE (cache gc) */
 	/* verify */
 	const char *sums;        /* --sums */
 	const char *provenance;  /* --provenance */
@@ -128,6 +137,23 @@ int tf_cmd_unknown(const char *name);
 	"FILE", "toolchain overrides (YAML: toolchains: TARGET: ...)", NULL, 0, 0 }
 #define TF_OPT_OFFLINE { 0, "offline", TF_OPT_FLAG, TF_ARG(offline), NULL, \
 	"use only the download cache", NULL, 0, 0 }
+/* The build cache's options (recipe). */
+#define TF_OPTS_CACHE \
+	{ 0, "remote-cache", TF_OPT_STRING, TF_ARG(remote_cache), "URL", \
+	  "read step outputs from this Bazel HTTP remote cache " \
+	  "(env TFBUILD_REMOTE_CACHE; docs/cache.md)", NULL, 0, 0 }, \
+	{ 0, "remote-cache-upload", TF_OPT_FLAG, TF_ARG(remote_cache_upload), \
+	  NULL, "also upload what is built, signed with --signing-key", \
+	  NULL, 0, 0 }, \
+	{ 0, "remote-cache-timeout", TF_OPT_INT, TF_ARG(remote_cache_timeout), \
+	  "SECONDS", "give up on a remote cache that stalls this long " \
+	  "(default: 30)", NULL, 1, 3600 }, \
+	{ 0, "trust", TF_OPT_STRING, TF_ARG(trust), "KEYFILE", \
+	  "public keys whose signed remote entries are used", NULL, 0, 0 }, \
+	{ 0, "signing-key", TF_OPT_STRING, TF_ARG(signing_key), "KEYFILE", \
+	  "Ed25519 private key (PEM) that signs uploaded entries", NULL, 0, 0 }, \
+	{ 0, "no-store", TF_OPT_FLAG, TF_ARG(no_store), NULL, \
+	  "neither use nor fill the local store of step outputs", NULL, 0, 0 }
 #define TF_OPT_RECHECK { 0, "recheck", TF_OPT_FLAG, TF_ARG(recheck), NULL, \
 	"re-hash cached downloads before using them", NULL, 0, 0 }
 
@@ -138,6 +164,7 @@ int cmd_sha256(struct tf_args *a);
 int cmd_explain(struct tf_args *a);
 int cmd_diff(struct tf_args *a);
 int cmd_help(struct tf_args *a);
+int cmd_cache(struct tf_args *a);
 
 extern const char tf_usage_recipe[];
 extern const char tf_usage_fetch[];
@@ -146,6 +173,7 @@ extern const char tf_usage_sha256[];
 extern const char tf_usage_explain[];
 extern const char tf_usage_diff[];
 extern const char tf_usage_help[];
+extern const char tf_usage_cache[];
 extern const struct tf_opt tf_opts_recipe[];
 extern const struct tf_opt tf_opts_fetch[];
 extern const struct tf_opt tf_opts_verify[];
@@ -153,5 +181,6 @@ extern const struct tf_opt tf_opts_sha256[];
 extern const struct tf_opt tf_opts_explain[];
 extern const struct tf_opt tf_opts_diff[];
 extern const struct tf_opt tf_opts_help[];
+extern const struct tf_opt tf_opts_cache[];
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "attest.h"
 #include "build.h"
+#include "cache.h"
 #include "cmd.h"
 #include "hash.h"
 #include "launcher.h"
@@ -46,6 +47,7 @@ const struct tf_opt tf_opts_recipe[] = {
 	{ 0, "distcc-hosts", TF_OPT_STRING, TF_ARG(distcc_hosts), "HOSTS",
 	  "DISTCC_HOSTS for --launcher distcc (127.0.0.1:3632/4,lzo ...)",
 	  NULL, 0, 0 },
+	TF_OPTS_CACHE,
 	TF_OPT_END,
 };
 
@@ -77,7 +79,7 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 static int run_pipeline(struct tf_session *s)
 {
 	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force,
-				    s->opt.timeout };
+				    s->opt.timeout, s->cache, s->opt.cache.dir };
 	struct tf_strvec written = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -110,6 +112,8 @@ int cmd_recipe(struct tf_args *a)
 	ret = tf_session_setup(&s, a, tf_cmd_find("recipe"));
 	if (!ret)
 		ret = tf_session_open(&s, 1);
+	if (!ret && tf_cache_open(&s.cache, &s.opt.cache))
+		ret = TF_EXIT_USAGE;
 	if (!ret)
 		ret = run_pipeline(&s);
 	tf_session_release(&s);

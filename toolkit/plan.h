@@ -48,6 +48,11 @@ struct tf_plan_step {
 	size_t nr_reads;
 	char output[65];             /* digest of its stage once done */
 	int ran;                     /* 1 if it ran in this run (not cached) */
+	int origin;                  /* enum tf_cache_origin: built, restored
+					from the local store or the remote
+					cache, or not looked up (0) */
+	char cache_key[65];          /* its cache key once looked up, or "" */
+	char signer[17];             /* key id that signed a restored entry */
 };
 
 struct tf_plan_file {

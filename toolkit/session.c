@@ -31,6 +31,37 @@ static void set_defaults(struct tf_options *o)
 		o->jobs = n > 0 ? (int)n : 1;
 }
 
+/* The build cache's settings: config file, environment, then options. */
+static int cache_options(struct tf_options *o, const struct tf_args *a,
+			 const struct tf_cmd *c)
+{
+	struct tf_buf abs = TF_BUF_INIT;
+	struct tf_cache_opts *co = &o->cache;
+
+	co->store = 1;
+	co->timeout = TF_CACHE_DEFAULT_TIMEOUT;
+	if (tf_cache_config(co, &o->cache_keep))
+		return TF_EXIT_USAGE;
+	if (a->remote_cache)
+		co->remote = *a->remote_cache ? a->remote_cache : NULL;
+	if (a->remote_cache_upload)
+		co->upload = 1;
+	if (a->remote_cache_timeout)
+		co->timeout = a->remote_cache_timeout;
+	if (a->trust)
+		co->trust = a->trust;
+	if (a->signing_key)
+		co->signing_key = a->signing_key;
+	if (a->no_store)
+		co->store = 0;
+	tf_path_absolute(&abs, o->cache_dir);
+	tf_strvec_push(&o->cache_keep, abs.buf);
+	co->dir = o->cache_keep.v[o->cache_keep.nr - 1];
+	tf_buf_release(&abs);
+	(void)c;
+	return 0;
+}
+
 int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 		     const struct tf_cmd *c)
 {
@@ -40,6 +71,7 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	memset(s, 0, sizeof(*s));
 	o->targets = (struct tf_strvec)TF_STRVEC_INIT;
 	o->sets = (struct tf_strvec)TF_STRVEC_INIT;
+	o->cache_keep = (struct tf_strvec)TF_STRVEC_INIT;
 	if (a->args.nr != 1)
 		return tf_usage_error(c, "%s", a->args.nr ? "too many arguments; one recipe at a time"
 					  : "missing the recipe file");
@@ -68,7 +100,7 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	for (i = 0; i < a->sets.nr; i++)
 		tf_strvec_push(&o->sets, a->sets.v[i]);
 	set_defaults(o);
-	return 0;
+	return cache_options(o, a, c);
 }
 
 /* A target the recipe does not build: say which ones it does. */
@@ -189,5 +221,7 @@ void tf_session_release(struct tf_session *s)
 	free((char *)s->opt.build_dir);
 	tf_strvec_release(&s->opt.targets);
 	tf_strvec_release(&s->opt.sets);
+	tf_strvec_release(&s->opt.cache_keep);
+	tf_cache_close(s->cache);
 	memset(s, 0, sizeof(*s));
 }

@@ -7,6 +7,7 @@
  */
 
 #include "buf.h"
+#include "cache.h"
 #include "fetch.h"
 #include "plan.h"
 #include "recipe.h"
@@ -27,6 +28,9 @@ struct tf_options {
 	struct tf_strvec sets;  /* owned; --set NAME=VALUE */
 	const char *launcher;   /* borrowed; --launcher, or NULL */
 	const char *distcc_hosts; /* borrowed; --distcc-hosts, or NULL */
+	struct tf_cache_opts cache; /* config file, environment, then options;
+				       .dir: the absolute cache directory */
+	struct tf_strvec cache_keep; /* owned: strings cache points to */
 };
 
 struct tf_session {
@@ -36,6 +40,7 @@ struct tf_session {
 	struct tf_plan **plan_ptrs; /* owned array of pointers into plans */
 	size_t nr_plans;
 	struct tf_fetch_opts fetch; /* points into opt */
+	struct tf_cache *cache; /* owned: opened by the command that builds */
 };
 
 struct tf_args;

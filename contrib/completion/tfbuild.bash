@@ -5,7 +5,7 @@ _tfbuild() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		recipe|fetch|explain|verify|diff|sha256|help) cmd=${COMP_WORDS[i]}; break ;;
+		recipe|fetch|explain|verify|diff|sha256|cache|help) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -41,6 +41,14 @@ _tfbuild() {
 		return ;;
 	--distcc-hosts)
 		return ;;
+	--remote-cache)
+		return ;;
+	--remote-cache-timeout)
+		return ;;
+	--trust)
+		return ;;
+	--signing-key)
+		return ;;
 	--cache)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
@@ -73,15 +81,20 @@ _tfbuild() {
 		return ;;
 	--max)
 		return ;;
+	--cache)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	--max-size)
+		return ;;
 	--completion)
 		COMPREPLY=($(compgen -W "bash zsh" -- "$cur"))
 		return ;;
 	esac
 	case $cmd in
 	"")
-		words="recipe fetch explain verify diff sha256 help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
+		words="recipe fetch explain verify diff sha256 cache help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
-		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --timeout --launcher --distcc-hosts --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --timeout --launcher --distcc-hosts --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	explain)
@@ -92,6 +105,8 @@ _tfbuild() {
 		words=" --max --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	sha256)
 		words=" --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=file ;;
+	cache)
+		words=" --cache --max-size --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	help)
 		words=" --man --completion --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	esac
@@ -103,7 +118,7 @@ _tfbuild() {
 	yaml) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur") $(compgen -d -- "$cur")) ;;
 	whl) COMPREPLY=($(compgen -f -X '!*.whl' -- "$cur") $(compgen -d -- "$cur")) ;;
 	file) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	*) COMPREPLY=($(compgen -W "recipe fetch explain verify diff sha256 help" -- "$cur")) ;;
+	*) COMPREPLY=($(compgen -W "recipe fetch explain verify diff sha256 cache help" -- "$cur")) ;;
 	esac
 }
 complete -o filenames -F _tfbuild tfbuild

@@ -23,6 +23,12 @@ cd "$TRASH" || exit 1
 export HOME="$TRASH/home" XDG_CACHE_HOME="$TRASH/home/.cache"
 mkdir -p "$HOME"
 unset TFBUILD_CACHE TFMINI_PLUGINS TFMINI_M1_ISA 2>/dev/null || true
+# The build cache (docs/cache.md): no settings from the caller. Tests
+# rebuild by removing the build tree, so the local store of step outputs
+# is off unless a test turns it on (TFBUILD_STORE=1, or t15xx's own).
+unset TFBUILD_CONFIG TFBUILD_REMOTE_CACHE TFBUILD_REMOTE_CACHE_UPLOAD \
+	TFBUILD_REMOTE_CACHE_TIMEOUT TFBUILD_TRUST TFBUILD_SIGNING_KEY 2>/dev/null || true
+export XDG_CONFIG_HOME="$TRASH/home/.config" TFBUILD_STORE=0
 # Tests talk to 127.0.0.1 only; a proxy from the caller must not intercept.
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY \
 	no_proxy NO_PROXY 2>/dev/null || true

@@ -1,0 +1,500 @@
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "log.h"
+#include "path.h"
+
+#define STALE_TMP_SECONDS (24L * 60 * 60)
+
+int tf_store_open(struct tf_store *s, const char *cache_dir)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	static const char *const sub[] = { "cas", "ac", "tmp", NULL };
+	size_t i;
+	int ret = 0;
+
+	tf_path_join(&b, cache_dir, "store");
+	s->dir = tf_buf_detach(&b);
+	for (i = 0; !ret && sub[i]; i++) {
+		tf_buf_reset(&b);
+		tf_path_join(&b, s->dir, sub[i]);
+		ret = tf_mkdir_p(b.buf);
+	}
+	tf_buf_release(&b);
+	return ret;
+}
+
+void tf_store_release(struct tf_store *s)
+{
+	if (!s)
+		return;
+	free(s->dir);
+	s->dir = NULL;
+}
+
+void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
+		   struct tf_buf *out)
+{
+	tf_buf_addf(out, "%s/%s/%.2s/%s", s->dir, kind, hex, hex);
+}
+
+int tf_store_get_ac(const struct tf_store *s, const char *key,
+		    struct tf_ac_entry *e, struct tf_buf *text, struct tf_buf *why)
+{
+	struct tf_buf path = TF_BUF_INIT, own = TF_BUF_INIT;
+	struct tf_buf *t = text ? text : &own;
+	int fd, ret = 0;
+	ssize_t n;
+
+	tf_store_path(s, "ac", key, &path);
+	fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = errno == ENOENT ? 1 : tf_why(why, "cannot open '%s': %s",
+						   path.buf, strerror(errno));
+		goto out;
+	}
+	tf_buf_reset(t);
+	tf_buf_grow(t, TF_AC_MAX + 1);
+	n = read(fd, t->buf, TF_AC_MAX + 1);
+	close(fd);
+	if (n < 0) {
+		ret = tf_why(why, "cannot read '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	tf_buf_setlen(t, (size_t)n);
+	if (tf_ac_parse(t->buf, t->len, e, why) || strcmp(e->key, key))
+		ret = -1;
+	if (ret && !why->len)
+		tf_why(why, "it names another key");
+out:
+	tf_buf_release(&path);
+	tf_buf_release(&own);
+	return ret;
+}
+
+int tf_store_put_ac(const struct tf_store *s, const char *key,
+		    const char *text, size_t len)
+{
+	struct tf_buf path = TF_BUF_INIT, dir = TF_BUF_INIT;
+	int ret;
+
+	tf_store_path(s, "ac", key, &path);
+	tf_path_dirname(&dir, path.buf);
+	ret = tf_mkdir_p(dir.buf) || tf_write_file_atomic(path.buf, text, len, 0644);
+	tf_buf_release(&path);
+	tf_buf_release(&dir);
+	return ret ? -1 : 0;
+}
+
+void tf_store_drop(const struct tf_store *s, const char *key, const char *hex)
+{
+	struct tf_buf path = TF_BUF_INIT;
+
+	tf_store_path(s, "ac", key, &path);
+	unlink(path.buf);
+	if (hex) {
+		tf_buf_reset(&path);
+		tf_store_path(s, "cas", hex, &path);
+		unlink(path.buf);
+	}
+	tf_buf_release(&path);
+}
+
+/*
+ * flock(2), not fcntl: a write lock by fcntl needs a writable fd, and
+ * blobs are read-only; and closing any other fd of the file does not
+ * drop a flock.
+ */
+static int lock(int fd, int shared, int wait)
+{
+	while (flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int tf_store_open_blob(const struct tf_store *s, const char *hex,
+		       long long size, int *fd, struct tf_buf *why)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	struct tf_sha256 *h;
+	unsigned char md[TF_SHA256_LEN], *chunk;
+	char got[TF_SHA256_HEX_LEN + 1];
+	long long total = 0;
+	ssize_t n;
+	int ret = 0;
+
+	tf_store_path(s, "cas", hex, &path);
+	*fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		ret = errno == ENOENT ? 1 : tf_why(why, "cannot open '%s': %s",
+						   path.buf, strerror(errno));
+		tf_buf_release(&path);
+		return ret;
+	}
+	if (lock(*fd, 1, 1) < 0) {
+		ret = tf_why(why, "cannot lock '%s': %s", path.buf, strerror(errno));
+		goto fail;
+	}
+	/* gc may have unlinked it while we waited: then it is gone. */
+	if (!tf_path_exists(path.buf)) {
+		ret = 1;
+		goto fail;
+	}
+	h = tf_sha256_new();
+	chunk = tf_malloc(1 << 16);
+	while ((n = read(*fd, chunk, 1 << 16)) > 0) {
+		tf_sha256_update(h, chunk, (size_t)n);
+		total += n;
+	}
+	free(chunk);
+	tf_sha256_final(h, md);
+	tf_sha256_hex(md, got);
+	if (n < 0)
+		ret = tf_why(why, "cannot read '%s': %s", path.buf, strerror(errno));
+	else if (strcmp(got, hex) || (size >= 0 && total != size))
+		ret = tf_why(why, "'%s' is corrupt: its bytes hash to %s", path.buf,
+			     got);
+	if (ret) {
+		unlink(path.buf);
+		goto fail;
+	}
+	/* The LRU clock: this blob was just used. */
+	futimens(*fd, NULL);
+	tf_buf_release(&path);
+	return 0;
+fail:
+	close(*fd);
+	*fd = -1;
+	tf_buf_release(&path);
+	return ret;
+}
+
+int tf_store_tmp(const struct tf_store *s, struct tf_buf *path)
+{
+	int fd;
+
+	tf_buf_addf(path, "%s/tmp/blob.XXXXXX", s->dir);
+	fd = mkostemp(path->buf, O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("cannot create a temporary file in '%s/tmp'",
+				   s->dir);
+	return fd;
+}
+
+int tf_store_add_blob(const struct tf_store *s, const char *tmp, const char *hex)
+{
+	struct tf_buf path = TF_BUF_INIT, dir = TF_BUF_INIT;
+	int ret = 0;
+
+	tf_store_path(s, "cas", hex, &path);
+	tf_path_dirname(&dir, path.buf);
+	if (tf_path_exists(path.buf)) {
+		/* Same name, same bytes: keep the one readers may hold. */
+		unlink(tmp);
+		utimensat(AT_FDCWD, path.buf, NULL, 0);
+	} else if (tf_mkdir_p(dir.buf) || chmod(tmp, 0444) < 0 ||
+		   rename(tmp, path.buf) < 0) {
+		ret = error_errno("cannot store '%s'", path.buf);
+		unlink(tmp);
+	}
+	tf_buf_release(&path);
+	tf_buf_release(&dir);
+	return ret;
+}
+
+/* Call fn for each file two levels below <dir>/<kind>. */
+static int each_file(const struct tf_store *s, const char *kind,
+		     int (*fn)(const char *path, const char *name, void *arg),
+		     void *arg)
+{
+	struct tf_strvec fans = TF_STRVEC_INIT, names = TF_STRVEC_INIT;
+	struct tf_buf top = TF_BUF_INIT, sub = TF_BUF_INIT, file = TF_BUF_INIT;
+	size_t i, j;
+	int ret;
+
+	tf_path_join(&top, s->dir, kind);
+	ret = tf_path_is_dir(top.buf) ? tf_list_dir(top.buf, &fans) : 0;
+	for (i = 0; !ret && i < fans.nr; i++) {
+		tf_buf_reset(&sub);
+		tf_path_join(&sub, top.buf, fans.v[i]);
+		tf_strvec_release(&names);
+		if (!tf_path_is_dir(sub.buf) || tf_list_dir(sub.buf, &names))
+			continue;
+		for (j = 0; !ret && j < names.nr; j++) {
+			tf_buf_reset(&file);
+			tf_path_join(&file, sub.buf, names.v[j]);
+			ret = fn(file.buf, names.v[j], arg);
+		}
+	}
+	tf_strvec_release(&fans);
+	tf_strvec_release(&names);
+	tf_buf_release(&top);
+	tf_buf_release(&sub);
+	tf_buf_release(&file);
+	return ret;
+}
+
+static int count_entry(const char *path, const char *name, void *arg)
+{
+	struct tf_store_stats *st = arg;
+
+	if (tf_sha256_is_hex(name))
+		st->entries++;
+	return 0;
+}
+
+static int count_blob(const char *path, const char *name, void *arg)
+{
+	struct tf_store_stats *st = arg;
+	struct stat sb;
+
+	if (tf_sha256_is_hex(name) && !lstat(path, &sb)) {
+		st->blobs++;
+		st->bytes += sb.st_size;
+	}
+	return 0;
+}
+
+int tf_store_stats(const struct tf_store *s, struct tf_store_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return each_file(s, "ac", count_entry, st) ||
+	       each_file(s, "cas", count_blob, st) ? -1 : 0;
+}
+
+static int older(const void *a, const void *b)
+{
+	const struct tf_store_blob *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used < y->used ? -1 : 1;
+	if (x->used_ns != y->used_ns)
+		return x->used_ns < y->used_ns ? -1 : 1;
+	return strcmp(x->hex, y->hex);
+}
+
+size_t tf_store_lru_pick(struct tf_store_blob *v, size_t nr, long long max_size)
+{
+	long long total = 0;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		total += v[i].size;
+	qsort(v, nr, sizeof(*v), older);
+	for (i = 0; i < nr && total > max_size; i++)
+		total -= v[i].size;
+	return i;
+}
+
+struct blobs {
+	struct tf_store_blob *v;
+	size_t nr;
+};
+
+static int list_blob(const char *path, const char *name, void *arg)
+{
+	struct blobs *b = arg;
+	struct stat sb;
+
+	if (!tf_sha256_is_hex(name) || lstat(path, &sb) < 0)
+		return 0;
+	b->v = tf_realloc(b->v, (b->nr + 1) * sizeof(*b->v));
+	memcpy(b->v[b->nr].hex, name, sizeof(b->v[b->nr].hex));
+	b->v[b->nr].size = sb.st_size;
+	b->v[b->nr].used = sb.st_mtim.tv_sec;
+	b->v[b->nr].used_ns = sb.st_mtim.tv_nsec;
+	b->nr++;
+	return 0;
+}
+
+/* Unlink a blob unless someone holds it: 1 removed, 0 in use. */
+static int evict(const struct tf_store *s, const char *hex)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	int fd, removed = 0;
+
+	tf_store_path(s, "cas", hex, &path);
+	fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tf_buf_release(&path);
+		return 1; /* gone already */
+	}
+	if (!lock(fd, 0, 0) && !unlink(path.buf))
+		removed = 1;
+	close(fd);
+	tf_buf_release(&path);
+	return removed;
+}
+
+struct ac_sweep {
+	const struct tf_store *s;
+};
+
+/* Drop an action entry whose blob is gone or that does not parse. */
+static int sweep_entry(const char *path, const char *name, void *arg)
+{
+	struct ac_sweep *w = arg;
+	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT, blob = TF_BUF_INIT;
+	struct tf_ac_entry e;
+
+	text.cap = TF_AC_MAX;
+	if (tf_sha256_is_hex(name) &&
+	    (tf_read_file(path, &text) || tf_ac_parse(text.buf, text.len, &e, &why) ||
+	     (tf_store_path(w->s, "cas", e.cas, &blob), !tf_path_exists(blob.buf))))
+		unlink(path);
+	tf_buf_release(&text);
+	tf_buf_release(&why);
+	tf_buf_release(&blob);
+	return 0;
+}
+
+static int sweep_tmp(const struct tf_store *s)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf dir = TF_BUF_INIT, p = TF_BUF_INIT;
+	time_t now = time(NULL);
+	struct stat sb;
+	size_t i;
+
+	tf_path_join(&dir, s->dir, "tmp");
+	if (!tf_list_dir(dir.buf, &names))
+		for (i = 0; i < names.nr; i++) {
+			tf_buf_reset(&p);
+			tf_path_join(&p, dir.buf, names.v[i]);
+			if (!lstat(p.buf, &sb) && now - sb.st_mtime > STALE_TMP_SECONDS)
+				tf_rm_rf(p.buf);
+		}
+	tf_strvec_release(&names);
+	tf_buf_release(&dir);
+	tf_buf_release(&p);
+	return 0;
+}
+
+int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
+		size_t *skipped, long long *freed)
+{
+	struct blobs b = { NULL, 0 };
+	struct ac_sweep w = { s };
+	size_t i, n;
+	int ret;
+
+	*evicted = *skipped = 0;
+	*freed = 0;
+	ret = each_file(s, "cas", list_blob, &b);
+	n = ret ? 0 : tf_store_lru_pick(b.v, b.nr, max_size);
+	for (i = 0; i < n; i++) {
+		if (evict(s, b.v[i].hex)) {
+			(*evicted)++;
+			*freed += b.v[i].size;
+		} else {
+			(*skipped)++;
+		}
+	}
+	free(b.v);
+	if (!ret)
+		ret = each_file(s, "ac", sweep_entry, &w);
+	sweep_tmp(s);
+	return ret;
+}
+
+int tf_store_clear(const struct tf_store *s)
+{
+	static const char *const sub[] = { "ac", "cas", "tmp", NULL };
+	struct tf_buf p = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && sub[i]; i++) {
+		tf_buf_reset(&p);
+		tf_path_join(&p, s->dir, sub[i]);
+		/* cas/ files are 0444 in 0755 directories: rm -rf copes. */
+		ret = tf_rm_rf(p.buf) || tf_mkdir_p(p.buf);
+	}
+	tf_buf_release(&p);
+	return ret ? -1 : 0;
+}
+
+static int verify_blob(const char *path, const char *name, void *arg)
+{
+	size_t *bad = arg;
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+
+	if (tf_sha256_file(path, md, NULL)) {
+		(*bad)++;
+		return 0;
+	}
+	tf_sha256_hex(md, hex);
+	if (strcmp(hex, name)) {
+		error("%s: corrupt: its bytes hash to %s", path, hex);
+		(*bad)++;
+	}
+	return 0;
+}
+
+static int verify_entry(const char *path, const char *name, void *arg)
+{
+	size_t *bad = arg;
+	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT;
+	struct tf_ac_entry e;
+
+	text.cap = TF_AC_MAX;
+	if (tf_read_file(path, &text) || tf_ac_parse(text.buf, text.len, &e, &why) ||
+	    strcmp(e.key, name)) {
+		error("%s: corrupt action entry%s%s", path, why.len ? ": " : "",
+		      why.buf);
+		(*bad)++;
+	}
+	tf_buf_release(&text);
+	tf_buf_release(&why);
+	return 0;
+}
+
+int tf_store_verify(const struct tf_store *s)
+{
+	size_t bad = 0;
+
+	if (each_file(s, "cas", verify_blob, &bad) ||
+	    each_file(s, "ac", verify_entry, &bad))
+		return -1;
+	return (int)bad;
+}
+
+long long tf_store_parse_size(const char *s)
+{
+	char *end;
+	long long n;
+	int shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || n > (LLONG_MAX >> shift))
+		return -1;
+	return n << shift;
+}

@@ -1,0 +1,108 @@
+#ifndef TF_CACHE_STORE_H
+#define TF_CACHE_STORE_H
+
+/*
+ * The local store: content-addressed stage archives and the action
+ * entries that map step keys to them, under <cache>/store/ and shared by
+ * every recipe and build tree of the machine (docs/cache.md):
+ *
+ *   cas/AB/ABCD...   stage archives, named by their SHA-256, read-only
+ *   ac/12/1234...    action entries (acentry.h), named by the step key
+ *   tmp/             files being written; renamed into cas/ or ac/
+ *
+ * Writers write a temporary file in tmp/ and rename it into place, so a
+ * reader sees a whole entry or none; two writers of one key write the
+ * same bytes. The least-recently-used clock is each blob's mtime, which
+ * tfbuild sets to "now" whenever it stores or uses the blob (atime is
+ * not relied on). A process using a blob holds a shared flock(2) on it;
+ * gc takes an exclusive one without waiting and skips a blob it cannot
+ * lock.
+ */
+
+#include "acentry.h"
+#include "buf.h"
+
+struct tf_store {
+	char *dir;  /* owned: <cache>/store */
+};
+
+#define TF_STORE_INIT { NULL }
+
+/* Set up the store under cache_dir, creating its directories. */
+int tf_store_open(struct tf_store *s, const char *cache_dir);
+void tf_store_release(struct tf_store *s);
+
+/* "<dir>/cas/AB/HEX" or "<dir>/ac/AB/HEX" into out. */
+void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
+		   struct tf_buf *out);
+
+/*
+ * The action entry of key: 0 with e (and its text in text, if not
+ * NULL) filled, 1 if there is none, -1 if it is corrupt (why says how).
+ */
+int tf_store_get_ac(const struct tf_store *s, const char *key,
+		    struct tf_ac_entry *e, struct tf_buf *text, struct tf_buf *why);
+/* Write an action entry's text for key, atomically. */
+int tf_store_put_ac(const struct tf_store *s, const char *key,
+		    const char *text, size_t len);
+/* Remove the action entry of key and, if hex is not NULL, that blob. */
+void tf_store_drop(const struct tf_store *s, const char *key, const char *hex);
+
+/*
+ * Open the blob hex for reading, holding a read lock on it until *fd is
+ * closed, and check that its bytes hash to hex and that it has size
+ * bytes (size < 0: any). Returns 0, 1 if it is not there, or -1 with
+ * why (the blob is then removed). Marks it used.
+ */
+int tf_store_open_blob(const struct tf_store *s, const char *hex,
+		       long long size, int *fd, struct tf_buf *why);
+/*
+ * A new temporary file in tmp/: its path into path, its fd (read-write)
+ * returned, -1 after reporting.
+ */
+int tf_store_tmp(const struct tf_store *s, struct tf_buf *path);
+/*
+ * Move the temporary file tmp, whose SHA-256 the caller checked is hex,
+ * into cas/ (read-only). If the blob is there already, tmp is removed.
+ */
+int tf_store_add_blob(const struct tf_store *s, const char *tmp, const char *hex);
+
+struct tf_store_stats {
+	size_t entries;     /* action entries */
+	size_t blobs;       /* archives */
+	long long bytes;    /* bytes of the archives */
+};
+int tf_store_stats(const struct tf_store *s, struct tf_store_stats *st);
+
+/* One blob, for choosing what to evict. */
+struct tf_store_blob {
+	char hex[65];
+	long long size;
+	long long used;     /* the LRU clock: last use, seconds */
+	long long used_ns;
+};
+/*
+ * Which blobs to evict to bring total bytes down to max_size: sorts
+ * v[0..nr) from least to most recently used (ties by name) and returns
+ * how many of the first ones must go. Pure: for unit tests.
+ */
+size_t tf_store_lru_pick(struct tf_store_blob *v, size_t nr, long long max_size);
+/*
+ * Evict least-recently-used blobs until the store holds at most max_size
+ * bytes, skipping blobs in use (locked); then drop action entries whose
+ * blob is gone and temporary files a day old. Counts into *evicted,
+ * *skipped and *freed.
+ */
+int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
+		size_t *skipped, long long *freed);
+/* Remove everything in the store (locked blobs too: their readers keep
+   their open files). */
+int tf_store_clear(const struct tf_store *s);
+/* Check every blob hashes to its name and every entry parses; report
+   each bad one; returns how many are bad, or -1. */
+int tf_store_verify(const struct tf_store *s);
+
+/* "10G", "500M", "64k", "123": bytes, or -1. */
+long long tf_store_parse_size(const char *s);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * tfbuild cache: look after the local store of step outputs
+ * (docs/cache.md), and make signing keys for a remote cache.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "path.h"
+#include "sign.h"
+#include "store.h"
+
+const char tf_usage_cache[] =
+	"Look after the local store of step outputs under the cache\n"
+	"directory, which every recipe and build tree of this machine shares:\n"
+	"  stats              entries, archives and bytes in the store\n"
+	"  gc --max-size SIZE evict least-recently-used archives until the\n"
+	"                     store holds at most SIZE (e.g. 10G, 500M);\n"
+	"                     archives in use by a running build are skipped\n"
+	"  clear              remove everything in the store\n"
+	"  verify             check every archive hashes to its name and\n"
+	"                     every entry parses; exit 1 if one does not\n"
+	"  keygen PREFIX      make an Ed25519 key pair for a remote cache:\n"
+	"                     PREFIX.key (private, for --signing-key) and\n"
+	"                     PREFIX.pub (public, for --trust)\n";
+
+const struct tf_opt tf_opts_cache[] = {
+	TF_OPT_CACHE,
+	{ 0, "max-size", TF_OPT_STRING, TF_ARG(max_size), "SIZE",
+	  "gc: the most the store may hold (bytes, or with k, M, G, T)",
+	  NULL, 0, 0 },
+	TF_OPT_END,
+};
+
+static char *cache_dir(const struct tf_args *a)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (a->cache_dir)
+		return tf_strdup(a->cache_dir);
+	if (xdg && *xdg == '/')
+		return tf_xstrfmt("%s/tfbuild", xdg);
+	return tf_xstrfmt("%s/.cache/tfbuild", home && *home ? home : "/tmp");
+}
+
+static int stats(const struct tf_store *s)
+{
+	struct tf_store_stats st;
+
+	if (tf_store_stats(s, &st))
+		return TF_EXIT_FAILURE;
+	printf("store: %s\nentries: %zu\narchives: %zu\nbytes: %lld\n", s->dir,
+	       st.entries, st.blobs, st.bytes);
+	return TF_EXIT_OK;
+}
+
+static int gc(const struct tf_store *s, const char *max, const struct tf_cmd *c)
+{
+	long long limit = tf_store_parse_size(max), freed;
+	size_t evicted, skipped;
+
+	if (!max)
+		return tf_usage_error(c, "gc needs --max-size SIZE");
+	if (limit < 0)
+		return tf_usage_error(c, "--max-size wants a size such as 500M or 10G, not '%s'",
+				      max);
+	if (tf_store_gc(s, limit, &evicted, &skipped, &freed))
+		return TF_EXIT_FAILURE;
+	printf("evicted %zu archives (%lld bytes)", evicted, freed);
+	if (skipped)
+		printf(", skipped %zu in use", skipped);
+	printf("\n");
+	return TF_EXIT_OK;
+}
+
+static int keygen(const char *prefix)
+{
+	struct tf_buf id = TF_BUF_INIT;
+	int ret = tf_sign_keygen(prefix, &id);
+
+	if (!ret)
+		printf("key id %s: private key %s.key, public key %s.pub\n",
+		       id.buf, prefix, prefix);
+	tf_buf_release(&id);
+	return ret ? TF_EXIT_FAILURE : TF_EXIT_OK;
+}
+
+int cmd_cache(struct tf_args *a)
+{
+	const struct tf_cmd *c = tf_cmd_find("cache");
+	struct tf_store s = TF_STORE_INIT;
+	const char *what = a->args.nr ? a->args.v[0] : NULL;
+	size_t want = what && !strcmp(what, "keygen") ? 2 : 1;
+	char *dir;
+	int ret;
+
+	if (!what)
+		return tf_usage_error(c, "missing what to do: stats, gc, clear, verify or keygen");
+	if (strcmp(what, "stats") && strcmp(what, "gc") && strcmp(what, "clear") &&
+	    strcmp(what, "verify") && strcmp(what, "keygen"))
+		return tf_usage_error(c, "'%s' is not stats, gc, clear, verify or keygen",
+				      what);
+	if (a->args.nr != want)
+		return tf_usage_error(c, want == 2 ? "keygen needs one PREFIX"
+					 : "'%s' takes no arguments", what);
+	if (want == 2)
+		return keygen(a->args.v[1]);
+	dir = cache_dir(a);
+	if (tf_store_open(&s, dir)) {
+		free(dir);
+		return TF_EXIT_FAILURE;
+	}
+	if (!strcmp(what, "stats"))
+		ret = stats(&s);
+	else if (!strcmp(what, "gc"))
+		ret = gc(&s, a->max_size, c);
+	else if (!strcmp(what, "clear"))
+		ret = tf_store_clear(&s) ? TF_EXIT_FAILURE : TF_EXIT_OK;
+	else {
+		int bad = tf_store_verify(&s);
+
+		if (bad > 0)
+			error("%d corrupt files in %s", bad, s.dir);
+		ret = bad ? TF_EXIT_FAILURE : TF_EXIT_OK;
+	}
+	tf_store_release(&s);
+	free(dir);
+	return ret;
+}
