@@ -22,6 +22,9 @@ pkgs="$pkgs man-db groff-base zsh bash-completion"
 # Vendoring libraries into wheels (docs/libraries.md); independent
 # checkers of the metadata tfbuild writes.
 pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
+# Packing (toolkit/zip/): libdeflate deflates blocks in parallel, zlib's
+# minizip writes the zip; strace counts a no-op rebuild's processes.
+pkgs="$pkgs libdeflate-dev libminizip-dev zlib1g-dev strace"
 
 # Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.
