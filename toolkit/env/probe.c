@@ -136,6 +136,8 @@ void tf_probe_close(int save)
 			warning("cannot remember tool identities in '%s'",
 				cache.path);
 	}
+	tf_buf_release(&b);
+	tf_buf_release(&dir);
 	for (i = 0; i < cache.nr; i++) {
 		free(cache.v[i].argv);
 		free(cache.v[i].exe);
