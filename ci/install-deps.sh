@@ -53,6 +53,9 @@ pkgs="$pkgs ccache redis-server distcc python3-yaml"
 # The build cache's tests (docs/cache.md): nginx with WebDAV as the
 # remote cache.
 pkgs="$pkgs nginx-light"
+# Packing (toolkit/zip/): libdeflate deflates blocks in parallel, zlib's
+# minizip writes the zip; strace counts a no-op rebuild's processes.
+pkgs="$pkgs libdeflate-dev libminizip-dev zlib1g-dev strace"
 
 # Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.

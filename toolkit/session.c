@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "path.h"
+#include "probe.h"
 #include "target.h"
 
 static char *default_cache(void)
@@ -160,7 +161,8 @@ int tf_session_open(struct tf_session *s, int check_tools)
 {
 	struct tf_strvec targets = TF_STRVEC_INIT;
 	struct tf_plan_opts po;
-	struct tf_buf dir = TF_BUF_INIT, cache = TF_BUF_INIT;
+	struct tf_buf dir = TF_BUF_INIT, cache = TF_BUF_INIT,
+		      probes = TF_BUF_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
 
@@ -189,6 +191,9 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	/* Target roots and their wrappers are used from other directories. */
 	tf_path_absolute(&cache, s->opt.cache_dir);
 	po.cache_dir = cache.buf;
+	/* Tool identities are remembered in the build tree (probe.h). */
+	tf_path_join(&probes, s->opt.build_dir, ".tool-probes");
+	tf_probe_open(probes.buf);
 	s->plans = tf_calloc(targets.nr, sizeof(*s->plans));
 	s->plan_ptrs = tf_calloc(targets.nr, sizeof(*s->plan_ptrs));
 	for (i = 0; i < targets.nr; i++) {
@@ -199,12 +204,14 @@ int tf_session_open(struct tf_session *s, int check_tools)
 		if (rc && !ret)
 			ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD : TF_EXIT_RECIPE;
 	}
+	tf_probe_close(ret == TF_EXIT_OK);
 	s->fetch = (struct tf_fetch_opts)TF_FETCH_OPTS_INIT;
 	s->fetch.cache_dir = s->opt.cache_dir;
 	s->fetch.offline = s->opt.offline;
 	s->fetch.recheck = s->opt.recheck;
 	tf_strvec_release(&targets);
 	tf_buf_release(&cache);
+	tf_buf_release(&probes);
 	return ret;
 }
 

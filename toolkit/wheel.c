@@ -1,15 +1,18 @@
 /*
  * Wheel: write a .whl (a zip, per the binary distribution format) with
- * libarchive. Each file is read once: the same chunks go to the zip
- * writer and to the sha256 for RECORD, so memory stays constant
- * whatever the file sizes. The output is a function of the spec and the
- * file contents only: sorted entries, one fixed time, fixed modes and
- * owners, and the time zone pinned while libarchive converts times.
+ * zipout (zip/zipout.h: blocks deflated in parallel, written by
+ * minizip). Each file is read once, in blocks, straight into the
+ * writer's buffers: the same bytes go to the sha256 for RECORD and to
+ * the compressing threads, so memory stays bounded whatever the file
+ * sizes. The output is a function of the spec and the file contents
+ * only (not of the thread count): sorted entries, one fixed time (UTC),
+ * fixed modes.
  */
 #include "wheel.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,24 +20,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include "hash.h"
 #include "log.h"
 #include "path.h"
 #include "pyname.h"
+#include "zipout.h"
 
 /* Zip (DOS) times start at 1980-01-01 00:00:00 UTC. */
 #define ZIP_TIME_MIN 315532800LL
-/* The Info-ZIP "UT" extra field libarchive adds holds a signed 32-bit time. */
+/* Kept from the libarchive writer (its "UT" field held a signed 32-bit
+   time), so a given epoch gives the same DOS time as before. */
 #define ZIP_TIME_MAX 2147483647LL
 #define DEFAULT_LEVEL 6
-#define CHUNK 65536
 
 struct packer {
 	const struct tf_wheel_spec *w; /* borrowed */
-	struct archive *a;             /* owned; the zip being written */
+	struct tf_zipout *z;           /* owned; the zip being written */
 	struct tf_buf version;         /* normalized version */
 	struct tf_buf distinfo;        /* "name-version.dist-info" */
 	struct tf_buf record;          /* RECORD text so far */
@@ -48,9 +49,8 @@ struct packer {
 
 static void packer_release(struct packer *p)
 {
-	if (p->a)
-		archive_write_free(p->a);
-	p->a = NULL;
+	tf_zipout_free(p->z);
+	p->z = NULL;
 	tf_buf_release(&p->version);
 	tf_buf_release(&p->distinfo);
 	tf_buf_release(&p->record);
@@ -435,40 +435,22 @@ static void build_entry_points(const struct tf_wheel_entry_point **v,
 
 static int zip_error(const struct packer *p, const char *path)
 {
-	const char *why = archive_error_string(p->a);
-
-	return error("wheel '%s': cannot write '%s': %s", p->w->name, path,
-		     why ? why : "unknown libarchive error");
+	return error("wheel '%s': cannot write '%s'", p->w->name, path);
 }
 
 static int put_header(struct packer *p, const char *path, long long size,
 		      int exec)
 {
-	struct archive_entry *e = archive_entry_new();
-	int ret = 0;
-
-	if (!e)
-		die(TF_EXIT_FAILURE, "out of memory");
-	archive_entry_set_pathname(e, path);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, exec ? 0755 : 0644);
-	archive_entry_set_size(e, size);
-	/* Only mtime: an atime or ctime would add fields to "UT". */
-	archive_entry_set_mtime(e, p->mtime, 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	if (archive_write_header(p->a, e) != ARCHIVE_OK)
-		ret = zip_error(p, path);
-	archive_entry_free(e);
-	return ret;
+	if (tf_zipout_begin(p->z, path, exec ? 0755 : 0644, (long long)p->mtime,
+			    size) < 0)
+		return zip_error(p, path);
+	return 0;
 }
 
 static int put_data(struct packer *p, const char *path, const void *data,
 		    size_t n)
 {
-	la_ssize_t w = archive_write_data(p->a, data, n);
-
-	if (w < 0 || (size_t)w != n)
+	if (tf_zipout_write(p->z, data, n) < 0 || tf_zipout_end(p->z) < 0)
 		return zip_error(p, path);
 	return 0;
 }
@@ -490,31 +472,39 @@ static int changed(const struct packer *p, const struct tf_wheel_file *f)
 }
 
 /*
- * Stream fd into the current entry and h. The entry header promised
- * size bytes (libarchive would silently cut off more), so the file
- * must still have exactly that many.
+ * Read fd into the current entry's blocks and h, once. The entry header
+ * promised size bytes, so the file must still have exactly that many.
  */
 static int copy_stream(struct packer *p, int fd, const struct tf_wheel_file *f,
 		       struct tf_sha256 *h, long long size)
 {
-	char chunk[CHUNK];
 	long long total = 0;
+	unsigned char *buf;
 	ssize_t n;
 
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+	for (;;) {
+		buf = tf_zipout_buffer(p->z);
+		if (!buf)
+			return zip_error(p, f->dst);
+		/* The room left in this block; a full block moves on. */
+		n = read(fd, buf, TF_ZIPOUT_BLOCK - (size_t)(total % TF_ZIPOUT_BLOCK));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return error_errno("wheel '%s': cannot read '%s'",
 					   p->w->name, f->src);
+		if (!n)
+			break;
 		total += n;
 		if (total > size)
 			return changed(p, f);
-		tf_sha256_update(h, chunk, (size_t)n);
-		if (put_data(p, f->dst, chunk, (size_t)n) < 0)
-			return -1;
+		tf_sha256_update(h, buf, (size_t)n);
+		if (tf_zipout_commit(p->z, (size_t)n) < 0)
+			return zip_error(p, f->dst);
 	}
-	return total == size ? 0 : changed(p, f);
+	if (total != size)
+		return changed(p, f);
+	return tf_zipout_end(p->z) < 0 ? zip_error(p, f->dst) : 0;
 }
 
 static int add_file(struct packer *p, const struct tf_wheel_file *f)
@@ -645,22 +635,25 @@ static int add_dist_info(struct packer *p)
 	return add_meta(p, "RECORD", &p->record);
 }
 
-static int open_zip(struct packer *p, int fd, const char *tmp)
+static int wheel_jobs(const struct tf_wheel_spec *w)
 {
-	int l = p->w->compression_level;
-	/* Level 0 makes libarchive store entries instead of deflating. */
-	char level[2] = { (char)('0' + (l == -1 ? DEFAULT_LEVEL : l)), '\0' };
+	long n;
 
-	p->a = archive_write_new();
-	if (!p->a)
-		die(TF_EXIT_FAILURE, "out of memory");
-	/* No padding after the end of central directory: pip looks there. */
-	if (archive_write_set_format_zip(p->a) != ARCHIVE_OK ||
-	    archive_write_set_option(p->a, "zip", "compression-level", level) ||
-	    archive_write_set_bytes_in_last_block(p->a, 1) != ARCHIVE_OK ||
-	    archive_write_open_fd(p->a, fd) != ARCHIVE_OK)
-		return zip_error(p, tmp);
-	return 0;
+	if (w->jobs > 0)
+		return w->jobs;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+static int open_zip(struct packer *p, const char *tmp)
+{
+	struct tf_buf context = TF_BUF_INIT;
+
+	tf_buf_addf(&context, "wheel '%s'", p->w->name);
+	p->z = tf_zipout_open(tmp, p->w->compression_level, wheel_jobs(p->w),
+			      context.buf);
+	tf_buf_release(&context);
+	return p->z ? 0 : -1;
 }
 
 static time_t clamp_time(long long t)
@@ -672,48 +665,21 @@ static time_t clamp_time(long long t)
 	return (time_t)t;
 }
 
-static int write_zip(struct packer *p, int fd, const char *tmp)
+static int write_zip(struct packer *p, const char *tmp)
 {
 	size_t i;
+	int ret;
 
-	if (open_zip(p, fd, tmp) < 0)
+	if (open_zip(p, tmp) < 0)
 		return -1;
 	for (i = 0; i < p->w->nr_files; i++)
 		if (add_file(p, p->files[i]) < 0)
 			return -1;
 	if (add_dist_info(p) < 0)
 		return -1;
-	if (archive_write_close(p->a) != ARCHIVE_OK)
-		return zip_error(p, tmp);
-	return 0;
-}
-
-/*
- * libarchive turns each entry's time into a DOS date with localtime(),
- * so the bytes would follow TZ. Pin UTC while the zip is written.
- */
-struct tz_saved {
-	char *tz; /* owned; TZ as it was, NULL if it was unset */
-};
-
-static void tz_pin_utc(struct tz_saved *s)
-{
-	const char *tz = getenv("TZ");
-
-	s->tz = tz ? tf_strdup(tz) : NULL;
-	setenv("TZ", "UTC0", 1);
-	tzset();
-}
-
-static void tz_restore(struct tz_saved *s)
-{
-	if (s->tz)
-		setenv("TZ", s->tz, 1);
-	else
-		unsetenv("TZ");
-	tzset();
-	free(s->tz);
-	s->tz = NULL;
+	ret = tf_zipout_close(p->z);
+	p->z = NULL;
+	return ret ? zip_error(p, tmp) : 0;
 }
 
 /* Make the finished temporary file the wheel: mode, fsync, rename. */
@@ -761,7 +727,6 @@ int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 {
 	struct packer p = PACKER_INIT;
 	struct tf_buf name = TF_BUF_INIT, dst = TF_BUF_INIT;
-	struct tz_saved tz;
 	char *tmp = NULL;
 	int fd = -1, ret = -1;
 
@@ -777,9 +742,7 @@ int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 			    w->name, out_dir);
 		goto out;
 	}
-	tz_pin_utc(&tz);
-	ret = write_zip(&p, fd, tmp);
-	tz_restore(&tz);
+	ret = write_zip(&p, tmp);
 	if (!ret)
 		ret = commit(&p, fd, tmp, dst.buf, out_dir);
 	if (ret)

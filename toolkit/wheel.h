@@ -2,7 +2,8 @@
 #define TF_WHEEL_H
 
 /*
- * Wheel: write a PyPA binary distribution (.whl) with libarchive.
+ * Wheel: write a PyPA binary distribution (.whl), deflating entries in
+ * parallel (zip/zipout.h).
  */
 
 #include <stddef.h>
@@ -56,6 +57,9 @@ struct tf_wheel_spec {
 	int compression_level;       /* deflate level 0-9, -1 for default (6) */
 	const char *isa_record;      /* contents of .dist-info/tfbuild-isa (the
 					ISA declarations, isa.h); NULL: none */
+	int jobs;                    /* threads deflating entries (zipout.h);
+					<= 0: one per online CPU. The bytes
+					do not depend on it. */
 };
 
 /*

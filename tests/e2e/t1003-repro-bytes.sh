@@ -72,6 +72,26 @@ expect_success 'm1-plugin again with nothing changed: no build command runs' '
 	! grep -q "^tfbuild: building" err
 '
 
+# Tool identities are remembered (toolkit/env/probe.h): with nothing
+# changed the run starts no process at all, even with shims like pyenv's
+# (which log every call here) first on PATH.
+expect_success 'm1-plugin again with nothing changed: no process is started' '
+	mkdir -p shims &&
+	for t in python3 gcc aarch64-linux-gnu-gcc cc; do
+		printf "#!/bin/sh\necho \"\$0 \$*\" >>\"%s/shim.log\"\nexit 1\n" \
+			"$TRASH" >shims/$t && chmod +x shims/$t || return 1
+	done &&
+	PATH="$TRASH/shims:$PATH" strace -f -qq -e trace=execve -o trace \
+		sh -c "HOME=\"$TRASH/one/home\" exec \"$TFBUILD\" recipe --out \"$TRASH/out1\" \
+		--cache \"$one/cache\" --set mirror=\"file://$TRASH/mirror\" --target all \
+		\"$one/recipes/m1-plugin.yaml\"" 2>err >/dev/null &&
+	grep -q "^tfbuild: 0 of 8 steps ran, 8 up to date$" err &&
+	test ! -e shim.log &&
+	grep -v "^[0-9]* +++" trace | grep "execve(" >execs &&
+	test "$(wc -l <execs)" = 2 &&
+	tail -n 1 execs | grep -q "execve(\"$TFBUILD\""
+'
+
 expect_success 'after editing one backend source file, only the backend and what needs it run' '
 	# A change that reaches the library (a comment alone would rebuild the
 	# backend to identical bytes, and then nothing after it needs to run).

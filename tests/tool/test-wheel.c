@@ -4,7 +4,7 @@
  *   test-wheel pack OUTDIR --name N --version V --tag PY-ABI-PLAT
  *       [--summary S] [--license L] [--requires R]... [--requires-python P]
  *       [--home-page U] [--entry-point GROUP:NAME=VALUE]... [--epoch N]
- *       [--level N] [--isa-record TEXT] FILE=DST...
+ *       [--level N] [--jobs N] [--isa-record TEXT] FILE=DST...
  *
  * prints the wheel's path and exits 0, or exits 1 after tfbuild's error.
  */
@@ -102,6 +102,8 @@ static int option(struct args *a, const char *opt, const char *val)
 		w->source_date_epoch = atoll(val);
 	else if (!strcmp(opt, "--level"))
 		w->compression_level = atoi(val);
+	else if (!strcmp(opt, "--jobs"))
+		w->jobs = atoi(val); /* deflating threads (zipout.h) */
 	else if (!strcmp(opt, "--isa-record"))
 		w->isa_record = val; /* the text of .dist-info/tfbuild-isa */
 	else

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "log.h"
+#include "probe.h"
 #include "recipe.h"
 #include "run.h"
 
@@ -113,31 +114,10 @@ char *tf_target_which(const char *prog)
 	return NULL;
 }
 
-/* Run argv in a minimal environment; its first line of output, or NULL. */
-static char *first_line(const char *const *argv)
-{
-	struct tf_run r = TF_RUN_INIT;
-	struct tf_buf out = TF_BUF_INIT;
-	int status;
-
-	tf_strvec_pushv(&r.argv, argv);
-	r.clean_env = 1;
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_target_path);
-	tf_strvec_push(&r.env, "LC_ALL=C");
-	status = tf_run_capture(&r, &out, 4096);
-	tf_run_release(&r);
-	tf_buf_setlen(&out, strcspn(out.buf, "\n"));
-	if (status != 0 || !out.len) {
-		tf_buf_release(&out);
-		return NULL;
-	}
-	return tf_buf_detach(&out);
-}
-
 /* Ask the build Python where the target's headers are. */
 static char *python_include(const char *python)
 {
-	return first_line((const char *const[]){
+	return tf_probe_first_line((const char *const[]){
 		python, "-c",
 		"import sysconfig; print(sysconfig.get_path('include'))", NULL });
 }
@@ -146,8 +126,8 @@ static char *python_include(const char *python)
 static char *compiler_identity(const char *cc)
 {
 	char *path = tf_target_which(cc);
-	char *machine = first_line((const char *const[]){ cc, "-dumpmachine", NULL });
-	char *version = first_line((const char *const[]){ cc, "--version", NULL });
+	char *machine = tf_probe_first_line((const char *const[]){ cc, "-dumpmachine", NULL });
+	char *version = tf_probe_first_line((const char *const[]){ cc, "--version", NULL });
 	char *id = tf_xstrfmt("%s %s %s", path ? path : cc,
 			      machine ? machine : "?", version ? version : "?");
 
@@ -205,7 +185,7 @@ static void apply_overrides(struct tf_target *t, const struct tf_toolchain_def *
  */
 static int cross_pyconfig(struct tf_target *t, size_t i)
 {
-	char *ver = first_line((const char *const[]){
+	char *ver = tf_probe_first_line((const char *const[]){
 		t->python, "-c", "import sysconfig; print(sysconfig.get_python_version())",
 		NULL });
 
