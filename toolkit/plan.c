@@ -63,7 +63,7 @@ static const char *const builtins[] = {
 	"ar", "strip", "cflags", "ldflags", "python", "python_include",
 	"emulator", "cxx", "cmake_toolchain", "meson_cross", "meson_args",
 	"host_triple", "build_triple", "target_python", "python_tag",
-	"ext_suffix", NULL,
+	"ext_suffix", "target_root", NULL,
 };
 
 static int is_builtin(const char *name)
@@ -148,6 +148,9 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "target_python", p->target_python);
 	tf_vars_set(v, "python_tag", python_tag(p));
 	tf_vars_set(v, "ext_suffix", ext_suffix(p));
+	/* Where the target's packages are: their unpacked root for a cross
+	 * target, "" natively (the build machine's own /). */
+	tf_vars_set(v, "target_root", p->sysroot ? p->sysroot : "");
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
