@@ -880,11 +880,16 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
 		return errors;
 	if (p->sysroot) {
-		/* -idirafter: the cross toolchain's libc headers come first. */
-		p->cflags = keepf(p, "%s -idirafter %s/usr/include/%s -idirafter %s/usr/include",
-				  p->cflags, p->sysroot, p->target.triplet, p->sysroot);
-		p->ldflags = keepf(p, "%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
-				   p->ldflags, p->sysroot, p->target.triplet,
+		/* --sysroot: Debian's cross compilers search the build
+		 * machine's /usr/include and /usr/include/<triplet> after
+		 * their own (the cross toolchain's libc headers, which still
+		 * come first); the sysroot makes those two the root's, so no
+		 * header of the build machine is found. -idirafter alone did
+		 * not: /usr/include came before the root (CMake then also
+		 * drops -I<root>/usr/include as an implicit directory). */
+		p->cflags = keepf(p, "%s --sysroot=%s", p->cflags, p->sysroot);
+		p->ldflags = keepf(p, "%s --sysroot=%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+				   p->ldflags, p->sysroot, p->sysroot, p->target.triplet,
 				   p->sysroot, p->target.triplet);
 	}
 	tf_toolfiles_plan(p);
