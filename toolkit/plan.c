@@ -64,7 +64,7 @@ static const char *const builtins[] = {
 	"ar", "strip", "cflags", "ldflags", "python", "python_include",
 	"emulator", "cxx", "cmake_toolchain", "meson_cross", "meson_args",
 	"host_triple", "build_triple", "target_python", "python_tag",
-	"ext_suffix", NULL,
+	"ext_suffix", "target_root", NULL,
 };
 
 static int is_builtin(const char *name)
@@ -149,6 +149,9 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "target_python", p->target_python);
 	tf_vars_set(v, "python_tag", python_tag(p));
 	tf_vars_set(v, "ext_suffix", ext_suffix(p));
+	/* Where the target's packages are: their unpacked root for a cross
+	 * target, "" natively (the build machine's own /). */
+	tf_vars_set(v, "target_root", p->sysroot ? p->sysroot : "");
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -878,11 +881,16 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
 		return errors;
 	if (p->sysroot) {
-		/* -idirafter: the cross toolchain's libc headers come first. */
-		p->cflags = keepf(p, "%s -idirafter %s/usr/include/%s -idirafter %s/usr/include",
-				  p->cflags, p->sysroot, p->target.triplet, p->sysroot);
-		p->ldflags = keepf(p, "%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
-				   p->ldflags, p->sysroot, p->target.triplet,
+		/* --sysroot: Debian's cross compilers search the build
+		 * machine's /usr/include and /usr/include/<triplet> after
+		 * their own (the cross toolchain's libc headers, which still
+		 * come first); the sysroot makes those two the root's, so no
+		 * header of the build machine is found. -idirafter alone did
+		 * not: /usr/include came before the root (CMake then also
+		 * drops -I<root>/usr/include as an implicit directory). */
+		p->cflags = keepf(p, "%s --sysroot=%s", p->cflags, p->sysroot);
+		p->ldflags = keepf(p, "%s --sysroot=%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+				   p->ldflags, p->sysroot, p->sysroot, p->target.triplet,
 				   p->sysroot, p->target.triplet);
 	}
 	tf_toolfiles_plan(p);

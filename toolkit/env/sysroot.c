@@ -702,11 +702,49 @@ static int merge_into(const char *src, const char *dst)
 }
 
 /*
- * What dpkg -x leaves out: Debian 12's merged /usr (else the emulated
- * loader can find the build machine's arm64 libraries in /lib), and an
- * empty ld.so.cache (else the host's is read).
+ * The alternatives symlinks maintainer scripts would make, for the BLAS
+ * and LAPACK that programs link by their alternative's name
+ * (libblas.so.3 -> blas/libblas.so.3): dpkg -x runs no script. The
+ * highest-priority implementation in the root wins, as with
+ * update-alternatives (OpenBLAS before the reference one).
  */
-static int fix_root(const char *root)
+static int link_alternatives(const char *root, const char *triplet)
+{
+	static const char *const alts[][3] = {
+		{ "libblas.so.3", "openblas-pthread/libblas.so.3", "blas/libblas.so.3" },
+		{ "liblapack.so.3", "openblas-pthread/liblapack.so.3", "lapack/liblapack.so.3" },
+	};
+	struct tf_buf link = TF_BUF_INIT, target = TF_BUF_INIT;
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; !ret && i < sizeof(alts) / sizeof(*alts); i++) {
+		struct stat st;
+
+		tf_buf_setf(&link, "%s/usr/lib/%s/%s", root, triplet, alts[i][0]);
+		if (lstat(link.buf, &st) == 0)
+			continue;
+		for (j = 1; j < 3; j++) {
+			tf_buf_setf(&target, "%s/usr/lib/%s/%s", root, triplet, alts[i][j]);
+			if (!tf_path_exists(target.buf))
+				continue;
+			if (symlink(alts[i][j], link.buf) < 0)
+				ret = error_errno("cannot create '%s'", link.buf);
+			break;
+		}
+	}
+	tf_buf_release(&link);
+	tf_buf_release(&target);
+	return ret;
+}
+
+/*
+ * What dpkg -x leaves out: Debian 12's merged /usr (else the emulated
+ * loader can find the build machine's arm64 libraries in /lib), an
+ * empty ld.so.cache (else the host's is read), and the alternatives
+ * symlinks of BLAS and LAPACK.
+ */
+static int fix_root(const char *root, const char *triplet)
 {
 	static const char *const dirs[] = { "bin", "sbin", "lib", "lib64", NULL };
 	const char *const *d;
@@ -732,6 +770,8 @@ static int fix_root(const char *root)
 	tf_buf_setf(&a, "%s/etc/ld.so.cache", root);
 	if (!ret)
 		ret = tf_write_file_atomic(a.buf, "", 0, 0644);
+	if (!ret)
+		ret = link_alternatives(root, triplet);
 	tf_buf_release(&a);
 	tf_buf_release(&b);
 	tf_buf_release(&link);
@@ -753,7 +793,7 @@ static int unpack(struct tf_plan *p, const char *debs, const char *root)
 		tf_buf_addf(&list, "%s %s\n", p->packages.v[i], p->package_digests.v[i]);
 	}
 	if (!ret)
-		ret = fix_root(root);
+		ret = fix_root(root, p->target.triplet);
 	tf_buf_setf(&deb, "%s/.tfbuild-packages", root);
 	if (!ret)
 		ret = tf_write_file_atomic(deb.buf, list.buf, list.len, 0644);

@@ -12,7 +12,8 @@
  * is downloaded with `apt-get download` (through run.c) into
  * <cache>/target-roots/debs, checked against the archive's SHA256 and
  * unpacked with `dpkg -x` into a temporary directory that is fixed up
- * (usr-merge, an empty etc/ld.so.cache) and renamed into place, so two
+ * (usr-merge, an empty etc/ld.so.cache, the libblas.so.3/liblapack.so.3
+ * alternatives symlinks) and renamed into place, so two
  * runs racing each other never see half a root. Packages the cross
  * toolchain already provides (libc6-dev, linux-libc-dev, ...) and
  * dependencies satisfied by any architecture (Architecture: all,

@@ -2,6 +2,7 @@
 on the device's memory, the CPU fallback and views; compare every result
 with the same computation on the CPU. Prints the SIMD path last:
 "isa <name>". Exit status 0 only if everything matched."""
+import os
 import sys
 
 import torch
@@ -52,5 +53,6 @@ same("sum (fallback)", da.sum(dim=1), a.sum(dim=1))
 if torch_m1.counters()["cpu_fallback"] < 3:
     sys.exit(f"CPU fallback not taken: {torch_m1.counters()}")
 
+print("from", os.path.dirname(torch_m1.__file__))
 print("counters", torch_m1.counters())
 print("isa", torch_m1.isa())
