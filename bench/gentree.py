@@ -4,7 +4,7 @@
     gentree.py KIND OUTDIR MIB
 
 KIND text:   60 % in 12 big source-like text files, 40 % in small text
-             files (about 16 KiB each): like a pure-Python or data wheel.
+             files (about 32 KiB each): like a pure-Python or data wheel.
 KIND binary: 60 % in 2 .so-like files (machine-code-like bytes, zeros,
              string tables, relocation-like records), 20 % random
              (weights), 20 % in small binary files (about 64 KiB each).
@@ -28,7 +28,7 @@ def text_tree(rng, pool, pkg, total):
                                   lambda n: gen.text_bytes(rng, pool, n))
         files += 1
     small = total * 40 // 100
-    n = max(small // (16 << 10), 1)
+    n = max(small // (32 << 10), 1)
     for i, k in enumerate(gen.small_sizes(rng, small, n)):
         size += gen.write(os.path.join(pkg, "mod", "%03d" % (i % 500),
                                        "m%05d.py" % i),

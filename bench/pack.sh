@@ -49,7 +49,7 @@ make_tree() {
 	echo "bench: generating the $1 tree, $MB MiB" >&2
 	"$PY" "$BENCH_DIR/gentree.py" "$1" "$d/stage" "$MB" >"$d/gen.txt"
 	(cd "$d/stage" && find benchpkg -type f | LC_ALL=C sort) |
-		while read -r f; do echo "$d/stage/$f=$f"; done >"$d/wheel-args"
+		while read -r f; do echo "$f=$f"; done >"$d/wheel-args"
 	cat >"$d/pack.yaml" <<EOY
 schema: 1
 name: benchpkg
@@ -90,7 +90,9 @@ case_kind() {
 		sample "$kind.wheel" "fresh '$o'" "$PY" -m wheel pack "$d/stage" -d "$o"
 		cp "$o/$whl" "$B/$kind.wheel.whl"
 		for j in $JOBS_LIST; do
-			sample "$kind.tf$j" "fresh '$o'" "$TOOL_DIR/test-wheel" pack "$o" \
+			# Relative paths, from the stage: 2 MiB of arguments at most.
+			sample "$kind.tf$j" "fresh '$o'" sh -c 'cd "$1" && shift && exec "$@"' \
+				sh "$d/stage" "$TOOL_DIR/test-wheel" pack "$o" \
 				--name benchpkg --version 1.0 --tag "$TAG" \
 				--epoch 1700000000 --level 6 --jobs "$j" "$@"
 			wc -c <"$o/$whl" >"$B/$kind.tf$j.size"
