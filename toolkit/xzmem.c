@@ -40,8 +40,7 @@ static int read_index(int fd, const char *label, uint64_t size,
 			break;
 		} else if (r != LZMA_OK) {
 			lzma_end(&s);
-			return error("%s: not a valid xz file (its index does not decode: liblzma error %d)",
-				     label, (int)r);
+			return -1; /* truncated or damaged: see xz_memusage */
 		}
 	}
 	lzma_end(&s);
@@ -79,6 +78,34 @@ static int block_memusage(int fd, const char *label, const lzma_index_iter *it,
 	return 0;
 }
 
+static int first_block_memusage(int fd, uint64_t *need)
+{
+	lzma_filter filters[LZMA_FILTERS_MAX + 1];
+	uint8_t hdr[LZMA_BLOCK_HEADER_SIZE_MAX];
+	lzma_stream_flags flags;
+	lzma_block block;
+	uint64_t m;
+
+	if (pread(fd, hdr, LZMA_STREAM_HEADER_SIZE, 0) != LZMA_STREAM_HEADER_SIZE ||
+	    lzma_stream_header_decode(&flags, hdr) != LZMA_OK ||
+	    pread(fd, hdr, 1, LZMA_STREAM_HEADER_SIZE) != 1 || !hdr[0])
+		return 0;
+	memset(&block, 0, sizeof(block));
+	block.version = 1;
+	block.check = flags.check;
+	block.header_size = lzma_block_header_size_decode(hdr[0]);
+	block.filters = filters;
+	if (pread(fd, hdr, block.header_size, LZMA_STREAM_HEADER_SIZE) !=
+		    (ssize_t)block.header_size ||
+	    lzma_block_header_decode(&block, NULL, hdr) != LZMA_OK)
+		return 0;
+	m = lzma_raw_decoder_memusage(filters);
+	lzma_filters_free(filters, NULL);
+	if (m != UINT64_MAX && m > *need)
+		*need = m;
+	return 0;
+}
+
 static int xz_memusage(int fd, const char *label, uint64_t size,
 		       uint64_t *need)
 {
@@ -86,8 +113,13 @@ static int xz_memusage(int fd, const char *label, uint64_t size,
 	lzma_index_iter it;
 	int ret = 0;
 
+	/*
+	 * Without an index (a truncated download, say) only the first
+	 * block's header is checked; libarchive then reports the damage
+	 * with the member it was reading, which says more than we could.
+	 */
 	if (read_index(fd, label, size, &idx) < 0)
-		return -1;
+		return first_block_memusage(fd, need);
 	lzma_index_iter_init(&it, idx);
 	while (!ret && !lzma_index_iter_next(&it, LZMA_INDEX_ITER_BLOCK))
 		ret = block_memusage(fd, label, &it, need);
