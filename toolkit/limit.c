@@ -14,6 +14,9 @@ const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES = {
 const struct tf_limit TF_LIMIT_EXTRACT_MEMORY = {
 	"TFBUILD_EXTRACT_MAX_MEMORY", (uint64_t)1 << 30,
 };
+const struct tf_limit TF_LIMIT_VERIFY_BYTES = {
+	"TFBUILD_VERIFY_MAX_BYTES", (uint64_t)16 << 30,
+};
 
 int tf_limit_parse(const char *s, uint64_t *out)
 {

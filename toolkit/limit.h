@@ -19,6 +19,8 @@ extern const struct tf_limit TF_LIMIT_EXTRACT_BYTES;
 extern const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES;
 /* Memory a decompressor may need (xz and lzma dictionaries). */
 extern const struct tf_limit TF_LIMIT_EXTRACT_MEMORY;
+/* Uncompressed bytes of all entries of a wheel given to verify. */
+extern const struct tf_limit TF_LIMIT_VERIFY_BYTES;
 
 /*
  * Store the limit's value (the environment's, else the default) in out.
