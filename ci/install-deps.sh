@@ -12,7 +12,7 @@ set -eu
 # otherwise fails on python3-cmarkgfm's and python3-gi's requirements.
 pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       libarchive-dev liblzma-dev libelf-dev libjansson-dev patch python3 python3-venv
-      python3-dev python3-wheel unzip faketime file
+      python3-dev python3-wheel unzip faketime file openssl
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libpython3-dev:arm64
       libcapstone-dev cmake meson ninja-build dpkg-dev zlib1g-dev
       libtorch-dev pybind11-dev python3-torch
