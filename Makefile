@@ -10,7 +10,7 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKGS     = yaml-0.1 libcurl libcrypto libarchive libelf jansson capstone \
-           libdeflate minizip zlib
+           libdeflate minizip zlib liblzma
 WARN     = -pthread -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wstrict-prototypes -Wno-unused-parameter
 DEFS     = -D_GNU_SOURCE -DTF_VERSION='"$(VERSION)"'

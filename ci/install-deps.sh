@@ -36,8 +36,8 @@ esac
 # python3-cairo: `pip check` in a venv that sees Debian's packages
 # otherwise fails on python3-cmarkgfm's and python3-gi's requirements.
 pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
-      libarchive-dev libelf-dev libjansson-dev patch python3 python3-venv
-      python3-dev python3-wheel unzip faketime file
+      libarchive-dev liblzma-dev libelf-dev libjansson-dev patch python3 python3-venv
+      python3-dev python3-wheel unzip faketime file openssl
       gcc-$cross g++-$cross qemu-user libpython3-dev:$foreign
       libcapstone-dev cmake meson ninja-build dpkg-dev zlib1g-dev
       libtorch-dev pybind11-dev python3-torch

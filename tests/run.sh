@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${UNIT_DIR:=}"
 export TFBUILD TESTS_DIR="$here" SRC_ROOT="$(dirname "$here")"
 mkdir -p "$here/tmp"
+# The hostile corpus (t17*) tallies its verdicts here; see hostile_table.
+rm -rf "$here/tmp/hostile"
 passed=0 failed=0 broken=""
 
 count() { # name, output file, exit code
@@ -56,6 +58,22 @@ for t in "$here"/e2e/t[0-9]*.sh; do
 	count "$name" "$here/tmp/$name.out" "$rc"
 done
 
+# One table for the hostile corpus, by category (docs/security.md).
+hostile_table() {
+	set -- "$here"/tmp/hostile/*.tsv
+	[ -e "$1" ] || return 0
+	echo "hostile corpus:"
+	printf '%-12s %6s %8s %8s %8s %8s %8s %8s %6s\n' category tried refused accepted \
+		crashes escapes poisoned partial wrong
+	for f in "$@"; do
+		awk -F '\t' -v cat="$(basename "$f" .tsv)" '
+			{ n++; v[$2]++ }
+			END { printf "%-12s %6d %8d %8d %8d %8d %8d %8d %6d\n", cat, n,
+				v["refused"], v["accepted"], v["crash"], v["escape"],
+				v["poisoned"], v["partial"], v["wrong"] }' "$f"
+	done
+}
+hostile_table
 [ -z "$broken" ] || echo "failing:$broken"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

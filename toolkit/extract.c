@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "limit.h"
 #include "log.h"
 #include "path.h"
+#include "xzmem.h"
 
 /* Read-ahead per read(2): small, so memory stays flat for any archive. */
 #define BLOCK_SIZE 16384
@@ -35,6 +37,16 @@ struct member {
 };
 
 #define MEMBER_INIT(label) { (label), TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT }
+
+/* What an archive may still cost (limit.h), and what it has cost. */
+struct budget {
+	uint64_t max_bytes;   /* TF_LIMIT_EXTRACT_BYTES */
+	uint64_t max_entries; /* TF_LIMIT_EXTRACT_ENTRIES */
+	uint64_t bytes;       /* bytes written so far, holes included */
+};
+
+/* Longer names than the kernel takes in one path are refused. */
+#define NAME_MAX_BYTES 4096
 
 static const char *errstr(struct archive *a)
 {
@@ -105,6 +117,9 @@ static int check_name(const struct member *m)
 
 	if (!*name)
 		return error("%s: member with an empty name", m->label);
+	if (strlen(name) >= NAME_MAX_BYTES)
+		return error("%s: member '%.100s...': name is longer than %d bytes",
+			     m->label, name, NAME_MAX_BYTES - 1);
 	if (*name == '/')
 		return error("%s: member '%s': absolute path is not allowed",
 			     m->label, name);
@@ -175,6 +190,35 @@ static int check_hardlink(struct member *m, const char *target, int strip)
 	return 0;
 }
 
+static const char *type_name(mode_t type)
+{
+	switch (type) {
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	default: return "file";
+	}
+}
+
+/*
+ * A member may repeat an earlier one of the same type (tar appends
+ * updates), never change its type: a file that becomes a directory or a
+ * symlink that becomes a file is how an archive plays one checker
+ * against the next. Runs with dest as the cwd.
+ */
+static int check_replace(const struct member *m, struct archive_entry *e)
+{
+	mode_t type = archive_entry_hardlink(e) ? AE_IFREG :
+						  archive_entry_filetype(e);
+	struct stat st;
+
+	if (lstat(m->path.buf, &st) < 0)
+		return 0;
+	if ((st.st_mode & S_IFMT) == (type & S_IFMT))
+		return 0;
+	return error("%s: member '%s': replaces a %s of the same name extracted before",
+		     m->label, m->name.buf, type_name(st.st_mode & S_IFMT));
+}
+
 /* 0755 for directories and files the owner may run, else 0644. */
 static void reduce_mode(struct archive_entry *e)
 {
@@ -218,14 +262,31 @@ static int prepare(struct member *m, struct archive_entry *e, int strip)
 		   check_symlink(m, symlink ? symlink : "") < 0) {
 		return -1;
 	}
+	if (check_replace(m, e) < 0)
+		return -1;
 	archive_entry_set_pathname(e, m->path.buf);
 	reduce_mode(e);
 	return 0;
 }
 
-static int copy_data(struct archive *in, struct archive *out,
-		     const struct member *m)
+static int over_budget(const struct member *m, const struct budget *b)
 {
+	return error("%s: member '%s': extracting it would exceed the limit of %llu bytes (%s)",
+		     m->label, m->name.buf, (unsigned long long)b->max_bytes,
+		     TF_LIMIT_EXTRACT_BYTES.env);
+}
+
+/*
+ * The bytes a member declares are charged before anything is written
+ * (a sparse member claiming a terabyte is refused at its header); the
+ * bytes it really yields are charged as they come, for formats whose
+ * sizes are unknown or lie.
+ */
+static int copy_data(struct archive *in, struct archive *out,
+		     const struct member *m, struct budget *b)
+{
+	uint64_t start = b->bytes, end;
+
 	const void *block;
 	size_t size;
 	la_int64_t offset;
@@ -236,6 +297,11 @@ static int copy_data(struct archive *in, struct archive *out,
 		if (r != ARCHIVE_OK)
 			return error("%s: member '%s': %s", m->label,
 				     m->name.buf, errstr(in));
+		end = start + (uint64_t)offset + size;
+		if (offset < 0 || end < start || end > b->max_bytes)
+			return over_budget(m, b);
+		if (end > b->bytes)
+			b->bytes = end;
 		if (archive_write_data_block(out, block, size, offset) !=
 		    ARCHIVE_OK)
 			return error("%s: member '%s': %s", m->label,
@@ -246,12 +312,17 @@ static int copy_data(struct archive *in, struct archive *out,
 
 /* Write one prepared member. Any warning from the disk writer fails it. */
 static int write_member(struct archive *in, struct archive *out,
-			struct archive_entry *e, const struct member *m)
+			struct archive_entry *e, const struct member *m,
+			struct budget *b)
 {
+	la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+
+	if (size < 0 || (uint64_t)size > b->max_bytes - b->bytes)
+		return over_budget(m, b);
 	if (archive_write_header(out, e) != ARCHIVE_OK)
 		return error("%s: member '%s': %s", m->label, m->name.buf,
 			     errstr(out));
-	if (copy_data(in, out, m) < 0)
+	if (copy_data(in, out, m, b) < 0)
 		return -1;
 	if (archive_write_finish_entry(out) != ARCHIVE_OK)
 		return error("%s: member '%s': %s", m->label, m->name.buf,
@@ -261,7 +332,7 @@ static int write_member(struct archive *in, struct archive *out,
 
 /* The member loop; runs with dest as the current directory. */
 static int extract_all(struct archive *in, struct archive *out,
-		       const char *label, int strip)
+		       const char *label, int strip, struct budget *b)
 {
 	struct member m = MEMBER_INIT(label);
 	struct archive_entry *e;
@@ -277,14 +348,19 @@ static int extract_all(struct archive *in, struct archive *out,
 		/* Warnings here are about names the locale cannot show. */
 		if (r == ARCHIVE_WARN)
 			verbose("%s: %s", label, errstr(in));
-		seen++;
+		if ((uint64_t)seen++ >= b->max_entries) {
+			ret = error("%s: more than %llu members (%s)", label,
+				    (unsigned long long)b->max_entries,
+				    TF_LIMIT_EXTRACT_ENTRIES.env);
+			break;
+		}
 		ret = prepare(&m, e, strip);
 		if (ret > 0) {
 			ret = 0;
 			continue;
 		}
 		if (!ret)
-			ret = write_member(in, out, e, &m);
+			ret = write_member(in, out, e, &m, b);
 		written += !ret;
 	}
 	if (!ret && !seen)
@@ -379,7 +455,8 @@ static struct archive *open_writer(const char *label)
  * gives them 0755 like the listed ones, whatever the caller's umask.
  */
 static int extract_in(int dir, struct archive *in, struct archive *out,
-		      const char *label, const char *dest, int strip)
+		      const char *label, const char *dest, int strip,
+		      struct budget *b)
 {
 	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 	mode_t mask;
@@ -391,7 +468,7 @@ static int extract_in(int dir, struct archive *in, struct archive *out,
 		return error_errno("cannot change to '%s'", dest);
 	}
 	mask = umask(022);
-	ret = extract_all(in, out, label, strip);
+	ret = extract_all(in, out, label, strip, b);
 	if (archive_write_close(out) != ARCHIVE_OK && !ret)
 		ret = error("%s: %s", label, errstr(out));
 	umask(mask);
@@ -401,14 +478,37 @@ static int extract_in(int dir, struct archive *in, struct archive *out,
 	return ret;
 }
 
+/*
+ * libarchive decodes xz with no memory limit; the dictionary sizes in the
+ * headers say what it will allocate, so they are checked first.
+ */
+static int check_memory(int fd, const char *label)
+{
+	uint64_t need, max;
+
+	if (tf_limit_get(&TF_LIMIT_EXTRACT_MEMORY, &max) < 0 ||
+	    tf_xz_memusage(fd, label, &need) < 0)
+		return -1;
+	if (need > max)
+		return error("%s: decompressing it needs %llu MiB of memory, over the limit of %llu MiB (%s)",
+			     label, (unsigned long long)((need + (1 << 20) - 1) >> 20),
+			     (unsigned long long)(max >> 20),
+			     TF_LIMIT_EXTRACT_MEMORY.env);
+	return 0;
+}
+
 static int extract(const char *archive, const char *label, const char *dest,
 		   int strip)
 {
 	struct archive *in = NULL, *out = NULL;
+	struct budget b = { 0, 0, 0 };
 	int fd = -1, dir = -1, ret = -1;
 
+	if (tf_limit_get(&TF_LIMIT_EXTRACT_BYTES, &b.max_bytes) < 0 ||
+	    tf_limit_get(&TF_LIMIT_EXTRACT_ENTRIES, &b.max_entries) < 0)
+		return -1;
 	in = open_reader(archive, label, &fd);
-	if (!in)
+	if (!in || check_memory(fd, label) < 0)
 		goto out;
 	out = open_writer(label);
 	if (!out)
@@ -418,7 +518,7 @@ static int extract(const char *archive, const char *label, const char *dest,
 		error_errno("cannot open directory '%s'", dest);
 		goto out;
 	}
-	ret = extract_in(dir, in, out, label, dest, strip);
+	ret = extract_in(dir, in, out, label, dest, strip, &b);
 out:
 	if (dir >= 0)
 		close(dir);

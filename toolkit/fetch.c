@@ -47,6 +47,23 @@
 
 #define MAX_REDIRS 10L
 #define LOW_SPEED_BYTES 1024L /* per second, for opts->low_speed_time */
+
+/*
+ * The fetch timings a pipeline (or a test) may change without a
+ * rebuild: a positive integer from the environment, else def.
+ * docs/security.md#network lists them.
+ */
+static long env_seconds(const char *name, long def)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtol(v, &end, 10);
+	return *end || n <= 0 ? def : n;
+}
 #define MAX_DELAY_MS 30000L   /* cap on one backoff delay */
 #define STALE_TMP_SECONDS (24L * 60 * 60)
 
@@ -178,7 +195,8 @@ static CURL *new_handle(const struct tf_fetch_opts *o, const char *url,
 			struct xfer *x)
 {
 	long connect = o->connect_timeout > 0 ? o->connect_timeout : 30;
-	long slow = o->low_speed_time > 0 ? o->low_speed_time : 60;
+	long slow = o->low_speed_time > 0 ? o->low_speed_time :
+		    env_seconds("TFBUILD_FETCH_LOW_SPEED_TIME", 60);
 	CURL *c;
 
 	if (global_init() < 0)
@@ -292,7 +310,8 @@ static int retry_loop(const struct tf_fetch_opts *o, struct xfer *x,
 		      struct tf_buf *why)
 {
 	int tries = 1 + (o->retries >= 0 ? o->retries : 3), n = 1;
-	long delay = o->retry_delay_ms > 0 ? o->retry_delay_ms : 500;
+	long delay = o->retry_delay_ms > 0 ? o->retry_delay_ms :
+		     env_seconds("TFBUILD_FETCH_RETRY_DELAY_MS", 500);
 
 	for (;;) {
 		enum outcome r = attempt(x, why);

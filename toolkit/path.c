@@ -208,7 +208,8 @@ int tf_read_file(const char *path, struct tf_buf *out)
 			continue;
 		if (n < 0 || tf_buf_add(out, chunk, (size_t)n) < 0) {
 			int ret = n < 0 ? error_errno("cannot read '%s'", path)
-					: error("'%s' is too large", path);
+					: error("'%s' is too large (over %zu bytes)", path,
+						out->cap);
 			close(fd);
 			return ret;
 		}

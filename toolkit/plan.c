@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "confine.h"
 #include "isa.h"
 #include "log.h"
 #include "path.h"
@@ -221,6 +222,29 @@ static int plan_url(struct tf_plan *p, struct tf_plan_source *ps,
 	return 0;
 }
 
+/*
+ * A local source or patch stays inside the recipe's tree (confine.h);
+ * a source directory must not hold the build tree it is copied into.
+ * Returns the number of errors reported.
+ */
+static int confined(struct tf_plan *p, const struct tf_str *at,
+		    const char *path, const char *what)
+{
+	struct tf_buf root = TF_BUF_INIT, why = TF_BUF_INIT;
+	int ret = 0;
+
+	tf_confine_root(p->recipe->dir, &root);
+	if (tf_confine_check(root.buf, path, &why) < 0 ||
+	    (!strcmp(what, "source directory") &&
+	     tf_confine_not_above(path, p->dir, &why) < 0)) {
+		tf_error_at(&at->pos, "%s '%s' %s", what, at->s, why.buf);
+		ret = 1;
+	}
+	tf_buf_release(&root);
+	tf_buf_release(&why);
+	return ret;
+}
+
 static int plan_source(struct tf_plan *p, size_t i)
 {
 	const struct tf_source *s = &p->recipe->sources[i];
@@ -240,6 +264,8 @@ static int plan_source(struct tf_plan *p, size_t i)
 			errors++;
 			tf_error_at(&s->path.pos, "source directory '%s' does not exist",
 				    v);
+		} else {
+			errors += confined(p, &s->path, ps->local, "source directory");
 		}
 	}
 	for (j = 0; j < s->nr_patches; j++) {
@@ -250,6 +276,8 @@ static int plan_source(struct tf_plan *p, size_t i)
 			errors++;
 			tf_error_at(&s->patches[j].pos, "patch '%s' does not exist",
 				    s->patches[j].s);
+		} else {
+			errors += confined(p, &s->patches[j], v, "patch");
 		}
 		tf_strvec_push(&ps->patches, v);
 	}

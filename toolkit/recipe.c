@@ -28,6 +28,8 @@
 #define RECIPE_MAX_BYTES (4 << 20)
 /* Stop after this many errors: the rest are usually consequences. */
 #define MAX_ERRORS 20
+/* Steps in one recipe (docs/security.md#limits). */
+#define MAX_STEPS 4096
 
 struct tf_arena_block {
 	struct tf_arena_block *next; /* owned */
@@ -362,9 +364,12 @@ static int check_name(struct loader *l, const struct tf_str *s, const char *what
 		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
 		      *p == '-'))
 			break;
-	if (*s->s && !*p)
+	if (*s->s && !*p && strcmp(s->s, ".") && strcmp(s->s, ".."))
 		return 0;
 	l->errors++;
+	if (*s->s && !*p) /* names become directory names */
+		return tf_error_at(&s->pos, "%s '%s' cannot be '.' or '..'",
+				   what, s->s);
 	return tf_error_at(&s->pos,
 			   "%s '%s' may only use letters, digits, '.', '_' and '-'",
 			   what, s->s);
@@ -1223,6 +1228,14 @@ static int parse_steps(struct loader *l, yaml_node_t *v, void *obj,
 {
 	struct tf_recipe *r = obj;
 
+	/* The scheduler is quadratic in steps; no recipe needs this many. */
+	if (v->type == YAML_SEQUENCE_NODE &&
+	    v->data.sequence.items.top - v->data.sequence.items.start > MAX_STEPS) {
+		struct tf_pos p = pos_of(l, v);
+
+		l->errors++;
+		return tf_error_at(&p, "more than %d steps", MAX_STEPS);
+	}
 	return walk_list(l, v, "steps", step_fields, sizeof(*r->steps),
 			 (void **)&r->steps, &r->nr_steps, check_step_item);
 }
@@ -1616,12 +1629,130 @@ static int resolve(struct loader *l)
  */
 #define MAX_DEPTH 64
 
+/*
+ * Aliases are fine for repeating a script; a few of them nested, each
+ * naming the previous one ten times, are a billion nodes for whoever
+ * walks the tree ("billion laughs"). So the nodes the document stands
+ * for once aliases are expanded are counted while it streams by, each
+ * anchor remembering its own count, and refused past MAX_NODES.
+ */
+#define MAX_NODES 1000000
+
+struct expansion {
+	unsigned long long open[MAX_DEPTH + 2]; /* nodes in each open collection */
+	char *anchor[MAX_DEPTH + 2];            /* owned; its anchor, or NULL */
+	int depth;                              /* open collections */
+	char **names;                           /* owned; anchors seen */
+	unsigned long long *counts;             /* nodes each anchor stands for */
+	size_t nr;                              /* anchors in names and counts */
+};
+
+static unsigned long long anchor_count(const struct expansion *x,
+				       const char *name)
+{
+	size_t i;
+
+	for (i = x->nr; i-- > 0;) /* the latest anchor of a name wins */
+		if (!strcmp(x->names[i], name))
+			return x->counts[i];
+	return 1;
+}
+
+static void remember(struct expansion *x, const char *name,
+		     unsigned long long n)
+{
+	if (!name)
+		return;
+	x->names = realloc(x->names, (x->nr + 1) * sizeof(*x->names));
+	x->counts = realloc(x->counts, (x->nr + 1) * sizeof(*x->counts));
+	if (!x->names || !x->counts)
+		die(TF_EXIT_FAILURE, "out of memory");
+	x->names[x->nr] = strdup(name);
+	x->counts[x->nr++] = n;
+}
+
+static void expansion_release(struct expansion *x)
+{
+	while (x->nr)
+		free(x->names[--x->nr]);
+	while (x->depth > 0)
+		free(x->anchor[--x->depth]);
+	free(x->names);
+	free(x->counts);
+}
+
+/* Add n nodes to the innermost open collection; 1 past the limit. */
+static int add_nodes(struct expansion *x, unsigned long long n)
+{
+	unsigned long long *c = &x->open[x->depth];
+
+	*c = n > MAX_NODES || *c + n > MAX_NODES ? MAX_NODES + 1 : *c + n;
+	return *c > MAX_NODES;
+}
+
+static int count_event(struct expansion *x, const yaml_event_t *e)
+{
+	const char *anchor = NULL;
+	unsigned long long n;
+
+	switch (e->type) {
+	case YAML_SCALAR_EVENT:
+		anchor = (const char *)e->data.scalar.anchor;
+		remember(x, anchor, 1);
+		return add_nodes(x, 1);
+	case YAML_ALIAS_EVENT:
+		return add_nodes(x, anchor_count(x, (const char *)e->data.alias.anchor));
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		anchor = (const char *)(e->type == YAML_SEQUENCE_START_EVENT ?
+			 e->data.sequence_start.anchor : e->data.mapping_start.anchor);
+		if (x->depth > MAX_DEPTH)
+			return 0; /* check_depth reports it */
+		x->depth++;
+		x->open[x->depth] = 1;
+		x->anchor[x->depth] = anchor ? strdup(anchor) : NULL;
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (x->depth <= 0)
+			return 0;
+		n = x->open[x->depth];
+		remember(x, x->anchor[x->depth], n);
+		free(x->anchor[x->depth]);
+		x->depth--;
+		return add_nodes(x, n);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A NUL in a scalar would cut the C string tfbuild sees short of what
+ * YAML means; aliases must not expand past MAX_NODES.
+ */
+static int check_event(const char *path, struct expansion *x,
+		       const yaml_event_t *event)
+{
+	struct tf_pos p = { path, (int)event->start_mark.line + 1,
+			    (int)event->start_mark.column + 1 };
+
+	if (event->type == YAML_SCALAR_EVENT &&
+	    strlen((const char *)event->data.scalar.value) != event->data.scalar.length)
+		return tf_error_at(&p, "a NUL character is not allowed in a value");
+	if (count_event(x, event))
+		return tf_error_at(&p, "YAML aliases expand to more than %d nodes",
+				   MAX_NODES);
+	return 0;
+}
+
 static int check_depth(const char *path, const struct tf_buf *text)
 {
+	struct expansion x;
 	yaml_parser_t parser;
 	yaml_event_t event;
 	int depth = 0, ret = 0, done = 0;
 
+	memset(&x, 0, sizeof(x));
 	if (!yaml_parser_initialize(&parser))
 		return error("%s: cannot start the YAML parser", path);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text->buf,
@@ -1642,10 +1773,13 @@ static int check_depth(const char *path, const struct tf_buf *text)
 			   event.type == YAML_MAPPING_END_EVENT) {
 			depth--;
 		}
+		if (!ret)
+			ret = check_event(path, &x, &event);
 		done = event.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&event);
 	}
 	yaml_parser_delete(&parser);
+	expansion_release(&x);
 	return ret;
 }
 

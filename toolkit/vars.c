@@ -135,6 +135,12 @@ int tf_expand(struct tf_vars *vars, const struct tf_str *in, struct tf_buf *out)
 			return -1;
 		tf_buf_addstr(out, value);
 		p = end;
+		if (out->len > TF_VARS_MAX_VALUE) {
+			struct tf_pos pos = tf_str_pos_at(in, (size_t)(name - 2 - s));
+
+			return tf_error_at(&pos, "expands to more than %d bytes",
+					   TF_VARS_MAX_VALUE);
+		}
 	}
 	return 0;
 }

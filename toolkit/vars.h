@@ -41,4 +41,11 @@ int tf_expand(struct tf_vars *vars, const struct tf_str *in, struct tf_buf *out)
 /* Like tf_expand, returning a new string the caller frees (NULL on error). */
 char *tf_expand_dup(struct tf_vars *vars, const struct tf_str *in);
 
+
+/*
+ * No value expands to more than this: ten variables each using the
+ * previous ten times would otherwise ask for 10^10 bytes.
+ */
+#define TF_VARS_MAX_VALUE (1 << 20)
+
 #endif

@@ -7,6 +7,7 @@
  * streams every entry through sha256 and checks it against RECORD.
  */
 #include "verify.h"
+#include "zipcheck.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -1202,7 +1203,8 @@ int tf_verify_wheel(const char *path)
 		defect(&v, NULL, "not a regular file");
 		goto out;
 	}
-	if (tf_wheel_name_parse(path, &v.wn, &why) < 0) {
+	if (tf_wheel_name_parse(path, &v.wn, &why) < 0 ||
+	    tf_zipcheck(path, &why) < 0) {
 		defect(&v, NULL, "%s", why.buf);
 		goto out;
 	}

@@ -21,6 +21,11 @@ and the counters below are kept per prefix and full request path:
                          for 10 s (for low-speed timeouts); later: normal
   /norange/<rest>        ignore Range: always 200 and the whole file
   /slow/<rest>           send in 4 KiB pieces, 10 ms apart
+  /drip/<rest>           send one byte a second, forever (low-speed limits)
+  /loop/<n>              302 to /loop/<n+1>, without end
+
+--tls CERT KEY serves HTTPS instead (a self-signed certificate: the
+client must refuse it).
 
 Each request is logged on stderr as one line:
   GET /truncate/big.bin range=bytes=1048576- 206
@@ -94,6 +99,11 @@ class Handler(BaseHTTPRequestHandler):
             if head == "location":
                 return self.simple(302, b"moved\n",
                                    [("Location", unquote("/".join(parts[1:])))])
+            if head == "loop" and len(parts) > 1:
+                return self.simple(302, b"again\n",
+                                   [("Location", "/loop/%d" % (int(parts[1]) + 1))])
+            if head == "drip":
+                return self.drip()
             if head == "status" and len(parts) > 2:
                 return self.simple(int(parts[1]), b"status %s\n" %
                                    parts[1].encode())
@@ -110,6 +120,20 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 break
         self.serve_file("/".join(parts), mode)
+
+    def drip(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(1 << 30))
+        self.end_headers()
+        self.log_line(200)
+        try:
+            for _ in range(600):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
 
     def resolve(self, rel):
         root = os.path.realpath(self.server.root)
@@ -181,12 +205,18 @@ def main():
     ap = argparse.ArgumentParser(description="tfbuild test HTTP server")
     ap.add_argument("--root", required=True)
     ap.add_argument("--port-file", required=True)
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = ap.parse_args()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.block_on_close = False  # a stalled handler must not delay exit
     server.root = args.root
+    if args.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls[0], args.tls[1])
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % server.server_address[1])

@@ -1,0 +1,56 @@
+#include "limit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "log.h"
+
+const struct tf_limit TF_LIMIT_EXTRACT_BYTES = {
+	"TFBUILD_EXTRACT_MAX_BYTES", (uint64_t)64 << 30,
+};
+const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES = {
+	"TFBUILD_EXTRACT_MAX_ENTRIES", 2000000,
+};
+const struct tf_limit TF_LIMIT_EXTRACT_MEMORY = {
+	"TFBUILD_EXTRACT_MAX_MEMORY", (uint64_t)1 << 30,
+};
+const struct tf_limit TF_LIMIT_VERIFY_BYTES = {
+	"TFBUILD_VERIFY_MAX_BYTES", (uint64_t)16 << 30,
+};
+
+int tf_limit_parse(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int tf_limit_get(const struct tf_limit *l, uint64_t *out)
+{
+	const char *v = getenv(l->env);
+
+	*out = l->def;
+	if (!v || !*v)
+		return 0;
+	if (tf_limit_parse(v, out) < 0)
+		return error("%s: invalid limit '%s' (a number with an optional K, M, G or T suffix)",
+			     l->env, v);
+	return 0;
+}

@@ -1,0 +1,34 @@
+#ifndef TF_LIMITS_H
+#define TF_LIMITS_H
+
+#include <stdint.h>
+
+/*
+ * Limits on what untrusted input may cost: documented defaults, each
+ * changed by an environment variable (docs/security.md#limits). A value
+ * is a number with an optional K, M, G or T suffix (powers of 1024).
+ */
+struct tf_limit {
+	const char *env;  /* the variable that overrides it */
+	uint64_t def;     /* the default */
+};
+
+/* Bytes an archive may extract to, in all its members. */
+extern const struct tf_limit TF_LIMIT_EXTRACT_BYTES;
+/* Members an archive may hold. */
+extern const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES;
+/* Memory a decompressor may need (xz and lzma dictionaries). */
+extern const struct tf_limit TF_LIMIT_EXTRACT_MEMORY;
+/* Uncompressed bytes of all entries of a wheel given to verify. */
+extern const struct tf_limit TF_LIMIT_VERIFY_BYTES;
+
+/*
+ * Store the limit's value (the environment's, else the default) in out.
+ * Returns 0, or -1 after naming the variable and its bad value.
+ */
+int tf_limit_get(const struct tf_limit *l, uint64_t *out);
+
+/* Parse "16M" style sizes; 0 or -1 (nothing printed). For unit tests. */
+int tf_limit_parse(const char *s, uint64_t *out);
+
+#endif

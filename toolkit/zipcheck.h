@@ -1,0 +1,25 @@
+#ifndef TF_ZIPCHECK_H
+#define TF_ZIPCHECK_H
+
+#include "buf.h"
+
+/*
+ * The zip structure of a wheel, checked before its content: an
+ * installer (pip reads the central directory with Python's zipfile) and
+ * a streaming reader (the local headers) must see the same wheel. Both
+ * listings come from libarchive (its seekable and streamable zip
+ * readers); zipcheck.c parses nothing itself but the fixed 22-byte end
+ * record, to refuse data after it.
+ */
+
+/*
+ * 0 if the zip at path has: its end-of-central-directory record as its
+ * last 22 bytes (no comment, nothing appended), the same entries in
+ * the same order with the same sizes in its central directory and its
+ * local headers (no two central entries sharing one local header, no
+ * name that differs), and at most TFBUILD_VERIFY_MAX_BYTES uncompressed
+ * bytes in all. Else -1 with why filled ("demo/x.py: ...").
+ */
+int tf_zipcheck(const char *path, struct tf_buf *why);
+
+#endif
