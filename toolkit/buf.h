@@ -48,6 +48,8 @@ void tf_buf_setlen(struct tf_buf *b, size_t len);
 void *tf_malloc(size_t n);
 void *tf_calloc(size_t nmemb, size_t size);
 void *tf_realloc(void *p, size_t n);
+/* s without leading and trailing white space: trailing ones are cut in place. */
+char *tf_str_trim(char *s);
 char *tf_strdup(const char *s);
 char *tf_strndup(const char *s, size_t n);
 /* Return a newly allocated formatted string; the caller owns it. */

@@ -24,18 +24,22 @@ int tf_limit_parse(const char *s, uint64_t *out)
 	char *end;
 	int shift = 0;
 
-	if (*s < '0' || *s > '9')
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno)
 		return -1;
 	switch (*end) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
 	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
 	if (*end || (shift && v > (UINT64_MAX >> shift)))
 		return -1;
 	*out = (uint64_t)v << shift;

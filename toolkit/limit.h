@@ -6,7 +6,8 @@
 /*
  * Limits on what untrusted input may cost: documented defaults, each
  * changed by an environment variable (docs/security.md#limits). A value
- * is a number with an optional K, M, G or T suffix (powers of 1024).
+ * is a number with an optional K, M, G or T suffix (powers of 1024;
+ * lower case, a following "i" and "B" are accepted: 10GiB).
  */
 struct tf_limit {
 	const char *env;  /* the variable that overrides it */

@@ -32,6 +32,15 @@ static void test_buf_cap(void)
 	tf_buf_release(&b);
 }
 
+static void test_trim(void)
+{
+	char a[] = "  key = value \t\n", b[] = "", c[] = " \t ";
+
+	CHECK_STR(tf_str_trim(a), "key = value");
+	CHECK_STR(tf_str_trim(b), "");
+	CHECK_STR(tf_str_trim(c), "");
+}
+
 static void test_strvec(void)
 {
 	struct tf_strvec sv = TF_STRVEC_INIT;
@@ -82,6 +91,7 @@ int main(void)
 {
 	test_buf();
 	test_buf_cap();
+	test_trim();
 	test_strvec();
 	test_paths();
 	return unit_done();

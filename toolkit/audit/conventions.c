@@ -184,18 +184,6 @@ static int has_module(const struct wheel_view *w, const char *module)
 	return found;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /*
  * Each entry point of a checked group must name a module of the wheel.
  * Sets *jax when the wheel declares a jax_plugins entry point.
@@ -209,7 +197,7 @@ static int check_entry_points(const struct wheel_view *w, int *jax)
 
 	for (line = strtok_r(text, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *l = trim(line), *eq, *module, *value;
+		char *l = tf_str_trim(line), *eq, *module, *value;
 		size_t i;
 
 		if (*l == '[') {
@@ -217,7 +205,7 @@ static int check_entry_points(const struct wheel_view *w, int *jax)
 
 			if (end)
 				*end = '\0';
-			group = trim(l + 1);
+			group = tf_str_trim(l + 1);
 			continue;
 		}
 		if (!group || !*l || *l == '#' || *l == ';' || !(eq = strchr(l, '=')))
@@ -226,13 +214,13 @@ static int check_entry_points(const struct wheel_view *w, int *jax)
 			if (strcmp(group, module_groups[i].group))
 				continue;
 			*eq = '\0';
-			value = tf_strdup(trim(eq + 1));
+			value = tf_strdup(tf_str_trim(eq + 1));
 			module = tf_strndup(value, strcspn(value, ":[ \t"));
 			*jax |= !strcmp(group, "jax_plugins");
 			if (!has_module(w, module))
 				ret = error("%s: entry point '%s = %s' in group '%s' "
 					    "names module '%s', which is not in the "
-					    "wheel (%s)", w->path, trim(l), value,
+					    "wheel (%s)", w->path, tf_str_trim(l), value,
 					    group, module, module_groups[i].why);
 			free(value);
 			free(module);

@@ -69,18 +69,6 @@ static int set(struct tf_cache_opts *o, struct tf_strvec *keep,
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static int read_file(struct tf_cache_opts *o, struct tf_strvec *keep,
 		     const char *path)
 {
@@ -100,7 +88,7 @@ static int read_file(struct tf_cache_opts *o, struct tf_strvec *keep,
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		line = trim(line);
+		line = tf_str_trim(line);
 		if (!*line || *line == '#')
 			continue;
 		tf_buf_reset(&where);
@@ -111,8 +99,8 @@ static int read_file(struct tf_cache_opts *o, struct tf_strvec *keep,
 			break;
 		}
 		*eq = '\0';
-		name = trim(line);
-		ret = set(o, keep, name, trim(eq + 1), where.buf);
+		name = tf_str_trim(line);
+		ret = set(o, keep, name, tf_str_trim(eq + 1), where.buf);
 	}
 	tf_buf_release(&text);
 	tf_buf_release(&where);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "limit.h"
 #include "log.h"
 #include "path.h"
 
@@ -474,27 +475,9 @@ int tf_store_verify(const struct tf_store *s)
 
 long long tf_store_parse_size(const char *s)
 {
-	char *end;
-	long long n;
-	int shift = 0;
+	uint64_t n;
 
-	if (!s || *s < '0' || *s > '9')
+	if (tf_limit_parse(s, &n) || n > LLONG_MAX)
 		return -1;
-	errno = 0;
-	n = strtoll(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || n > (LLONG_MAX >> shift))
-		return -1;
-	return n << shift;
+	return (long long)n;
 }
