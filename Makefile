@@ -129,7 +129,8 @@ clean:
 # runs: the seeds in tests/fuzz/corpus/NAME and $(O)/fuzz/seeds/NAME
 # (binary seeds built from this repository by mkseeds.sh) and
 # deterministic mutations of them. `make fuzz` runs every harness (or
-# those in FUZZ_ONLY) under libFuzzer with clang for FUZZ_SECONDS each.
+# those in FUZZ_ONLY) under libFuzzer with clang for FUZZ_SECONDS each,
+# then merges what found new code into the committed corpora.
 
 FUZZ_SRCS    = $(sort $(wildcard tests/fuzz/*_fuzz.c))
 FUZZ_NAMES   = $(FUZZ_SRCS:tests/fuzz/%_fuzz.c=%)
@@ -143,6 +144,11 @@ FUZZ_O       = $(O)/libfuzzer
 FUZZ_CFLAGS  = -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
                -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_OPTS   ?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
+# After each run, inputs that reach new code are merged (-merge=1) into
+# the committed text corpora, tests/fuzz/corpus/NAME, so they grow in git
+# and the replay in `make test` runs them; FUZZ_MERGE=0 leaves them alone.
+FUZZ_MERGE  ?= 1
+FUZZ_MERGE_MAX_LEN ?= 4096
 
 .PHONY: fuzz-replay fuzz fuzz-targets
 unit: fuzz-replay
@@ -189,5 +195,12 @@ fuzz: $(FUZZ_SEEDS)
 			failed="$$failed $$n"; \
 		grep -E '^(#[0-9]+.*DONE|Done |SUMMARY|==[0-9]+==ERROR|artifact_prefix|Test unit written)' \
 			$(FUZZ_O)/$$n.log || tail -n 5 $(FUZZ_O)/$$n.log; \
+		[ "$(FUZZ_MERGE)" = 0 ] || [ ! -d tests/fuzz/corpus/$$n ] || { \
+			before=$$(ls tests/fuzz/corpus/$$n | wc -l); \
+			$(FUZZ_O)/fuzz/$${n}_fuzz $(FUZZ_OPTS) -merge=1 \
+				-max_len=$(FUZZ_MERGE_MAX_LEN) tests/fuzz/corpus/$$n \
+				$(FUZZ_O)/corpus/$$n >$(FUZZ_O)/$$n.merge.log 2>&1 || \
+				failed="$$failed $$n(merge)"; \
+			echo "   corpus/$$n: $$before -> $$(ls tests/fuzz/corpus/$$n | wc -l) inputs (new ones add coverage: commit them)"; }; \
 	done; \
 	[ -z "$$failed" ] || { echo "fuzz: failed:$$failed (see $(FUZZ_O)/crashes)"; exit 1; }
