@@ -1676,7 +1676,7 @@ static void expansion_release(struct expansion *x)
 	while (x->nr)
 		free(x->names[--x->nr]);
 	while (x->depth > 0)
-		free(x->anchor[--x->depth]);
+		free(x->anchor[x->depth--]);
 	free(x->names);
 	free(x->counts);
 }
