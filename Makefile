@@ -54,7 +54,7 @@ need-libs:
 $(BIN): $(OBJS) | need-libs
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(ALL_LDFLAGS)
 
-$(O)/%.o: %.c $(wildcard toolkit/*.h toolkit/*/*.h)
+$(O)/%.o: %.c $(wildcard toolkit/*.h toolkit/*/*.h) | need-libs
 	@mkdir -p $(O)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
