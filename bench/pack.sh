@@ -50,27 +50,7 @@ make_tree() {
 	"$PY" "$BENCH_DIR/gentree.py" "$1" "$d/stage" "$MB" >"$d/gen.txt"
 	(cd "$d/stage" && find benchpkg -type f | LC_ALL=C sort) |
 		while read -r f; do echo "$f=$f"; done >"$d/wheel-args"
-	cat >"$d/pack.yaml" <<EOY
-schema: 1
-name: benchpkg
-version: "1.0"
-source-date-epoch: 1700000000
-sources:
-  - name: tree
-    path: stage/benchpkg
-steps:
-  - name: stage
-    source: tree
-    run: cp -R . "\$STAGE/benchpkg"
-wheels:
-  - name: benchpkg
-    version: "1.0"
-    platform: linux_x86_64
-    files:
-      - from: stage
-        src: benchpkg
-        dst: .
-EOY
+	cp "$BENCH_DIR/benchpkg.yaml" "$d/pack.yaml"
 	echo "$MB" >"$d/mb"
 }
 

@@ -73,27 +73,7 @@ wheel_args() {
 # The same tree through a recipe: a `path:` source, copied into the
 # build tree, then a step copies it to $STAGE, then pack and verify.
 pack_recipe() {
-	cat >"$D/pack.yaml" <<EOF
-schema: 1
-name: benchpkg
-version: "1.0"
-source-date-epoch: 1700000000
-sources:
-  - name: tree
-    path: stage/benchpkg
-steps:
-  - name: stage
-    source: tree
-    run: cp -R . "\$STAGE/benchpkg"
-wheels:
-  - name: benchpkg
-    version: "1.0"
-    platform: linux_x86_64
-    files:
-      - from: stage
-        src: benchpkg
-        dst: .
-EOF
+	cp "$BENCH_DIR/benchpkg.yaml" "$D/pack.yaml"
 }
 
 # The two wheels must hold the same files (tfbuild writes its own
