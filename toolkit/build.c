@@ -17,6 +17,7 @@
 #include "ui.h"
 #include "path.h"
 #include "run.h"
+#include "signals.h"
 #include "source.h"
 #include "stamp.h"
 
@@ -701,6 +702,8 @@ static int wait_next(struct sched *s, const sigset_t *set, size_t *which,
 
 		if (pid < 0 && errno != EINTR)
 			return error_errno("cannot wait for child processes");
+		if (pid > 0) /* signals are blocked here: it ended, untracked */
+			tf_signals_child_forget(pid);
 		for (i = 0; pid > 0 && i < s->nr; i++)
 			if (s->running[i] && s->running[i]->pid == pid)
 				break;

@@ -3,6 +3,7 @@
  * Global options may come before or after the command; a command's
  * options anywhere after it.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "cmd.h"
 #include "log.h"
+#include "signals.h"
 #include "ui.h"
 
 const struct tf_cmd tf_commands[] = {
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 
 	/* Files tfbuild and its steps create get the same modes everywhere. */
 	umask(022);
+	tf_signals_catch();
 	c = parse(argc, argv, &a, &rc);
 	if (!c && rc)
 		goto out;
@@ -167,5 +170,10 @@ int main(int argc, char **argv)
 	tf_ui_finish(rc);
 out:
 	tf_args_release(&a);
+	/* The build loop stopped its steps on SIGINT/SIGTERM/SIGHUP and the
+	 * command cleaned up: now die of that signal, as the caller expects
+	 * (the shell stops a script on a child's SIGINT death, not on 130). */
+	if (rc == 128 + SIGINT || rc == 128 + SIGTERM || rc == 128 + SIGHUP)
+		tf_signals_die(rc - 128);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "signals.h"
 
 extern char **environ;
 
@@ -158,6 +159,7 @@ int tf_run_start(struct tf_run *r)
 	struct tf_strvec merged = TF_STRVEC_INIT;
 	char **envp;
 	int log_fd = -1;
+	sigset_t mask;
 
 	if (!r->argv.nr)
 		BUG("tf_run_start with an empty argv");
@@ -179,8 +181,12 @@ int tf_run_start(struct tf_run *r)
 	}
 	envp = child_env(r, &merged);
 	fflush(NULL);
+	/* Blocked until the child is tracked: a signal in between would
+	 * leave it running (signals.h). */
+	tf_signals_block(&mask);
 	r->pid = fork();
 	if (r->pid < 0) {
+		tf_signals_restore(&mask);
 		r->pid = 0;
 		if (log_fd >= 0)
 			close(log_fd);
@@ -188,15 +194,37 @@ int tf_run_start(struct tf_run *r)
 		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
 	}
 	if (!r->pid) {
+		tf_signals_child();
 		if (r->own_group)
 			setsid();
 		if (log_fd >= 0 && r->tee_prefix)
 			tee_child(r, envp, log_fd);
 		exec_child(r, envp, log_fd);
 	}
+	tf_signals_child_add(r->pid);
+	tf_signals_restore(&mask);
 	if (log_fd >= 0)
 		close(log_fd);
 	tf_strvec_release(&merged);
+	return 0;
+}
+
+/*
+ * Wait for pid to end and reap it, forgetting it in between: it is
+ * tracked for the fatal-signal handler until it ended, and its pid
+ * cannot be given to another process before it is reaped.
+ */
+static int reap(pid_t pid, int *status)
+{
+	siginfo_t info;
+
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			return -1;
+	tf_signals_child_forget(pid);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
 	return 0;
 }
 
@@ -206,11 +234,9 @@ int tf_run_wait(struct tf_run *r)
 
 	if (!r->pid)
 		BUG("tf_run_wait on a child that was not started");
-	while (waitpid(r->pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			r->pid = 0;
-			return error_errno("cannot wait for '%s'", r->argv.v[0]);
-		}
+	if (reap(r->pid, &status) < 0) {
+		r->pid = 0;
+		return error_errno("cannot wait for '%s'", r->argv.v[0]);
 	}
 	r->pid = 0;
 	if (WIFSIGNALED(status))
@@ -225,10 +251,13 @@ int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which)
 	pid_t pid;
 
 	for (;;) {
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == EINTR)
+		siginfo_t info;
+
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
 			continue;
-		if (pid < 0)
+		pid = info.si_pid;
+		if (pid <= 0 || reap(pid, &status) < 0)
 			return error_errno("cannot wait for child processes");
 		for (i = 0; i < n; i++)
 			if (runs[i] && runs[i]->pid == pid)
@@ -250,6 +279,7 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 	char **envp;
 	int fds[2];
 	ssize_t n;
+	sigset_t mask;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return error_errno("cannot create a pipe");
@@ -262,8 +292,10 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 		tf_buf_release(&cmd);
 	}
 	fflush(NULL);
+	tf_signals_block(&mask);
 	r->pid = fork();
 	if (r->pid < 0) {
+		tf_signals_restore(&mask);
 		r->pid = 0;
 		close(fds[0]);
 		close(fds[1]);
@@ -271,9 +303,18 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
 	}
 	if (!r->pid) {
+		/* A group of its own, so that a fatal signal to tfbuild reaches
+		 * all it starts (a pyenv shim and its python, say): the
+		 * handler sends it on to the group (signals.h). */
+		tf_signals_child();
+		setpgid(0, 0);
 		close(fds[0]);
 		exec_child(r, envp, fds[1]);
 	}
+	/* Both sides: whichever runs first, the group exists when tracked. */
+	setpgid(r->pid, r->pid);
+	tf_signals_child_add(r->pid);
+	tf_signals_restore(&mask);
 	close(fds[1]);
 	tf_strvec_release(&merged);
 	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {

@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 
 #define MAX_RUNNING 64
 
@@ -127,6 +128,7 @@ static void *redraw(void *unused)
 {
 	struct timespec tick = { 0, 100 * 1000 * 1000 };
 
+	tf_signals_worker(); /* fatal signals are the main thread's */
 	for (;;) {
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&lock);

@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "log.h"
+#include "signals.h"
 
 /* Entries this large need ZIP64 fields (minizip's limit is 4 GiB - 1). */
 #define ZIP64_MIN 0xffff0000LL
@@ -181,6 +182,7 @@ static void *worker_main(void *arg)
 	struct tf_zipout *z = w->z;
 	struct slot *s;
 
+	tf_signals_worker(); /* fatal signals are the main thread's */
 	pthread_mutex_lock(&z->lock);
 	for (;;) {
 		while (!z->stopping && z->work == z->fill)
