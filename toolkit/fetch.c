@@ -39,6 +39,7 @@
 #include "hash.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 #include "ui.h"
 
 #ifndef TF_VERSION
@@ -419,7 +420,7 @@ static int fetch_url(const struct tf_fetch_opts *o, const char *label,
 	}
 	info("%s: fetching %s", label, shown.buf);
 	tf_buf_addf(&tmp, "%s/%s.XXXXXX", tmpdir, sha256);
-	fd = mkostemp(tmp.buf, O_CLOEXEC);
+	fd = tf_signals_mkstemp(tmp.buf, O_CLOEXEC);
 	if (fd < 0) {
 		error_errno("%s: cannot create a temporary file in '%s'", label,
 			    tmpdir);
@@ -438,6 +439,8 @@ out:
 		close(fd);
 	if (fd >= 0 && ret)
 		unlink(tmp.buf);
+	if (fd >= 0)
+		tf_signals_temp_forget(tmp.buf);
 	tf_buf_release(&shown);
 	tf_buf_release(&subject);
 	tf_buf_release(&tmp);

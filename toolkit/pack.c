@@ -17,6 +17,7 @@
 #include "log.h"
 #include "manylinux.h"
 #include "path.h"
+#include "signals.h"
 #include "vendor.h"
 #include "verify.h"
 #include "wheel.h"
@@ -544,7 +545,7 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 
 	ret = tf_mkdir_p(out_dir);
 	if (!ret)
-		ret = tf_mkdtemp_in(out_dir, "tfbuild-wheels", &tmp);
+		ret = tf_mkdtemp_temp(out_dir, "tfbuild-wheels", &tmp);
 	if (ret)
 		goto out;
 	ret = pack_all(plans, nr_plans, tmp.buf, &made);
@@ -559,6 +560,7 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 			tf_strvec_push(written, dst.buf);
 	}
 	tf_rm_rf(tmp.buf);
+	tf_signals_temp_forget(tmp.buf);
 out:
 	tf_strvec_release(&made);
 	tf_buf_release(&tmp);

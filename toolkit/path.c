@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "signals.h"
 
 int tf_mkdir_p(const char *path)
 {
@@ -139,17 +140,31 @@ int tf_path_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out)
+static int mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out,
+		      int temp)
 {
 	size_t start = out->len;
+	char *made;
 
 	tf_buf_addf(out, "%s/.%s.XXXXXX", dir, prefix);
-	if (!mkdtemp(out->buf + start)) {
+	made = temp ? tf_signals_mkdtemp(out->buf + start)
+		    : mkdtemp(out->buf + start);
+	if (!made) {
 		error_errno("cannot create a temporary directory in '%s'", dir);
 		tf_buf_setlen(out, start);
 		return -1;
 	}
 	return 0;
+}
+
+int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out)
+{
+	return mkdtemp_in(dir, prefix, out, 0);
+}
+
+int tf_mkdtemp_temp(const char *dir, const char *prefix, struct tf_buf *out)
+{
+	return mkdtemp_in(dir, prefix, out, 1);
 }
 
 int tf_write_all(int fd, const void *data, size_t len)
@@ -173,7 +188,7 @@ int tf_write_file_atomic(const char *path, const void *data, size_t len,
 			 mode_t mode)
 {
 	char *tmp = tf_xstrfmt("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp), ret = 0;
+	int fd = tf_signals_mkstemp(tmp, 0), ret = 0;
 
 	if (fd < 0) {
 		ret = error_errno("cannot create a temporary file for '%s'", path);
@@ -190,6 +205,7 @@ int tf_write_file_atomic(const char *path, const void *data, size_t len,
 		ret = error_errno("cannot write '%s'", path);
 		unlink(tmp);
 	}
+	tf_signals_temp_forget(tmp);
 out:
 	free(tmp);
 	return ret;

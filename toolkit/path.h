@@ -30,6 +30,12 @@ int tf_path_is_dir(const char *path);
  * later be renamed within the same file system) and append its path to out.
  */
 int tf_mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out);
+/*
+ * tf_mkdtemp_in, and registered for removal should tfbuild die of a
+ * signal before the caller renames or removes it and calls
+ * tf_signals_temp_forget(out->buf) (signals.h).
+ */
+int tf_mkdtemp_temp(const char *dir, const char *prefix, struct tf_buf *out);
 
 /*
  * Write data to path atomically: a temporary file beside it, fsync, then

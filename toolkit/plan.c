@@ -15,6 +15,7 @@
 #include "isa.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 #include "pyname.h"
 #include "url.h"
 #include "wheel.h"
@@ -794,7 +795,7 @@ static int python_shim(struct tf_plan *p)
 	if (!ret)
 		ret = tf_list_dir(p->target.python_include, &names);
 	if (!ret)
-		ret = tf_mkdtemp_in(p->dir, "python-include", &tmp);
+		ret = tf_mkdtemp_temp(p->dir, "python-include", &tmp);
 	for (i = 0; !ret && i < names.nr; i++) {
 		tf_buf_setf(&link, "%s/%s", tmp.buf, names.v[i]);
 		if (!strcmp(names.v[i], "pyconfig.h"))
@@ -810,6 +811,8 @@ static int python_shim(struct tf_plan *p)
 		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, shim);
 	if (ret && tmp.len)
 		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
 	if (!ret) {
 		free(p->target.python_include);
 		p->target.python_include = tf_strdup(shim);

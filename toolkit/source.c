@@ -9,6 +9,7 @@
 #include "log.h"
 #include "patch.h"
 #include "path.h"
+#include "signals.h"
 #include "stamp.h"
 #include "ui.h"
 
@@ -69,7 +70,7 @@ static int prepare_one(struct tf_plan *p, struct tf_plan_source *s)
 	tf_path_dirname(&parent, s->dir);
 	ret = tf_mkdir_p(parent.buf);
 	if (!ret)
-		ret = tf_mkdtemp_in(parent.buf, s->def->name.s, &tmp);
+		ret = tf_mkdtemp_temp(parent.buf, s->def->name.s, &tmp);
 	if (ret)
 		goto out;
 	verbose("preparing source '%s' in %s", s->def->name.s, s->dir);
@@ -85,6 +86,7 @@ static int prepare_one(struct tf_plan *p, struct tf_plan_source *s)
 		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, s->dir);
 	if (ret)
 		tf_rm_rf(tmp.buf);
+	tf_signals_temp_forget(tmp.buf);
 out:
 	tf_buf_release(&parent);
 	tf_buf_release(&tmp);

@@ -23,6 +23,7 @@
 #include "hash.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 #include "pyname.h"
 #include "zipout.h"
 
@@ -736,7 +737,7 @@ int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 		BUG("wheel name was validated");
 	tf_path_join(&dst, out_dir, name.buf);
 	tmp = tf_xstrfmt("%s/.%s.XXXXXX", out_dir, name.buf);
-	fd = mkstemp(tmp);
+	fd = tf_signals_mkstemp(tmp, 0);
 	if (fd < 0) {
 		error_errno("wheel '%s': cannot create a temporary file in '%s'",
 			    w->name, out_dir);
@@ -753,6 +754,8 @@ out:
 	if (fd >= 0)
 		close(fd);
 	packer_release(&p);
+	if (tmp)
+		tf_signals_temp_forget(tmp);
 	free(tmp);
 	tf_buf_release(&name);
 	tf_buf_release(&dst);

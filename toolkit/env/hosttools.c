@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 #include "plan.h"
 #include "toolfiles.h"
 
@@ -216,7 +217,7 @@ int tf_hosttools_make(struct tf_plan *p)
 	if (!ret)
 		ret = tf_mkdir_p(p->dir);
 	if (!ret)
-		ret = tf_mkdtemp_in(p->dir, "host-tools", &tmp);
+		ret = tf_mkdtemp_temp(p->dir, "host-tools", &tmp);
 	if (!ret)
 		ret = fill(p, tmp.buf, &links);
 	if (!ret) {
@@ -229,6 +230,8 @@ int tf_hosttools_make(struct tf_plan *p)
 		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, p->host_tools);
 	if (ret && tmp.len)
 		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
 out:
 	tf_strvec_release(&links);
 	tf_buf_release(&text);

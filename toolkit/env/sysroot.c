@@ -15,6 +15,7 @@
 #include "hash.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 #include "plan.h"
 #include "run.h"
 
@@ -635,7 +636,7 @@ static int download(struct tf_plan *p, const char *debs)
 	}
 	if (!ret && argv.nr > 3) {
 		info("target %s: downloading %zu packages", p->target.name, argv.nr - 3);
-		ret = tf_mkdtemp_in(debs, "download", &tmp);
+		ret = tf_mkdtemp_temp(debs, "download", &tmp);
 		/* apt's sandbox user must be able to write there. */
 		if (!ret)
 			chmod(tmp.buf, 0755);
@@ -664,8 +665,10 @@ static int download(struct tf_plan *p, const char *debs)
 				    p->package_files.v[i], p->packages.v[i]);
 		}
 	}
-	if (tmp.len)
+	if (tmp.len) {
 		tf_rm_rf(tmp.buf);
+		tf_signals_temp_forget(tmp.buf);
+	}
 	tf_strvec_release(&argv);
 	tf_buf_release(&tmp);
 	tf_buf_release(&out);
@@ -818,7 +821,7 @@ int tf_sysroot_make(struct tf_plan *p)
 	tf_buf_setf(&debs, "%s/debs", parent.buf);
 	ret = download(p, debs.buf);
 	if (!ret)
-		ret = tf_mkdtemp_in(parent.buf, "root", &tmp);
+		ret = tf_mkdtemp_temp(parent.buf, "root", &tmp);
 	if (!ret) {
 		info("target %s: unpacking %zu packages into %s", p->target.name,
 		     p->packages.nr, p->sysroot);
@@ -831,6 +834,8 @@ int tf_sysroot_make(struct tf_plan *p)
 		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, p->sysroot);
 	if (tmp.len && tf_path_exists(tmp.buf))
 		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
 out:
 	tf_buf_release(&marker);
 	tf_buf_release(&debs);
