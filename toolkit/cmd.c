@@ -35,4 +35,6 @@ const char tf_exit_codes_text[] =
 	"  3  recipe error (does not parse or validate)\n"
 	"  4  fetch error (download failed, checksum mismatch, not cached offline)\n"
 	"  5  build error (extract, patch or build step failed)\n"
-	"  6  wheel error (could not be written, or failed verification)\n";
+	"  6  wheel error (could not be written, or failed verification)\n"
+	"  130, 143, 129  died of SIGINT, SIGTERM, SIGHUP, after stopping every\n"
+	"     process it started and removing its temporary files\n";
