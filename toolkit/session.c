@@ -201,8 +201,10 @@ int tf_session_open(struct tf_session *s, int check_tools)
 		free((char *)s->opt.build_dir);
 		s->opt.build_dir = tf_buf_detach(&dir);
 	}
-	if (s->opt.lock && (ret = take_locks(s)))
+	if (s->opt.lock && (ret = take_locks(s))) {
+		tf_strvec_release(&targets);
 		return ret;
+	}
 	po.build_dir = s->opt.build_dir;
 	po.jobs = s->opt.jobs;
 	po.sets = &s->opt.sets;
