@@ -137,7 +137,8 @@ static int attempt(struct tf_lock *l, const char *what, int wait)
 	char *missing = first_missing(l->path);
 	int fd, ret = 0;
 
-	if (missing && tf_mkdir_p(l->path)) {
+	/* Not "missing": a dangling symlink is refused by tf_mkdir_p too. */
+	if (!tf_path_is_dir(l->path) && tf_mkdir_p(l->path)) {
 		free(missing);
 		return -1;
 	}
