@@ -51,6 +51,7 @@ struct tf_args {
 	int keep_going;          /* --keep-going */
 	int recheck;             /* --recheck */
 	int force;               /* --force */
+	int wait;                /* --wait (recipe) */
 	const char *timeout;     /* --timeout TIME (recipe) */
 	struct tf_strvec targets; /* owned; --target, each valid */
 	struct tf_strvec sets;   /* owned; --set NAME=VALUE */

@@ -38,6 +38,9 @@ const struct tf_opt tf_opts_recipe[] = {
 	  "after a failing step, go on with the others", NULL, 0, 0 },
 	{ 'f', "force", TF_OPT_FLAG, TF_ARG(force), NULL,
 	  "rebuild every step, even if up to date", NULL, 0, 0 },
+	{ 0, "wait", TF_OPT_FLAG, TF_ARG(wait), NULL,
+	  "if another tfbuild is using the build tree or output folder, "
+	  "wait for it instead of failing", NULL, 0, 0 },
 	{ 0, "timeout", TF_OPT_STRING, TF_ARG(timeout), "TIME",
 	  "time limit of every step and test (90s, 30m, 2h), over the "
 	  "recipe's; default: the recipe's, or 1h", NULL, 0, 0 },
@@ -110,6 +113,7 @@ int cmd_recipe(struct tf_args *a)
 	int ret;
 
 	ret = tf_session_setup(&s, a, tf_cmd_find("recipe"));
+	s.opt.lock = 1;
 	if (!ret)
 		ret = tf_session_open(&s, 1);
 	if (!ret && tf_cache_open(&s.cache, &s.opt.cache))

@@ -487,7 +487,7 @@ static int check_memory(int fd, const char *label)
 	uint64_t need, max;
 
 	if (tf_limit_get(&TF_LIMIT_EXTRACT_MEMORY, &max) < 0 ||
-	    tf_xz_memusage(fd, label, &need) < 0)
+	    tf_xz_memusage(fd, label, max, &need) < 0)
 		return -1;
 	if (need > max)
 		return error("%s: decompressing it needs %llu MiB of memory, over the limit of %llu MiB (%s)",

@@ -36,6 +36,7 @@ enum tf_exit {
 	TF_EXIT_FETCH = 4,   /* download or checksum failure */
 	TF_EXIT_BUILD = 5,   /* extract, patch or build step failure */
 	TF_EXIT_WHEEL = 6,   /* wheel could not be written or failed verification */
+	TF_EXIT_BUSY = 7,    /* build tree or output folder locked by another run */
 };
 
 /* 0 quiet (-q), 1 normal, 2 verbose (-v), 3 and up more verbose. */

@@ -17,7 +17,7 @@
 const struct tf_cmd tf_commands[] = {
 	{ "recipe", cmd_recipe, "run a recipe: fetch, patch, build, pack, verify",
 	  "[OPTIONS] RECIPE.yaml", tf_usage_recipe, tf_opts_recipe,
-	  "0 ok, 2 usage, 3 recipe, 4 fetch, 5 build, 6 wheel", "yaml" },
+	  "0 ok, 2 usage, 3 recipe, 4 fetch, 5 build, 6 wheel, 7 busy", "yaml" },
 	{ "fetch", cmd_fetch, "fetch and verify a recipe's sources only",
 	  "[OPTIONS] RECIPE.yaml", tf_usage_fetch, tf_opts_fetch,
 	  "0 ok, 2 usage, 3 recipe, 4 fetch", "yaml" },

@@ -70,6 +70,8 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
+	s->build_lock = (struct tf_lock)TF_LOCK_INIT;
+	s->out_lock = (struct tf_lock)TF_LOCK_INIT;
 	o->targets = (struct tf_strvec)TF_STRVEC_INIT;
 	o->sets = (struct tf_strvec)TF_STRVEC_INIT;
 	o->cache_keep = (struct tf_strvec)TF_STRVEC_INIT;
@@ -85,6 +87,7 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	o->keep_going = a->keep_going;
 	o->recheck = a->recheck;
 	o->force = a->force;
+	o->wait = a->wait;
 	o->toolchain = a->toolchain;
 	o->launcher = a->launcher;
 	o->distcc_hosts = a->distcc_hosts;
@@ -120,6 +123,22 @@ static int refuse_target(const struct tf_recipe *r, const char *t,
 	      r->path, valid.buf, r->nr_targets ? valid.buf : host);
 	tf_buf_release(&valid);
 	return -1;
+}
+
+/*
+ * One run at a time in a build tree and in an output folder (lock.h):
+ * both are locked before anything is written to either, build tree
+ * first, so that two runs never wait on each other in opposite orders.
+ */
+static int take_locks(struct tf_session *s)
+{
+	int rc = tf_lock_take(&s->build_lock, s->opt.build_dir, "build tree",
+			      s->opt.wait);
+
+	if (!rc && !tf_lock_holds(&s->build_lock, s->opt.out_dir))
+		rc = tf_lock_take(&s->out_lock, s->opt.out_dir, "output folder",
+				  s->opt.wait);
+	return !rc ? TF_EXIT_OK : rc == 1 ? TF_EXIT_BUSY : TF_EXIT_FAILURE;
 }
 
 /* Turn --target values (or the recipe's default) into a list of names. */
@@ -182,6 +201,10 @@ int tf_session_open(struct tf_session *s, int check_tools)
 		free((char *)s->opt.build_dir);
 		s->opt.build_dir = tf_buf_detach(&dir);
 	}
+	if (s->opt.lock && (ret = take_locks(s))) {
+		tf_strvec_release(&targets);
+		return ret;
+	}
 	po.build_dir = s->opt.build_dir;
 	po.jobs = s->opt.jobs;
 	po.sets = &s->opt.sets;
@@ -230,5 +253,10 @@ void tf_session_release(struct tf_session *s)
 	tf_strvec_release(&s->opt.sets);
 	tf_strvec_release(&s->opt.cache_keep);
 	tf_cache_close(s->cache);
+	/* Last: the build tree and output folder are done with. */
+	tf_lock_release(&s->out_lock);
+	tf_lock_release(&s->build_lock);
 	memset(s, 0, sizeof(*s));
+	s->build_lock = (struct tf_lock)TF_LOCK_INIT;
+	s->out_lock = (struct tf_lock)TF_LOCK_INIT;
 }

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "fetch.h"
+#include "lock.h"
 #include "plan.h"
 #include "recipe.h"
 
@@ -22,6 +23,8 @@ struct tf_options {
 	int keep_going;         /* --keep-going */
 	int recheck;            /* --recheck: re-hash cache hits */
 	int force;              /* --force: rebuild every step */
+	int lock;               /* lock the build tree and output folder (recipe) */
+	int wait;               /* --wait: for those locks, instead of failing */
 	long long timeout;      /* --timeout, seconds; 0: not given */
 	const char *toolchain;  /* borrowed; --toolchain FILE, or NULL */
 	struct tf_strvec targets; /* owned; --target values ("all" expanded later) */
@@ -41,6 +44,9 @@ struct tf_session {
 	size_t nr_plans;
 	struct tf_fetch_opts fetch; /* points into opt */
 	struct tf_cache *cache; /* owned: opened by the command that builds */
+	struct tf_lock build_lock; /* owned: held with opt.lock (lock.h) */
+	struct tf_lock out_lock;   /* owned: held with opt.lock, unless the
+				      output folder is the build tree */
 };
 
 struct tf_args;
@@ -54,8 +60,11 @@ struct tf_cmd;
 int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 		     const struct tf_cmd *c);
 /*
- * Load the recipe and expand a plan for each chosen target. Returns an
- * exit code: 0, or TF_EXIT_RECIPE / TF_EXIT_BUILD / TF_EXIT_USAGE.
+ * Load the recipe and expand a plan for each chosen target; with
+ * s->opt.lock, first lock the build tree and the output folder for the
+ * whole session. Returns an exit code: 0, or TF_EXIT_RECIPE /
+ * TF_EXIT_BUILD / TF_EXIT_USAGE / TF_EXIT_BUSY (another run holds a
+ * lock) / TF_EXIT_FAILURE.
  */
 int tf_session_open(struct tf_session *s, int check_tools);
 void tf_session_release(struct tf_session *s);

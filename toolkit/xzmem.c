@@ -9,16 +9,22 @@
 
 static const unsigned char XZ_MAGIC[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 
-/* The index of every stream in the file, found from the footers. */
+/*
+ * The index of every stream in the file, found from the footers: 0, or
+ * -1 if it does not decode, or 1 if holding it would take more than
+ * limit bytes (*need is then raised to what it would take). The index
+ * counts: a 60-byte file can claim a billion blocks, and liblzma
+ * allocates room for the records it is told to expect.
+ */
 static int read_index(int fd, const char *label, uint64_t size,
-		      lzma_index **idx)
+		      uint64_t limit, lzma_index **idx, uint64_t *need)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	unsigned char buf[8192];
 	uint64_t pos = 0;
 	lzma_ret r;
 
-	if (lzma_file_info_decoder(&s, idx, UINT64_MAX, size) != LZMA_OK)
+	if (lzma_file_info_decoder(&s, idx, limit, size) != LZMA_OK)
 		return error("%s: cannot start the xz index decoder", label);
 	for (;;) {
 		if (!s.avail_in) {
@@ -38,6 +44,15 @@ static int read_index(int fd, const char *label, uint64_t size,
 			s.avail_in = 0;
 		} else if (r == LZMA_STREAM_END) {
 			break;
+		} else if (r == LZMA_MEMLIMIT_ERROR) {
+			uint64_t m = lzma_memusage(&s);
+
+			lzma_end(&s);
+			if (m <= limit) /* over it, whatever liblzma says */
+				m = limit + 1;
+			if (m > *need)
+				*need = m;
+			return 1;
 		} else if (r != LZMA_OK) {
 			lzma_end(&s);
 			return -1; /* truncated or damaged: see xz_memusage */
@@ -107,7 +122,7 @@ static int first_block_memusage(int fd, uint64_t *need)
 }
 
 static int xz_memusage(int fd, const char *label, uint64_t size,
-		       uint64_t *need)
+		       uint64_t limit, uint64_t *need)
 {
 	lzma_index *idx = NULL;
 	lzma_index_iter it;
@@ -118,8 +133,11 @@ static int xz_memusage(int fd, const char *label, uint64_t size,
 	 * block's header is checked; libarchive then reports the damage
 	 * with the member it was reading, which says more than we could.
 	 */
-	if (read_index(fd, label, size, &idx) < 0)
+	ret = read_index(fd, label, size, limit, &idx, need);
+	if (ret < 0)
 		return first_block_memusage(fd, need);
+	if (ret > 0)
+		return 0; /* over the limit already: the caller refuses it */
 	lzma_index_iter_init(&it, idx);
 	while (!ret && !lzma_index_iter_next(&it, LZMA_INDEX_ITER_BLOCK))
 		ret = block_memusage(fd, label, &it, need);
@@ -157,7 +175,7 @@ static int looks_like_lzma_dict(const unsigned char *h)
 	return d == UINT32_MAX || d == (uint32_t)1 << 31;
 }
 
-int tf_xz_memusage(int fd, const char *label, uint64_t *need)
+int tf_xz_memusage(int fd, const char *label, uint64_t limit, uint64_t *need)
 {
 	unsigned char h[13];
 	struct stat st;
@@ -168,7 +186,7 @@ int tf_xz_memusage(int fd, const char *label, uint64_t *need)
 	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return 0;
 	if (!memcmp(h, XZ_MAGIC, sizeof(XZ_MAGIC)))
-		return xz_memusage(fd, label, (uint64_t)st.st_size, need);
+		return xz_memusage(fd, label, (uint64_t)st.st_size, limit, need);
 	/* libarchive's own test for .lzma: props, then a 2^n or 3*2^(n-1) dictionary. */
 	if (h[0] < 225 && looks_like_lzma_dict(h))
 		lzma_alone_memusage(h, need);

@@ -96,6 +96,64 @@ for name, method in (("tree.zip", zipfile.ZIP_DEFLATED),
             z.writestr(zi, d)
 PY
 
+# Zip structures for zipcheck (valid, and each defect it refuses) and
+# xz/lzma headers for xzmem (filter chains, checks, several streams,
+# damage), all small.
+"$py" - "$tmp/zipcheck" "$tmp/xzmem" <<'PY'
+import io, lzma, struct, sys, zipfile
+
+zc, xm = sys.argv[1], sys.argv[2]
+
+def put(d, name, data):
+    with open(d + "/" + name, "wb") as f:
+        f.write(data)
+
+def zipped(method=zipfile.ZIP_DEFLATED, names=("x/__init__.py", "x-1.0.dist-info/RECORD"),
+           zip64=False, comment=b""):
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", method) as z:
+        for n in names:
+            zi = zipfile.ZipInfo(n, (2023, 11, 14, 22, 13, 20))
+            zi.compress_type = method
+            with z.open(zi, "w", force_zip64=zip64) as f:
+                f.write(b"print('x')\n" * 3)
+        z.comment = comment
+    return b.getvalue()
+
+ok = zipped()
+put(zc, "deflated.zip", ok)
+put(zc, "stored.zip", zipped(zipfile.ZIP_STORED))
+put(zc, "zip64.zip", zipped(zip64=True))
+put(zc, "comment.zip", zipped(comment=b"hi"))
+put(zc, "trailing.zip", ok + b"TRAILER")
+put(zc, "truncated.zip", ok[: len(ok) // 2])
+put(zc, "empty.zip", zipped(names=()))
+put(zc, "duplicate.zip", zipped(names=("x/a.py", "x/a.py")))
+cd = ok.rfind(b"PK\x01\x02")  # rename the last central entry only
+put(zc, "cd-name.zip", ok[:cd + 46] + b"y" + ok[cd + 47:])
+i = ok.find(b"PK\x01\x02")    # point both central entries at one header
+j = ok.find(b"PK\x01\x02", i + 1)
+put(zc, "overlap.zip", ok[:j + 42] + ok[i + 42:i + 46] + ok[j + 46:])
+
+data = b"int a(void) { return 1; }\n" * 20
+put(xm, "preset0.xz", lzma.compress(data, preset=0))
+put(xm, "preset9e.xz", lzma.compress(data, preset=9 | lzma.PRESET_EXTREME))
+put(xm, "sha256.xz", lzma.compress(data, check=lzma.CHECK_SHA256))
+put(xm, "nocheck.xz", lzma.compress(data, check=lzma.CHECK_NONE))
+put(xm, "delta-x86.xz", lzma.compress(data, filters=[
+    {"id": lzma.FILTER_DELTA, "dist": 4}, {"id": lzma.FILTER_X86},
+    {"id": lzma.FILTER_LZMA2, "preset": 1}]))
+put(xm, "dict64m.xz", lzma.compress(b"x", filters=[
+    {"id": lzma.FILTER_LZMA2, "dict_size": 64 << 20}]))
+two = lzma.compress(data) + b"\0" * 4 + lzma.compress(b"y", preset=1)
+put(xm, "two-streams.xz", two)
+put(xm, "empty.xz", lzma.compress(b""))
+put(xm, "alone.lzma", lzma.compress(data, format=lzma.FORMAT_ALONE))
+one = lzma.compress(data)
+put(xm, "truncated.xz", one[: len(one) // 2])
+put(xm, "bad-index.xz", one[:-14] + bytes([one[-14] ^ 0xff]) + one[-13:])
+PY
+
 # Wheels from tfbuild's own writer.
 w=$tmp/wheel/build
 mkdir -p "$w/x"

@@ -10,7 +10,7 @@ name). OUTSIDE is a directory the archives aim at: nothing may appear
 there. Sizes of the bombs are small on disk and big when extracted; the
 test runs them under small limits (TFBUILD_EXTRACT_MAX_BYTES, ...).
 """
-import gzip, io, lzma, os, struct, subprocess, sys, tarfile, zipfile, zlib
+import gzip, io, lzma, os, random, struct, subprocess, sys, tarfile, zipfile, zlib
 
 out, outside = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -207,6 +207,40 @@ def xz_bigdict(name):
     cases.append((name, fn, 0, 5, r"@A@: decompressing it needs [0-9]+ MiB of memory, over the limit of [0-9]+ MiB \(TFBUILD_EXTRACT_MAX_MEMORY\)"))
 
 xz_bigdict("xz-memory")
+
+# xz whose index claims 2^28 blocks (one real block; found by make fuzz:
+# liblzma, asked with no limit, allocated 4 GiB for the records before
+# reading them; now the index is read within the memory budget).
+def xz_index_claim(name):
+    fn = name + ".tar.xz"
+    raw = io.BytesIO()
+    # Incompressible and past libarchive's first read, so that it opens
+    # the archive and only the index is wrong.
+    noise = random.Random(1).randbytes(300000)
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+        t.addfile(ti("pkg/noise", size=len(noise)), io.BytesIO(noise))
+    data = lzma.compress(raw.getvalue(), format=lzma.FORMAT_XZ)
+    footer = data[-12:]
+    size = (struct.unpack("<I", footer[4:8])[0] + 1) * 4
+    index = data[-12 - size:-12]
+
+    def vli(n):
+        b = bytearray()
+        while n >= 0x80:
+            b.append(n & 0x7f | 0x80)
+            n >>= 7
+        return bytes(b + bytes([n]))
+    # Indicator, record count (was 1), the real record, padding, CRC32.
+    body = b"\0" + vli(1 << 28) + index[2:size - 4].rstrip(b"\0")
+    body += b"\0" * (-len(body) % 4)
+    body += struct.pack("<I", zlib.crc32(body) & 0xffffffff)
+    tail = struct.pack("<I", len(body) // 4 - 1) + footer[8:10]
+    footer = struct.pack("<I", zlib.crc32(tail) & 0xffffffff) + tail + b"YZ"
+    with open(os.path.join(out, fn), "wb") as f:
+        f.write(data[:-12 - size] + body + footer)
+    cases.append((name, fn, 0, 5, r"@A@: decompressing it needs [0-9]+ MiB of memory, over the limit of [0-9]+ MiB \(TFBUILD_EXTRACT_MAX_MEMORY\)"))
+
+xz_index_claim("xz-index-claim")
 tar("xz-ok", [("pkg/ok",)], 0, "", comp="xz")
 
 with open(os.path.join(out, "cases.tsv"), "w") as f:

@@ -21,7 +21,7 @@ hostile_verdict() {
 # hostile_crashed RC ERRFILE: did the run crash rather than fail?
 hostile_crashed() {
 	case $1 in
-	0 | 1 | 2 | 3 | 4 | 5 | 6) ;;
+	0 | 1 | 2 | 3 | 4 | 5 | 6 | 7) ;;
 	130 | 143) [ -n "${HOSTILE_SIGNAL_EXITS:-}" ] || return 0 ;;
 	*) return 0 ;;
 	esac

@@ -1,0 +1,218 @@
+#include "lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+#include "path.h"
+
+#define MAX_RETRIES 20          /* directory replaced under us, in a row */
+#define PROC_LOCKS_CAP (4 << 20) /* bytes of /proc/locks worth reading */
+
+pid_t tf_lock_holder_in(const char *text, dev_t dev, ino_t ino)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		char type[16], mode[16], access[16];
+		unsigned maj, min;
+		unsigned long long i;
+		int pid;
+
+		/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:11397913 0 EOF"; a
+		   waiter's line has "->" where FLOCK is, and is skipped. */
+		if (sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%llu", type, mode,
+			   access, &pid, &maj, &min, &i) == 7 &&
+		    !strcmp(type, "FLOCK") && !strcmp(access, "WRITE") &&
+		    maj == major(dev) && min == minor(dev) &&
+		    i == (unsigned long long)ino && pid > 0)
+			return (pid_t)pid;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return 0;
+}
+
+/* Who holds fd's directory, best effort: 0 if /proc/locks does not say. */
+static pid_t holder(int fd)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	struct stat st;
+	char chunk[8192];
+	size_t n;
+	pid_t pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	while (b.len < PROC_LOCKS_CAP && (n = fread(chunk, 1, sizeof(chunk), f)))
+		tf_buf_add(&b, chunk, n);
+	fclose(f);
+	pid = tf_lock_holder_in(b.buf, st.st_dev, st.st_ino);
+	tf_buf_release(&b);
+	return pid;
+}
+
+/* Report that another process holds fd's directory; returns 1. */
+static int busy(const struct tf_lock *l, const char *what, int fd)
+{
+	pid_t pid = holder(fd);
+
+	if (pid)
+		error("%s %s is busy: another tfbuild (pid %ld) is using it",
+		      what, l->path, (long)pid);
+	else
+		error("%s %s is busy: another tfbuild is using it", what, l->path);
+	return 1;
+}
+
+/* The topmost missing directory on the way to path, or NULL. */
+static char *first_missing(const char *path)
+{
+	struct tf_buf dir = TF_BUF_INIT, up = TF_BUF_INIT;
+	char *missing = NULL;
+
+	tf_buf_addstr(&dir, path);
+	while (!tf_path_exists(dir.buf)) {
+		free(missing);
+		missing = tf_strdup(dir.buf);
+		tf_buf_reset(&up);
+		tf_path_dirname(&up, dir.buf);
+		if (!strcmp(up.buf, dir.buf))
+			break;
+		tf_buf_reset(&dir);
+		tf_buf_addstr(&dir, up.buf);
+	}
+	tf_buf_release(&dir);
+	tf_buf_release(&up);
+	return missing;
+}
+
+/* flock, retrying on EINTR; -1 with errno (EWOULDBLOCK: held). */
+static int lock_fd(int fd, int wait)
+{
+	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* 1 if path still names the directory open as fd. */
+static int still_there(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Wait for the lock on fd after saying so; 0, or -1 reported. */
+static int wait_for(const struct tf_lock *l, const char *what, int fd)
+{
+	pid_t pid = holder(fd);
+
+	if (pid)
+		info("waiting for the %s %s: another tfbuild (pid %ld) is using it",
+		     what, l->path, (long)pid);
+	else
+		info("waiting for the %s %s: another tfbuild is using it", what,
+		     l->path);
+	if (lock_fd(fd, 1) < 0)
+		return error_errno("cannot lock %s %s", what, l->path);
+	return 0;
+}
+
+/* One attempt: 0 locked, 1 busy, 2 try again, -1 error. */
+static int attempt(struct tf_lock *l, const char *what, int wait)
+{
+	char *missing = first_missing(l->path);
+	int fd, ret = 0;
+
+	/* Not "missing": a dangling symlink is refused by tf_mkdir_p too. */
+	if (!tf_path_is_dir(l->path) && tf_mkdir_p(l->path)) {
+		free(missing);
+		return -1;
+	}
+	fd = open(l->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		free(missing);
+		if (errno == ENOENT)
+			return 2; /* removed by the run that just let go */
+		return error_errno("cannot open %s %s", what, l->path);
+	}
+	if (lock_fd(fd, 0) < 0) {
+		if (errno != EWOULDBLOCK)
+			ret = error_errno("cannot lock %s %s", what, l->path);
+		else if (!wait)
+			ret = busy(l, what, fd);
+		else
+			ret = wait_for(l, what, fd);
+	}
+	if (!ret && !still_there(fd, l->path))
+		ret = 2;
+	if (ret) {
+		close(fd);
+		free(missing);
+		return ret;
+	}
+	l->fd = fd;
+	l->created = missing;
+	return 0;
+}
+
+int tf_lock_take(struct tf_lock *l, const char *path, const char *what,
+		 int wait)
+{
+	struct tf_buf abs = TF_BUF_INIT;
+	int i, ret = 2;
+
+	tf_lock_release(l);
+	tf_path_absolute(&abs, path);
+	l->path = tf_buf_detach(&abs);
+	for (i = 0; ret == 2 && i < MAX_RETRIES; i++)
+		ret = attempt(l, what, wait);
+	if (ret == 2)
+		ret = error("cannot lock %s %s: it keeps being replaced", what,
+			    l->path);
+	return ret;
+}
+
+int tf_lock_holds(const struct tf_lock *l, const char *path)
+{
+	return l->fd >= 0 && still_there(l->fd, path);
+}
+
+void tf_lock_release(struct tf_lock *l)
+{
+	struct tf_buf dir = TF_BUF_INIT, up = TF_BUF_INIT;
+
+	/* Remove while still holding the lock: a run waiting on the old
+	   directory sees it is gone and starts over (attempt()). */
+	if (l->fd >= 0 && l->created) {
+		tf_buf_addstr(&dir, l->path);
+		while (rmdir(dir.buf) == 0 && strcmp(dir.buf, l->created)) {
+			tf_buf_reset(&up);
+			tf_path_dirname(&up, dir.buf);
+			tf_buf_reset(&dir);
+			tf_buf_addstr(&dir, up.buf);
+		}
+	}
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->path);
+	free(l->created);
+	l->fd = -1;
+	l->path = NULL;
+	l->created = NULL;
+	tf_buf_release(&dir);
+	tf_buf_release(&up);
+}

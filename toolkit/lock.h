@@ -1,0 +1,63 @@
+#ifndef TF_LOCK_H
+#define TF_LOCK_H
+
+/*
+ * Run locks: one tfbuild at a time in a build tree or an output folder.
+ *
+ * The lock is flock(2) LOCK_EX on an O_RDONLY|O_DIRECTORY descriptor of
+ * the directory itself, so it leaves no file anywhere: nothing in the
+ * output folder that could be mistaken for a product and published with
+ * the wheels, no dot-file in the build tree. The kernel drops it when the
+ * process ends however it ends (a crash, SIGKILL), so a lock is never
+ * stale. The descriptor is close-on-exec: build steps do not inherit it
+ * and cannot keep it held after tfbuild is gone.
+ *
+ * A directory that does not exist yet is created to be locked; if the
+ * run leaves it empty, releasing the lock removes it again (with the
+ * parents the lock created), so a failed run leaves no trace there, as
+ * before locks existed. After locking, the path is checked to still name
+ * the locked directory: a run that locked a directory another run had
+ * just removed starts over on the new one.
+ *
+ * The holder's pid is read from /proc/locks, for the message only; the
+ * lock itself is the flock, never a pid file.
+ */
+
+#include <sys/types.h>
+
+struct tf_lock {
+	int fd;          /* owned: the locked directory, or -1 */
+	char *path;      /* owned: the directory, absolute */
+	char *created;   /* owned: the topmost directory this lock created,
+			    or NULL */
+};
+
+#define TF_LOCK_INIT { -1, NULL, NULL }
+
+/*
+ * Lock directory path (creating it if missing) for this run. what names
+ * it in messages ("build tree", "output folder"). If another process
+ * holds it: with wait, say so and block until it is free; without,
+ * report "WHAT PATH is busy: another tfbuild (pid N) is using it" and
+ * return 1. Returns 0 when locked, 1 busy, -1 on another error
+ * (reported).
+ */
+int tf_lock_take(struct tf_lock *l, const char *path, const char *what,
+		 int wait);
+/*
+ * 1 if l already holds the directory path (the same inode, under
+ * whatever name): locking it a second time from this process would
+ * conflict with itself.
+ */
+int tf_lock_holds(const struct tf_lock *l, const char *path);
+/* Remove the directories the lock created if they are empty, then
+   unlock. Safe on TF_LOCK_INIT and twice. */
+void tf_lock_release(struct tf_lock *l);
+
+/*
+ * The pid holding an exclusive flock on device dev, inode ino, from the
+ * text of /proc/locks; 0 if none is listed. Pure: for unit tests.
+ */
+pid_t tf_lock_holder_in(const char *proc_locks, dev_t dev, ino_t ino);
+
+#endif
