@@ -463,7 +463,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		goto out;
 	spec.jobs = p->jobs; /* --jobs deflates entries too; same bytes */
 	ret = tf_wheel_pack(&spec, dir, path_out);
-	if (!ret && tf_verify_wheel(path_out->buf))
+	if (!ret && tf_verify_wheel_packed(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
 			    spec.name);
 out:
