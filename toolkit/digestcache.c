@@ -107,7 +107,8 @@ void tf_digest_cache_open(const char *file)
 		*nl = '\0';
 		parse_line(p, ns(&st.st_mtim));
 	}
-	qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
+	if (cache.nr)
+		qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
 	cache.nr_sorted = cache.nr;
 	tf_buf_release(&b);
 }
@@ -125,7 +126,7 @@ int tf_digest_cache_lookup(const char *path, const struct stat *st,
 {
 	struct entry key, *e;
 
-	if (!cache.file || !S_ISREG(st->st_mode))
+	if (!cache.file || !cache.nr_sorted || !S_ISREG(st->st_mode))
 		return 0;
 	key.path = (char *)path;
 	e = bsearch(&key, cache.v, cache.nr_sorted, sizeof(*cache.v), cmp_entry);
@@ -164,8 +165,9 @@ static void save(void)
 	tf_buf_add(&dir, cache.file, slash ? (size_t)(slash - cache.file) : 0);
 	if (!dir.len)
 		tf_buf_addstr(&dir, slash ? "/" : ".");
-	/* Later stores of a path come after its loaded entry: keep the last. */
-	qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
+	/* Of two entries for one path, the second is kept. */
+	if (cache.nr)
+		qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
 	tf_buf_addstr(&b, MAGIC);
 	for (i = 0; i < cache.nr; i++) {
 		const struct entry *e = &cache.v[i];
