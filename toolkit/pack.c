@@ -77,18 +77,20 @@ static int add_tree(const char *src, const char *dst, void *arg)
 static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 			const struct tf_plan_file *f, struct file_list *fl)
 {
-	const struct tf_plan_step *ps = &p->steps[f->step];
+	const struct tf_plan_source *s = f->source >= 0 ? &p->sources[f->source] : NULL;
+	const char *root = s ? s->dir : p->steps[f->step].stage;
 	struct tf_buf pattern = TF_BUF_INIT, dst = TF_BUF_INIT;
 	glob_t g;
 	size_t i;
 	int ret = 0, rc;
 
-	tf_path_join(&pattern, ps->stage, f->src);
+	tf_path_join(&pattern, root, f->src);
 	rc = glob(pattern.buf, GLOB_ERR, NULL, &g);
 	if (rc == GLOB_NOMATCH)
 		ret = tf_error_at(&f->def->src.pos,
-				  "wheel '%s': '%s' matches nothing in the stage of step '%s' (%s)",
-				  pw->spec.name, f->src, ps->def->name.s, ps->stage);
+				  "wheel '%s': '%s' matches nothing in the %s of %s '%s' (%s)",
+				  pw->spec.name, f->src, s ? "tree" : "stage",
+				  s ? "source" : "step", f->def->from.s, root);
 	else if (rc)
 		ret = error("wheel '%s': cannot search '%s'", pw->spec.name,
 			    pattern.buf);

@@ -535,7 +535,8 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 		struct tf_plan_file *f = &pw->files[i];
 
 		f->def = &w->files[i];
-		f->step = (size_t)w->files[i].step_index;
+		f->source = w->files[i].source_index;
+		f->step = f->source < 0 ? (size_t)w->files[i].step_index : 0;
 		f->src = expand(p, &w->files[i].src, &errors);
 		f->dst = expand(p, &w->files[i].dst, &errors);
 		errors += check_value(&w->files[i].src, f->src,
