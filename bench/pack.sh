@@ -103,7 +103,7 @@ case_kind() {
 			-v b="$wb" 'BEGIN { printf "%.4f", a / b }')" >>"$B/sizes"
 	done
 	row "$c" "zip -6 -r" "$kind.zip" "$kind.wheel" "$(cat "$B/$kind.zip.size")"
-	row "$c" "tar | pigz -6 -p 2" "$kind.pigz" "$kind.wheel" "$(cat "$B/$kind.pigz.size")"
+	row "$c" "tar \\| pigz -6 -p 2" "$kind.pigz" "$kind.wheel" "$(cat "$B/$kind.pigz.size")"
 	row "$c" "tfbuild recipe (copy in, pack from the source tree, check; --jobs 2)" \
 		"$kind.recipe" "$kind.tf2" "$(cat "$B/$kind.recipe.size")"
 }
