@@ -62,7 +62,12 @@ expect_success 'a wheel changed in place (same size, mtime restored) is packed a
 	printf "XXXX" | dd of="$wheel" bs=1 seek=40 conv=notrunc 2>/dev/null &&
 	touch -d "@$mtime" "$wheel" && test "$(stat -c %s "$wheel")" = "$size" &&
 	! sha256sum -c first.sum >/dev/null 2>&1 &&
-	run 2>err >/dev/null && packed && sha256sum -c first.sum >/dev/null
+	run 2>err >/dev/null && packed && sha256sum -c first.sum >/dev/null &&
+	(cd out && sha256sum -c SHA256SUMS >/dev/null)
+'
+
+expect_success 'SHA256SUMS of a kept wheel (digest not read again) is right' '
+	run 2>err >/dev/null && ! packed && (cd out && sha256sum -c SHA256SUMS >/dev/null)
 '
 
 expect_success 'a removed wheel is packed again' '
