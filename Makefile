@@ -24,6 +24,12 @@ DESTDIR  ?=
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# Capstone is dlopen'ed on first use (toolkit/audit/isa.c): not linked,
+# so a run that does not disassemble does not pay its start-up cost.
+CAPSTONE_LIB := $(shell $(PKG_CONFIG) --variable=libdir capstone 2>/dev/null)/libcapstone.so
+CAPSTONE_SONAME := $(shell objdump -p $(CAPSTONE_LIB) 2>/dev/null | sed -n 's/^ *SONAME *//p')
+PKG_LIBS   := $(filter-out -lcapstone,$(PKG_LIBS))
+DEFS       += $(if $(CAPSTONE_SONAME),-DTF_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"')
 ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit \
               $(TK_DIRS:%=-iquote %)
 ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)

@@ -5,8 +5,8 @@
 #   tfbuild's wheel writer (obj/tool/test-wheel) at --jobs 1, 2 and 4
 #     (BENCH_JOBS), python3 -m wheel pack (Debian's python3-wheel),
 #     zip -6 -r, and pigz-style parallel deflate (tar | pigz -6 -p 2);
-#   a whole `tfbuild recipe` run (path: source, cp to $STAGE, pack,
-#     verify) against the packing alone;
+#   a whole `tfbuild recipe` run (path: source copied in, packed from
+#     its tree, checked) against the packing alone;
 #   then a no-op rebuild of recipes/m1-plugin.yaml --target all: its time,
 #     and the processes it starts (strace -f -e trace=execve), with the
 #     caller's PATH (pyenv shims first, if that is how it is set up).
@@ -103,8 +103,8 @@ case_kind() {
 			-v b="$wb" 'BEGIN { printf "%.4f", a / b }')" >>"$B/sizes"
 	done
 	row "$c" "zip -6 -r" "$kind.zip" "$kind.wheel" "$(cat "$B/$kind.zip.size")"
-	row "$c" "tar | pigz -6 -p 2" "$kind.pigz" "$kind.wheel" "$(cat "$B/$kind.pigz.size")"
-	row "$c" "tfbuild recipe (copy in, cp, pack, verify; --jobs 2)" \
+	row "$c" "tar \\| pigz -6 -p 2" "$kind.pigz" "$kind.wheel" "$(cat "$B/$kind.pigz.size")"
+	row "$c" "tfbuild recipe (copy in, pack from the source tree, check; --jobs 2)" \
 		"$kind.recipe" "$kind.tf2" "$(cat "$B/$kind.recipe.size")"
 }
 

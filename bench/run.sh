@@ -9,7 +9,7 @@
 # median wall time and the largest peak RSS are reported):
 #   1. pack a staged tree into a wheel: tfbuild's writer (test-wheel),
 #      `python3 -m wheel pack`, and a whole `tfbuild recipe` run that
-#      copies the tree in as a `path:` source, stages it, packs, verifies
+#      copies the tree in as a `path:` source and packs it from there
 #   2. fetch + verify from 127.0.0.1: `tfbuild fetch` vs curl + sha256sum
 #   3. extract a .tar.gz: tfbuild's extractor (test-extract) vs tar -xzf
 #   4. rebuild: bench/rebuild.sh recipes/greet.yaml
@@ -71,7 +71,7 @@ wheel_args() {
 }
 
 # The same tree through a recipe: a `path:` source, copied into the
-# build tree, then a step copies it to $STAGE, then pack and verify.
+# build tree, packed from there (files `from:` the source), checked.
 pack_recipe() {
 	cp "$BENCH_DIR/benchpkg.yaml" "$D/pack.yaml"
 }
@@ -120,7 +120,7 @@ case_pack() {
 	row "$c" "python3 -m wheel pack" pack.wheel "" "$(wc -c <"$B/pack-py/$whl")"
 	row "$c" "tfbuild wheel writer (test-wheel)" pack.tfbuild pack.wheel \
 		"$(wc -c <"$B/pack-tf/$whl")"
-	row "$c" "tfbuild recipe: copy in, cp to \$STAGE, pack, verify" \
+	row "$c" "tfbuild recipe: copy in, pack from the source tree, check" \
 		pack.recipe pack.wheel "$(wc -c <"$B/pack-rc/wheels/$whl")"
 }
 

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "cache.h"
+#include "digestcache.h"
 #include "hash.h"
 #include "log.h"
 #include "path.h"
@@ -20,6 +22,23 @@
 #define PROVENANCE_TYPE "https://slsa.dev/provenance/v1"
 #define BUILD_TYPE "https://tfbuild.dev/buildtypes/recipe/v1"
 
+/*
+ * Write atomically, unless path already holds exactly these bytes: an
+ * unchanged run neither rewrites nor fsyncs SHA256SUMS and provenance.
+ */
+static int write_unless_same(const char *path, const void *data, size_t len)
+{
+	struct tf_buf old = TF_BUF_INIT;
+	struct stat sb;
+	int same = !lstat(path, &sb) && S_ISREG(sb.st_mode) &&
+		   (sb.st_mode & 07777) == 0644 && (size_t)sb.st_size == len &&
+		   !tf_read_file(path, &old) && old.len == len &&
+		   !memcmp(old.buf, data, len);
+
+	tf_buf_release(&old);
+	return same ? 0 : tf_write_file_atomic(path, data, len, 0644);
+}
+
 int tf_sums_of_files(const struct tf_strvec *paths, struct tf_sums *out)
 {
 	unsigned char md[TF_SHA256_LEN];
@@ -27,8 +46,15 @@ int tf_sums_of_files(const struct tf_strvec *paths, struct tf_sums *out)
 	size_t i;
 
 	for (i = 0; i < paths->nr; i++) {
-		if (tf_sha256_file(paths->v[i], md, NULL))
+		struct stat st;
+		/* A wheel kept from the last run is not read again (digestcache.h). */
+		int known = !lstat(paths->v[i], &st) &&
+			    tf_digest_cache_lookup(paths->v[i], &st, md);
+
+		if (!known && tf_sha256_file(paths->v[i], md, NULL))
 			return -1;
+		if (!known && !lstat(paths->v[i], &st))
+			tf_digest_cache_store(paths->v[i], &st, md);
 		tf_sha256_hex(md, hex);
 		tf_strvec_push(&out->names, tf_path_basename(paths->v[i]));
 		tf_strvec_push(&out->digests, hex);
@@ -59,7 +85,7 @@ int tf_sums_write(const char *path, const struct tf_sums *sums)
 	}
 	for (i = 0; i < lines.nr; i++)
 		tf_buf_addstr(&text, lines.v[i]);
-	ret = tf_write_file_atomic(path, text.buf, text.len, 0644);
+	ret = write_unless_same(path, text.buf, text.len);
 	tf_strvec_release(&lines);
 	tf_buf_release(&text);
 	return ret;
@@ -366,7 +392,7 @@ int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 		text = tf_realloc(text, n + 2);
 		text[n] = '\n';
 		text[n + 1] = '\0';
-		ret = tf_write_file_atomic(path, text, n + 1, 0644);
+		ret = write_unless_same(path, text, n + 1);
 	}
 	free(text);
 	return ret;

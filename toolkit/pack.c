@@ -16,6 +16,7 @@
 #include "framework.h"
 #include "log.h"
 #include "manylinux.h"
+#include "packstamp.h"
 #include "path.h"
 #include "signals.h"
 #include "vendor.h"
@@ -77,18 +78,20 @@ static int add_tree(const char *src, const char *dst, void *arg)
 static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 			const struct tf_plan_file *f, struct file_list *fl)
 {
-	const struct tf_plan_step *ps = &p->steps[f->step];
+	const struct tf_plan_source *s = f->source >= 0 ? &p->sources[f->source] : NULL;
+	const char *root = s ? s->dir : p->steps[f->step].stage;
 	struct tf_buf pattern = TF_BUF_INIT, dst = TF_BUF_INIT;
 	glob_t g;
 	size_t i;
 	int ret = 0, rc;
 
-	tf_path_join(&pattern, ps->stage, f->src);
+	tf_path_join(&pattern, root, f->src);
 	rc = glob(pattern.buf, GLOB_ERR, NULL, &g);
 	if (rc == GLOB_NOMATCH)
 		ret = tf_error_at(&f->def->src.pos,
-				  "wheel '%s': '%s' matches nothing in the stage of step '%s' (%s)",
-				  pw->spec.name, f->src, ps->def->name.s, ps->stage);
+				  "wheel '%s': '%s' matches nothing in the %s of %s '%s' (%s)",
+				  pw->spec.name, f->src, s ? "tree" : "stage",
+				  s ? "source" : "step", f->def->from.s, root);
 	else if (rc)
 		ret = error("wheel '%s': cannot search '%s'", pw->spec.name,
 			    pattern.buf);
@@ -463,7 +466,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		goto out;
 	spec.jobs = p->jobs; /* --jobs deflates entries too; same bytes */
 	ret = tf_wheel_pack(&spec, dir, path_out);
-	if (!ret && tf_verify_wheel(path_out->buf))
+	if (!ret && tf_verify_wheel_packed(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
 			    spec.name);
 out:
@@ -491,78 +494,151 @@ static int same_file(const char *a, const char *b)
 	       !memcmp(ma, mb, sizeof(ma));
 }
 
-/* Wheels identical across targets (pure Python) are packed once. */
-static int already_made(const struct tf_strvec *made, const char *path,
-			int *same)
+/*
+ * One wheel of one plan: its pack stamp's key and path, and either the
+ * wheel kept in the output folder (fresh) or the one packed in tmp.
+ */
+struct packed {
+	struct tf_plan *plan;
+	struct tf_plan_wheel *pw;
+	char key[TF_SHA256_HEX_LEN + 1];
+	struct tf_buf stamp, path;
+	int fresh;   /* 1: path is the wheel in out_dir, unchanged since packed */
+	int dup;     /* 1: same name as an earlier one, already checked equal */
+};
+
+/* The earlier wheel of the same name, or NULL. */
+static struct packed *same_name(struct packed *w, size_t n, const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < made->nr; i++) {
-		if (strcmp(tf_path_basename(made->v[i]), tf_path_basename(path)))
-			continue;
-		*same = same_file(made->v[i], path);
-		return 1;
-	}
+	for (i = 0; i < n; i++)
+		if (!w[i].dup && !strcmp(tf_path_basename(w[i].path.buf),
+					 tf_path_basename(path)))
+			return &w[i];
+	return NULL;
+}
+
+/* Pack w into its own directory below tmp (targets may collide). */
+static int pack_into(struct packed *w, const char *tmp, size_t k)
+{
+	struct tf_buf sub = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(&sub, "%s/%zu", tmp, k);
+	tf_buf_reset(&w->path);
+	w->fresh = 0;
+	ret = tf_packstamp_remove(w->stamp.buf) || tf_mkdir_p(sub.buf) ||
+	      pack_one(w->plan, w->pw, sub.buf, &w->path);
+	tf_buf_release(&sub);
+	return ret;
+}
+
+/* 1 if a wheel packed in this run has the name of the one at path. */
+static int name_repacked(const struct packed *w, size_t nr, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!w[i].fresh && w[i].path.len &&
+		    !strcmp(tf_path_basename(w[i].path.buf), tf_path_basename(path)))
+			return 1;
 	return 0;
 }
 
-static int pack_all(struct tf_plan **plans, size_t nr_plans, const char *tmp,
-		    struct tf_strvec *made)
+static int pack_all(struct packed *w, size_t nr, const char *tmp,
+		    const char *out_dir)
 {
-	struct tf_buf path = TF_BUF_INIT;
-	size_t i, j;
-	int ret = 0, same;
+	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t k;
+	int ret = 0;
 
-	for (i = 0; !ret && i < nr_plans; i++)
-		for (j = 0; !ret && j < plans[i]->recipe->nr_wheels; j++) {
-			struct tf_buf sub = TF_BUF_INIT;
+	for (k = 0; !ret && k < nr; k++) {
+		ret = tf_packstamp_key(w[k].plan, w[k].pw, w[k].key);
+		tf_packstamp_path(w[k].plan, w[k].pw, &w[k].stamp);
+		if (!ret)
+			w[k].fresh = tf_packstamp_fresh(w[k].stamp.buf, w[k].key,
+							out_dir, &w[k].path, hex);
+	}
+	for (k = 0; !ret && k < nr; k++)
+		if (!w[k].fresh)
+			ret = pack_into(&w[k], tmp, k);
+	/*
+	 * A kept wheel whose name another target just packed (pure Python,
+	 * one file for every target) must be packed again to compare them.
+	 */
+	for (k = 0; !ret && k < nr; k++)
+		if (w[k].fresh && name_repacked(w, nr, w[k].path.buf))
+			ret = pack_into(&w[k], tmp, k);
+	for (k = 0; !ret && k < nr; k++) {
+		struct packed *first = same_name(w, k, w[k].path.buf);
 
-			/* Each wheel in its own directory: targets may collide. */
-			tf_buf_addf(&sub, "%s/%zu-%zu", tmp, i, j);
-			tf_buf_reset(&path);
-			ret = tf_mkdir_p(sub.buf) ||
-			      pack_one(plans[i], &plans[i]->wheels[j], sub.buf, &path);
-			tf_buf_release(&sub);
-			if (ret)
-				break;
-			if (!already_made(made, path.buf, &same))
-				tf_strvec_push(made, path.buf);
-			else if (!same)
-				ret = error("wheel '%s' differs between targets but has the same name",
-					    tf_path_basename(path.buf));
-		}
-	tf_buf_release(&path);
+		if (!first)
+			continue;
+		w[k].dup = 1;
+		if (!(first->fresh && w[k].fresh) &&
+		    !same_file(first->path.buf, w[k].path.buf))
+			ret = error("wheel '%s' differs between targets but has the same name",
+				    tf_path_basename(w[k].path.buf));
+	}
 	return ret ? -1 : 0;
 }
 
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 		   const char *out_dir, struct tf_strvec *written)
 {
-	struct tf_strvec made = TF_STRVEC_INIT;
 	struct tf_buf tmp = TF_BUF_INIT, dst = TF_BUF_INIT;
-	size_t i;
+	struct packed *w;
+	size_t i, j, nr = 0;
 	int ret;
 
+	for (i = 0; i < nr_plans; i++)
+		nr += plans[i]->recipe->nr_wheels;
+	w = tf_calloc(nr ? nr : 1, sizeof(*w));
+	nr = 0;
+	for (i = 0; i < nr_plans; i++)
+		for (j = 0; j < plans[i]->recipe->nr_wheels; j++, nr++) {
+			w[nr].plan = plans[i];
+			w[nr].pw = &plans[i]->wheels[j];
+			w[nr].stamp = (struct tf_buf)TF_BUF_INIT;
+			w[nr].path = (struct tf_buf)TF_BUF_INIT;
+		}
 	ret = tf_mkdir_p(out_dir);
 	if (!ret)
 		ret = tf_mkdtemp_temp(out_dir, "tfbuild-wheels", &tmp);
 	if (ret)
 		goto out;
-	ret = pack_all(plans, nr_plans, tmp.buf, &made);
-	for (i = 0; !ret && i < made.nr; i++) {
+	ret = pack_all(w, nr, tmp.buf, out_dir);
+	for (i = 0; !ret && i < nr; i++) {
+		if (w[i].fresh) {
+			if (!w[i].dup) {
+				info("%s is up to date", w[i].path.buf);
+				tf_strvec_push(written, w[i].path.buf);
+			}
+			continue;
+		}
 		tf_buf_reset(&dst);
-		tf_path_join(&dst, out_dir, tf_path_basename(made.v[i]));
-		if (same_file(made.v[i], dst.buf))
+		tf_path_join(&dst, out_dir, tf_path_basename(w[i].path.buf));
+		if (w[i].dup)
+			; /* moved (or kept) with the first of its name */
+		else if (same_file(w[i].path.buf, dst.buf))
 			info("%s is unchanged", dst.buf);
-		else if (rename(made.v[i], dst.buf) < 0)
+		else if (rename(w[i].path.buf, dst.buf) < 0)
 			ret = error_errno("cannot move wheel to '%s'", dst.buf);
-		if (!ret)
+		if (!ret && !w[i].dup)
 			tf_strvec_push(written, dst.buf);
+		/* Only a wheel now in out_dir, verified, gets a stamp. */
+		if (!ret)
+			ret = tf_packstamp_write(w[i].stamp.buf, w[i].key, dst.buf);
 	}
 	tf_rm_rf(tmp.buf);
 	tf_signals_temp_forget(tmp.buf);
 out:
-	tf_strvec_release(&made);
+	for (i = 0; i < nr; i++) {
+		tf_buf_release(&w[i].stamp);
+		tf_buf_release(&w[i].path);
+	}
+	free(w);
 	tf_buf_release(&tmp);
 	tf_buf_release(&dst);
 	return ret;

@@ -536,7 +536,8 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 		struct tf_plan_file *f = &pw->files[i];
 
 		f->def = &w->files[i];
-		f->step = (size_t)w->files[i].step_index;
+		f->source = w->files[i].source_index;
+		f->step = f->source < 0 ? (size_t)w->files[i].step_index : 0;
 		f->src = expand(p, &w->files[i].src, &errors);
 		f->dst = expand(p, &w->files[i].dst, &errors);
 		errors += check_value(&w->files[i].src, f->src,
@@ -778,6 +779,41 @@ static int plan_wheel(struct tf_plan *p, size_t i)
 	return errors + plan_files(p, pw);
 }
 
+/* What the shim's entry name links to. */
+static void shim_target(const struct tf_plan *p, const char *name,
+			struct tf_buf *to)
+{
+	if (!strcmp(name, "pyconfig.h"))
+		tf_buf_setf(to, "%s", p->target.pyconfig);
+	else
+		tf_buf_setf(to, "%s/%s", p->target.python_include, name);
+}
+
+/* 1 if shim already holds exactly these links: a no-op rewrites nothing. */
+static int shim_current(const struct tf_plan *p, const char *shim,
+			const struct tf_strvec *names)
+{
+	struct tf_strvec have = TF_STRVEC_INIT;
+	struct tf_buf link = TF_BUF_INIT, to = TF_BUF_INIT;
+	char got[4096];
+	size_t i;
+	int same = tf_path_is_dir(shim) && !tf_list_dir(shim, &have) &&
+		   have.nr == names->nr;
+
+	for (i = 0; same && i < names->nr; i++) {
+		ssize_t n;
+
+		tf_buf_setf(&link, "%s/%s", shim, names->v[i]);
+		shim_target(p, names->v[i], &to);
+		n = readlink(link.buf, got, sizeof(got));
+		same = n >= 0 && (size_t)n == to.len && !memcmp(got, to.buf, to.len);
+	}
+	tf_strvec_release(&have);
+	tf_buf_release(&link);
+	tf_buf_release(&to);
+	return same;
+}
+
 /*
  * A cross target's Python include directory: the host's headers, shared
  * by every architecture, with the target's own pyconfig.h, so recipes
@@ -794,14 +830,13 @@ static int python_shim(struct tf_plan *p)
 
 	if (!ret)
 		ret = tf_list_dir(p->target.python_include, &names);
+	if (!ret && shim_current(p, shim, &names))
+		goto done;
 	if (!ret)
 		ret = tf_mkdtemp_temp(p->dir, "python-include", &tmp);
 	for (i = 0; !ret && i < names.nr; i++) {
 		tf_buf_setf(&link, "%s/%s", tmp.buf, names.v[i]);
-		if (!strcmp(names.v[i], "pyconfig.h"))
-			tf_buf_setf(&to, "%s", p->target.pyconfig);
-		else
-			tf_buf_setf(&to, "%s/%s", p->target.python_include, names.v[i]);
+		shim_target(p, names.v[i], &to);
 		if (symlink(to.buf, link.buf) < 0)
 			ret = error_errno("cannot create '%s'", link.buf);
 	}
@@ -813,6 +848,7 @@ static int python_shim(struct tf_plan *p)
 		tf_rm_rf(tmp.buf);
 	if (tmp.len)
 		tf_signals_temp_forget(tmp.buf);
+done:
 	if (!ret) {
 		free(p->target.python_include);
 		p->target.python_include = tf_strdup(shim);

@@ -58,6 +58,8 @@ struct tf_plan_step {
 struct tf_plan_file {
 	const struct tf_file_rule *def; /* borrowed */
 	size_t step;                 /* index of the step whose stage it reads */
+	int source;                  /* or, when not -1, of the source whose
+					prepared tree it reads */
 	const char *src, *dst;       /* store: expanded pattern and wheel dir */
 };
 

@@ -1596,10 +1596,14 @@ static int resolve(struct loader *l)
 			struct tf_file_rule *f = &w->files[j];
 
 			f->step_index = tf_recipe_find_step(r, f->from.s);
-			if (f->step_index < 0) {
+			/* A source's tree, read where it was prepared (no step
+			 * to copy it): only when no step has that name. */
+			f->source_index = f->step_index < 0 ?
+				tf_recipe_find_source(r, f->from.s) : -1;
+			if (f->step_index < 0 && f->source_index < 0) {
 				l->errors++;
 				ret = tf_error_at(&f->from.pos,
-						  "wheel '%s' takes files from unknown step '%s'",
+						  "wheel '%s' takes files from unknown step or source '%s'",
 						  w->name.s, f->from.s);
 			}
 		}

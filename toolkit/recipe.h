@@ -72,6 +72,8 @@ enum { TF_TEST_BASELINE = 2 };
 struct tf_file_rule {
 	struct tf_str from, src, dst;
 	int step_index;           /* resolved index of `from` */
+	int source_index;         /* the source `from` names when no step
+				     has that name, else -1 */
 	struct tf_pos pos;
 };
 

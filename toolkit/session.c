@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "digestcache.h"
 #include "log.h"
 #include "path.h"
 #include "probe.h"
@@ -217,6 +218,11 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	/* Tool identities are remembered in the build tree (probe.h). */
 	tf_path_join(&probes, s->opt.build_dir, ".tool-probes");
 	tf_probe_open(probes.buf);
+	/* Stat before hashing unchanged trees (digestcache.h). */
+	tf_buf_reset(&dir);
+	tf_path_join(&dir, s->opt.build_dir, ".file-digests");
+	tf_digest_cache_open(dir.buf);
+	tf_buf_release(&dir);
 	s->plans = tf_calloc(targets.nr, sizeof(*s->plans));
 	s->plan_ptrs = tf_calloc(targets.nr, sizeof(*s->plan_ptrs));
 	for (i = 0; i < targets.nr; i++) {
@@ -242,6 +248,7 @@ void tf_session_release(struct tf_session *s)
 {
 	size_t i;
 
+	tf_digest_cache_close(s->nr_plans > 0);
 	for (i = 0; i < s->nr_plans; i++)
 		tf_plan_release(&s->plans[i]);
 	free(s->plans);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digestcache.h"
 #include "log.h"
 #include "path.h"
 
@@ -188,8 +189,11 @@ static int digest_entry(const char *path, const char *rel, void *arg)
 	if (!S_ISREG(st.st_mode))
 		return error("'%s' is not a file, directory or link", path);
 	tf_sha256_update(h, (st.st_mode & 0111) ? "x" : "f", 1);
-	if (tf_sha256_file(path, md, NULL))
-		return -1;
+	if (!tf_digest_cache_lookup(path, &st, md)) {
+		if (tf_sha256_file(path, md, NULL))
+			return -1;
+		tf_digest_cache_store(path, &st, md);
+	}
 	tf_sha256_update(h, md, sizeof(md));
 	return 0;
 }

@@ -21,6 +21,17 @@
  */
 int tf_verify_wheel(const char *path);
 
+/*
+ * The same checks on a wheel this process has just packed, except that
+ * entries are not inflated again: each entry's size comes from its
+ * headers (central directory and local header, which must agree) and
+ * must match RECORD; RECORD's digests are the packer's own, computed
+ * from the bytes it compressed, each compressed block having been
+ * inflated and compared as it was written. Never for a wheel from
+ * elsewhere: `tfbuild verify` uses tf_verify_wheel.
+ */
+int tf_verify_wheel_packed(const char *path);
+
 /* The parts of a wheel filename, NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl. */
 struct tf_wheel_name {
 	char *name;     /* owned; as written (escaped) */

@@ -1,8 +1,10 @@
 #include "isa.h"
 
 #include <capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +282,60 @@ static int x86_classify(const cs_insn *insn)
 
 /* ---- scanning ---- */
 
+/*
+ * Capstone is loaded on first use, not linked: its 77,000 relocations
+ * cost every tfbuild process ~10 ms at start-up (a third of a no-op
+ * rebuild), and only the ISA audit disassembles. Same library, same
+ * API; the Makefile passes the SONAME it was compiled against.
+ */
+#ifndef TF_CAPSTONE_SONAME
+#define TF_CAPSTONE_SONAME "libcapstone.so.4"
+#endif
+
+static struct capstone {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	const char *(*strerror)(cs_err);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+	char why[256];               /* dlopen/dlsym's error, or "" */
+} capstone;
+
+static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
+
+static void *capstone_sym(void *lib, const char *name)
+{
+	void *f = dlsym(lib, name);
+
+	if (!f && !capstone.why[0])
+		snprintf(capstone.why, sizeof(capstone.why), "%s: no symbol %s",
+			 TF_CAPSTONE_SONAME, name);
+	return f;
+}
+
+static void capstone_load(void)
+{
+	struct capstone *c = &capstone;
+	void *lib = dlopen(TF_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!lib) {
+		snprintf(c->why, sizeof(c->why), "%s", dlerror());
+		return;
+	}
+	/* POSIX: a data pointer from dlsym converts to a function pointer. */
+	*(void **)&c->open = capstone_sym(lib, "cs_open");
+	*(void **)&c->option = capstone_sym(lib, "cs_option");
+	*(void **)&c->strerror = capstone_sym(lib, "cs_strerror");
+	*(void **)&c->malloc = capstone_sym(lib, "cs_malloc");
+	*(void **)&c->disasm_iter = capstone_sym(lib, "cs_disasm_iter");
+	*(void **)&c->free = capstone_sym(lib, "cs_free");
+	*(void **)&c->close = capstone_sym(lib, "cs_close");
+	/* Never dlclose'd: it stays for the process, as if linked. */
+}
+
+
 struct scan {
 	struct tf_isa_report *rep;
 	const struct tf_elf_code *code;
@@ -312,7 +368,7 @@ static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
 	int f;
 
 	while (left) {
-		if (!cs_disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
+		if (!capstone.disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
 			/* Data in code, or newer than capstone 4: skip a byte. */
 			s->rep->nr_unknown++;
 			p++;
@@ -349,7 +405,7 @@ static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 			uint64_t a = addr;
 
 			/* Everything else capstone 4 decodes is armv8.0-a. */
-			if (cs_disasm_iter(s->cs, &q, &n, &a, s->insn))
+			if (capstone.disasm_iter(s->cs, &q, &n, &a, s->insn))
 				s->rep->nr_insns++;
 			else
 				s->rep->nr_unknown++;
@@ -364,15 +420,19 @@ static int open_cs(struct scan *s, enum tf_isa_family family)
 {
 	cs_err err;
 
+	pthread_once(&capstone_once, capstone_load);
+	if (capstone.why[0])
+		return error("cannot load the disassembler (capstone): %s",
+			     capstone.why);
 	if (family == TF_ISA_X86_64)
-		err = cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs);
+		err = capstone.open(CS_ARCH_X86, CS_MODE_64, &s->cs);
 	else
-		err = cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &s->cs);
+		err = capstone.open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &s->cs);
 	if (err == CS_ERR_OK && family == TF_ISA_X86_64)
-		err = cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+		err = capstone.option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (err != CS_ERR_OK)
-		return error("capstone: %s", cs_strerror(err));
-	s->insn = cs_malloc(s->cs);
+		return error("capstone: %s", capstone.strerror(err));
+	s->insn = capstone.malloc(s->cs);
 	return 0;
 }
 
@@ -423,8 +483,8 @@ int tf_isa_scan(const char *path, const char *shown, struct tf_isa_report *out)
 			out->level = features[f].level;
 	if (family == TF_ISA_X86_64)
 		out->note_level = note_level(path, shown);
-	cs_free(s.insn, 1);
-	cs_close(&s.cs);
+	capstone.free(s.insn, 1);
+	capstone.close(&s.cs);
 	tf_elf_code_release(&code);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "path.h"
 #include "remote.h"
 #include "sign.h"
+#include "signals.h"
 #include "stamp.h"
 #include "store.h"
 
@@ -106,7 +107,7 @@ static int unpack(int fd, const char *stage, const char *tree,
 	int ret = -1;
 
 	tf_path_dirname(&parent, stage);
-	if (tf_mkdir_p(parent.buf) || tf_mkdtemp_in(parent.buf, "restore", &tmp)) {
+	if (tf_mkdir_p(parent.buf) || tf_mkdtemp_temp(parent.buf, "restore", &tmp)) {
 		tf_why(why, "cannot make a directory beside '%s'", stage);
 		goto out;
 	}
@@ -126,6 +127,8 @@ static int unpack(int fd, const char *stage, const char *tree,
 out:
 	if (ret && tmp.len)
 		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
 	tf_buf_release(&parent);
 	tf_buf_release(&tmp);
 	return ret;
