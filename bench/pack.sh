@@ -1,7 +1,7 @@
 #!/bin/sh
 # Packing at the speed of the hardware (issue 11): side by side in one
-# run, on two generated trees (bench/gentree.py: text-like and
-# binary-like, BENCH_MB each, default 1024):
+# run, on three trees (bench/gentree.py: generated text-like word salad,
+# real Python source, generated binary-like; BENCH_MB each, default 1024):
 #   tfbuild's wheel writer (obj/tool/test-wheel) at --jobs 1, 2 and 4
 #     (BENCH_JOBS), python3 -m wheel pack (Debian's python3-wheel),
 #     zip -6 -r, and pigz-style parallel deflate (tar | pigz -6 -p 2);
@@ -135,9 +135,11 @@ rm -rf "$RES" "$B/sizes"
 mkdir -p "$RES"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 make_tree text
+make_tree source
 make_tree binary
 table_header
 case_kind text
+case_kind source
 case_kind binary
 case_noop
 {
