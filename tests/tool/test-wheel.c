@@ -27,7 +27,8 @@ struct args {
 static void usage(void)
 {
 	fputs("usage: test-wheel pack OUTDIR --name N --version V "
-	      "--tag PY-ABI-PLAT [options] FILE=DST...\n", stderr);
+	      "--tag PY-ABI-PLAT [options] FILE=DST...\n"
+	      "       (--files-from LIST: more FILE=DST, one per line)\n", stderr);
 	exit(2);
 }
 
@@ -76,6 +77,28 @@ static void add_file(struct args *a, const char *s)
 	f->dst = keep(a, eq + 1, strlen(eq + 1));
 }
 
+/* FILE=DST lines from list: a tree of 90,000 files does not fit in argv. */
+static void add_files_from(struct args *a, const char *list)
+{
+	FILE *f = fopen(list, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f) {
+		perror(list);
+		exit(1);
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (n)
+			add_file(a, keep(a, line, (size_t)n));
+	}
+	free(line);
+	fclose(f);
+}
+
 static int option(struct args *a, const char *opt, const char *val)
 {
 	struct tf_wheel_spec *w = &a->spec;
@@ -104,6 +127,8 @@ static int option(struct args *a, const char *opt, const char *val)
 		w->compression_level = atoi(val);
 	else if (!strcmp(opt, "--jobs"))
 		w->jobs = atoi(val); /* deflating threads (zipout.h) */
+	else if (!strcmp(opt, "--files-from"))
+		add_files_from(a, val);
 	else if (!strcmp(opt, "--isa-record"))
 		w->isa_record = val; /* the text of .dist-info/tfbuild-isa */
 	else
