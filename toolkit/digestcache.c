@@ -26,11 +26,6 @@ static struct {
 	int dirty;       /* an entry was added this run */
 } cache;
 
-static long long ns(const struct timespec *t)
-{
-	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
 	return strcmp(((const struct entry *)a)->path,
@@ -105,7 +100,7 @@ void tf_digest_cache_open(const char *file)
 	}
 	for (p = b.buf + strlen(MAGIC); (nl = strchr(p, '\n')); p = nl + 1) {
 		*nl = '\0';
-		parse_line(p, ns(&st.st_mtim));
+		parse_line(p, tf_time_ns(&st.st_mtim));
 	}
 	if (cache.nr)
 		qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
@@ -118,7 +113,7 @@ static int same(const struct entry *e, const struct stat *st)
 	return e->dev == (unsigned long long)st->st_dev &&
 	       e->ino == (unsigned long long)st->st_ino &&
 	       e->size == (unsigned long long)st->st_size &&
-	       e->mtime == ns(&st->st_mtim) && e->ctime == ns(&st->st_ctim);
+	       e->mtime == tf_time_ns(&st->st_mtim) && e->ctime == tf_time_ns(&st->st_ctim);
 }
 
 int tf_digest_cache_lookup(const char *path, const struct stat *st,
@@ -148,8 +143,8 @@ void tf_digest_cache_store(const char *path, const struct stat *st,
 	e->dev = (unsigned long long)st->st_dev;
 	e->ino = (unsigned long long)st->st_ino;
 	e->size = (unsigned long long)st->st_size;
-	e->mtime = ns(&st->st_mtim);
-	e->ctime = ns(&st->st_ctim);
+	e->mtime = tf_time_ns(&st->st_mtim);
+	e->ctime = tf_time_ns(&st->st_ctim);
 	memcpy(e->md, md, TF_SHA256_LEN);
 	e->used = 1;
 	cache.dirty = 1;

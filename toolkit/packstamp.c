@@ -13,11 +13,6 @@
 
 #define STAMP_MAGIC "tfbuild-pack-stamp 1\n"
 
-static long long ns_of(const struct timespec *t)
-{
-	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
-
 /* tfbuild itself: a rebuilt binary may pack differently. */
 static int add_self(struct tf_stamp *st)
 {
@@ -27,7 +22,7 @@ static int add_self(struct tf_stamp *st)
 	if (stat("/proc/self/exe", &sb) < 0)
 		return error_errno("cannot stat /proc/self/exe");
 	tf_buf_addf(&b, "%s %lld %lld %llu %llu", TF_VERSION, (long long)sb.st_size,
-		    ns_of(&sb.st_mtim), (unsigned long long)sb.st_ino,
+		    tf_time_ns(&sb.st_mtim), (unsigned long long)sb.st_ino,
 		    (unsigned long long)sb.st_dev);
 	tf_stamp_add(st, "tfbuild", b.buf, b.len);
 	tf_buf_release(&b);
@@ -125,15 +120,15 @@ static void format(struct tf_buf *b, const char *key, const char *sha,
 		   const char *name, const struct stat *sb)
 {
 	tf_buf_addf(b, STAMP_MAGIC "key %s\nsha256 %s\nstat %lld %lld %lld %llu %llu\nwheel %s\n",
-		    key, sha, (long long)sb->st_size, ns_of(&sb->st_mtim),
-		    ns_of(&sb->st_ctim), (unsigned long long)sb->st_ino,
+		    key, sha, (long long)sb->st_size, tf_time_ns(&sb->st_mtim),
+		    tf_time_ns(&sb->st_ctim), (unsigned long long)sb->st_ino,
 		    (unsigned long long)sb->st_dev, name);
 }
 
 static int same_identity(const struct record *r, const struct stat *sb)
 {
 	return S_ISREG(sb->st_mode) && r->size == (long long)sb->st_size &&
-	       r->mtime == ns_of(&sb->st_mtim) && r->ctime == ns_of(&sb->st_ctim) &&
+	       r->mtime == tf_time_ns(&sb->st_mtim) && r->ctime == tf_time_ns(&sb->st_ctim) &&
 	       r->ino == (unsigned long long)sb->st_ino &&
 	       r->dev == (unsigned long long)sb->st_dev;
 }
@@ -168,7 +163,7 @@ int tf_packstamp_fresh(const char *path, const char *key, const char *out_dir,
 	tf_path_join(wheel, out_dir, r.name);
 	if (lstat(wheel->buf, &sb) < 0 || !same_identity(&r, &sb))
 		goto out;
-	if (ns_of(&sb.st_ctim) < ns_of(&ss.st_mtim)) {
+	if (tf_time_ns(&sb.st_ctim) < tf_time_ns(&ss.st_mtim)) {
 		fresh = 1;
 	} else if (!tf_sha256_file(wheel->buf, md, NULL)) {
 		/* Racily clean: prove it by its bytes, then stamp it again. */

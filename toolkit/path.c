@@ -167,6 +167,11 @@ int tf_mkdtemp_temp(const char *dir, const char *prefix, struct tf_buf *out)
 	return mkdtemp_in(dir, prefix, out, 1);
 }
 
+long long tf_time_ns(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
 int tf_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -4,6 +4,7 @@
 /* File-system helpers. Each reports its own error and returns -1. */
 
 #include <stddef.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "buf.h"
@@ -45,6 +46,9 @@ int tf_write_file_atomic(const char *path, const void *data, size_t len,
 			 mode_t mode);
 /* write(2) all of data, retrying short writes and EINTR; -1 with errno set. */
 int tf_write_all(int fd, const void *data, size_t len);
+
+/* A stat time in nanoseconds: the unit file identities are kept in. */
+long long tf_time_ns(const struct timespec *t);
 /* Read a whole (small) file into out; -1 with an error if it fails. */
 int tf_read_file(const char *path, struct tf_buf *out);
 

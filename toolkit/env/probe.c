@@ -33,17 +33,12 @@ static struct {
 	unsigned spawned;
 } cache;
 
-static long long ns(const struct timespec *t)
-{
-	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
-
 static int same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
 	       a->st_size == b->st_size &&
-	       ns(&a->st_mtim) == ns(&b->st_mtim) &&
-	       ns(&a->st_ctim) == ns(&b->st_ctim);
+	       tf_time_ns(&a->st_mtim) == tf_time_ns(&b->st_mtim) &&
+	       tf_time_ns(&a->st_ctim) == tf_time_ns(&b->st_ctim);
 }
 
 static void add_entry(char *argv, char *exe, const struct stat *st, char *out)
@@ -115,8 +110,8 @@ static void format_entry(const struct entry *e, struct tf_buf *b)
 	tf_buf_addf(b, "%s\t%llu\t%llu\t%llu\t%lld\t%lld\t%s\t%s\n", e->exe,
 		    (unsigned long long)e->st.st_dev,
 		    (unsigned long long)e->st.st_ino,
-		    (unsigned long long)e->st.st_size, ns(&e->st.st_mtim),
-		    ns(&e->st.st_ctim), e->argv, e->out);
+		    (unsigned long long)e->st.st_size, tf_time_ns(&e->st.st_mtim),
+		    tf_time_ns(&e->st.st_ctim), e->argv, e->out);
 }
 
 void tf_probe_close(int save)
@@ -194,8 +189,8 @@ static int settled(const struct stat *st)
 
 	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
 		return 0;
-	return ns(&st->st_mtim) < ns(&now) - 2000000000LL &&
-	       ns(&st->st_ctim) < ns(&now) - 2000000000LL;
+	return tf_time_ns(&st->st_mtim) < tf_time_ns(&now) - 2000000000LL &&
+	       tf_time_ns(&st->st_ctim) < tf_time_ns(&now) - 2000000000LL;
 }
 
 static char *lookup(const char *key, const char *exe, const struct stat *st)
