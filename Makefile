@@ -30,6 +30,13 @@ CAPSTONE_LIB := $(shell $(PKG_CONFIG) --variable=libdir capstone 2>/dev/null)/li
 CAPSTONE_SONAME := $(shell objdump -p $(CAPSTONE_LIB) 2>/dev/null | sed -n 's/^ *SONAME *//p')
 PKG_LIBS   := $(filter-out -lcapstone,$(PKG_LIBS))
 DEFS       += $(if $(CAPSTONE_SONAME),-DTF_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"')
+# So are libcurl and libarchive (toolkit/dl/): their 36 dependencies
+# cost ~14 ms of loading at every start, a no-op rebuild's largest part.
+CURL_SONAME := $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir libcurl 2>/dev/null)/libcurl.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
+ARCHIVE_SONAME := $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir libarchive 2>/dev/null)/libarchive.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
+PKG_LIBS   := $(filter-out -lcurl -larchive,$(PKG_LIBS))
+DEFS       += $(if $(CURL_SONAME),-DTF_CURL_SONAME='"$(CURL_SONAME)"')
+DEFS       += $(if $(ARCHIVE_SONAME),-DTF_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"')
 ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit \
               $(TK_DIRS:%=-iquote %)
 ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)

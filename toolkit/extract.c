@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "dl.h"
 #include "limit.h"
 #include "log.h"
 #include "path.h"
@@ -412,6 +413,8 @@ static struct archive *open_reader(const char *archive, const char *label,
 {
 	struct archive *a;
 
+	if (tf_dl_archive() < 0)
+		return NULL;
 	*fd = open(archive, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0) {
 		error_errno("%s: cannot open '%s'", label, archive);
@@ -433,8 +436,11 @@ static struct archive *open_reader(const char *archive, const char *label,
 
 static struct archive *open_writer(const char *label)
 {
-	struct archive *a = archive_write_disk_new();
+	struct archive *a;
 
+	if (tf_dl_archive() < 0)
+		return NULL;
+	a = archive_write_disk_new();
 	if (!a) {
 		error("%s: cannot create an archive writer", label);
 		return NULL;

@@ -36,6 +36,7 @@
 
 #include <curl/curl.h>
 
+#include "dl.h"
 #include "hash.h"
 #include "log.h"
 #include "path.h"
@@ -132,6 +133,8 @@ static int global_init(void)
 
 	if (done)
 		return 0;
+	if (tf_dl_curl() < 0)
+		return -1;
 	rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (rc != CURLE_OK)
 		return error("cannot initialize libcurl: %s",

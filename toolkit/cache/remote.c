@@ -7,6 +7,7 @@
 
 #include <curl/curl.h>
 
+#include "dl.h"
 #include "log.h"
 #include "path.h"
 
@@ -48,6 +49,8 @@ struct tf_remote *tf_remote_new(const char *url, long timeout)
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return error("remote cache: '%s' is not an http:// or https:// URL",
 			     url), NULL;
+	if (tf_dl_curl() < 0)
+		return NULL;
 	while (n > 1 && url[n - 1] == '/')
 		n--;
 	shown = redact(url);

@@ -1,0 +1,55 @@
+#ifndef TF_DL_H
+#define TF_DL_H
+
+/*
+ * Libraries loaded on first use, not linked: libcurl and libarchive pull
+ * in some 36 shared objects (LDAP, Kerberos, RTMP, SSH, GnuTLS, libxml2,
+ * ICU...) whose loading and relocation cost about 14 ms at every start,
+ * while a no-op rebuild never downloads or extracts (docs/performance.md).
+ *
+ * libcurl.c and libarchive.c define the library's own functions (same names,
+ * same prototypes, checked against its header) as small forwarders to
+ * the pointers dlsym finds, so the files that use libcurl or libarchive
+ * keep calling it as before. Each forwarder loads the library if it is
+ * not loaded yet. The entry points of fetching and archive handling call
+ * tf_dl_curl() / tf_dl_archive() first, which report a missing library
+ * as an ordinary error naming it; a forwarder reached without that (a
+ * missed entry point) dies with the same message rather than crash.
+ *
+ * For tests only: TFBUILD_DLOPEN_LIBCURL and TFBUILD_DLOPEN_LIBARCHIVE
+ * name another file to dlopen instead of the soname the binary was built
+ * against (e.g. one that does not exist, to see the error).
+ */
+
+#include <pthread.h>
+#include <stddef.h>
+
+struct tf_dl_sym {
+	const char *name;
+	void **fn;
+};
+
+struct tf_dl_lib {
+	const char *soname;        /* what the build linked against */
+	const char *env;           /* test override of soname */
+	const char *use;           /* "to download", for the message */
+	const char *package;       /* Debian's package that has it */
+	const struct tf_dl_sym *syms;
+	size_t nr_syms;
+	pthread_once_t once;
+	int ok;
+	char why[512];             /* the whole message when !ok */
+};
+
+/* Load lib and every symbol of it, once (for pthread_once callbacks). */
+void tf_dl_load(struct tf_dl_lib *lib);
+/* After the once: 0, or -1 after error() with lib->why. */
+int tf_dl_check(const struct tf_dl_lib *lib);
+/* After the once, in a forwarder: return, or die with lib->why. */
+void tf_dl_need(const struct tf_dl_lib *lib);
+
+/* Load libcurl / libarchive if not yet: 0, or -1 after error(). */
+int tf_dl_curl(void);
+int tf_dl_archive(void);
+
+#endif
