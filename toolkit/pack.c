@@ -519,13 +519,20 @@ static struct packed *same_name(struct packed *w, size_t n, const char *path)
 	return NULL;
 }
 
-/* Pack w into its own directory below tmp (targets may collide). */
-static int pack_into(struct packed *w, const char *tmp, size_t k)
+/*
+ * Pack w into its own directory below tmp (targets may collide); tmp is
+ * made in out_dir on first use, so a run that packs nothing writes
+ * nothing there.
+ */
+static int pack_into(struct packed *w, struct tf_buf *tmp,
+		     const char *out_dir, size_t k)
 {
 	struct tf_buf sub = TF_BUF_INIT;
 	int ret;
 
-	tf_buf_addf(&sub, "%s/%zu", tmp, k);
+	if (!tmp->len && tf_mkdtemp_temp(out_dir, "tfbuild-wheels", tmp))
+		return -1;
+	tf_buf_addf(&sub, "%s/%zu", tmp->buf, k);
 	tf_buf_reset(&w->path);
 	w->fresh = 0;
 	ret = tf_packstamp_remove(w->stamp.buf) || tf_mkdir_p(sub.buf) ||
@@ -546,7 +553,7 @@ static int name_repacked(const struct packed *w, size_t nr, const char *path)
 	return 0;
 }
 
-static int pack_all(struct packed *w, size_t nr, const char *tmp,
+static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 		    const char *out_dir)
 {
 	char hex[TF_SHA256_HEX_LEN + 1];
@@ -562,14 +569,14 @@ static int pack_all(struct packed *w, size_t nr, const char *tmp,
 	}
 	for (k = 0; !ret && k < nr; k++)
 		if (!w[k].fresh)
-			ret = pack_into(&w[k], tmp, k);
+			ret = pack_into(&w[k], tmp, out_dir, k);
 	/*
 	 * A kept wheel whose name another target just packed (pure Python,
 	 * one file for every target) must be packed again to compare them.
 	 */
 	for (k = 0; !ret && k < nr; k++)
 		if (w[k].fresh && name_repacked(w, nr, w[k].path.buf))
-			ret = pack_into(&w[k], tmp, k);
+			ret = pack_into(&w[k], tmp, out_dir, k);
 	for (k = 0; !ret && k < nr; k++) {
 		struct packed *first = same_name(w, k, w[k].path.buf);
 
@@ -604,11 +611,9 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 			w[nr].path = (struct tf_buf)TF_BUF_INIT;
 		}
 	ret = tf_mkdir_p(out_dir);
-	if (!ret)
-		ret = tf_mkdtemp_temp(out_dir, "tfbuild-wheels", &tmp);
 	if (ret)
 		goto out;
-	ret = pack_all(w, nr, tmp.buf, out_dir);
+	ret = pack_all(w, nr, &tmp, out_dir);
 	for (i = 0; !ret && i < nr; i++) {
 		if (w[i].fresh) {
 			if (!w[i].dup) {
@@ -631,8 +636,10 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 		if (!ret)
 			ret = tf_packstamp_write(w[i].stamp.buf, w[i].key, dst.buf);
 	}
-	tf_rm_rf(tmp.buf);
-	tf_signals_temp_forget(tmp.buf);
+	if (tmp.len) {
+		tf_rm_rf(tmp.buf);
+		tf_signals_temp_forget(tmp.buf);
+	}
 out:
 	for (i = 0; i < nr; i++) {
 		tf_buf_release(&w[i].stamp);
