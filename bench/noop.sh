@@ -10,11 +10,16 @@
 # `perf stat -r 20` (task-clock and wall) for each PATH.
 #
 # Scratch in $BENCH_TMP/noop (default /var/tmp/tfbench-noop); the table
-# goes to $BENCH_TMP/noop.md. bench/pack.sh runs this as its last case.
-CALLER_PATH=$PATH
-BENCH_TMP=${BENCH_TMP:-/var/tmp/tfbench-noop}
-# shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh"
+# goes to $BENCH_TMP/noop.md.
+#
+# bench/pack.sh sources this with BENCH_NOOP_LIB=1 (after lib.sh, and
+# with CALLER_PATH set) and calls noop_case itself.
+if [ "${BENCH_NOOP_LIB:-0}" != 1 ]; then
+	CALLER_PATH=$PATH
+	BENCH_TMP=${BENCH_TMP:-/var/tmp/tfbench-noop}
+	# shellcheck source=bench/lib.sh
+	. "$(dirname "$0")/lib.sh"
+fi
 
 N=${BENCH_NOOP_N:-9}
 PLAIN_PATH=/usr/bin:/bin

@@ -7,9 +7,10 @@
 #     zip -6 -r, and pigz-style parallel deflate (tar | pigz -6 -p 2);
 #   a whole `tfbuild recipe` run (path: source copied in, packed from
 #     its tree, checked) against the packing alone;
-#   then a no-op rebuild of recipes/m1-plugin.yaml --target all: its time,
-#     and the processes it starts (strace -f -e trace=execve), with the
-#     caller's PATH (pyenv shims first, if that is how it is set up).
+#   then a no-op rebuild of recipes/m1-plugin.yaml --target all
+#     (bench/noop.sh, which also runs alone): its time, and the processes
+#     it starts (strace -f -e trace=execve), with the caller's PATH (pyenv
+#     shims first, if that is how it is set up) and with /usr/bin:/bin.
 # Each command BENCH_N times (default 1 at 1 GiB; the no-op 9 times);
 # wall time, CPU, peak RSS (the tree's and tfbuild's own) and output
 # size. Data and outputs stay in BENCH_TMP (default /var/tmp/tfbench-pack),
@@ -103,27 +104,10 @@ case_kind() {
 		"$kind.recipe" "$kind.tf2" "$(cat "$B/$kind.recipe.size")"
 }
 
-case_noop() {
-	w=$B/noop
-	rm -rf "$w"
-	mkdir -p "$w"
-	sh "$ROOT/recipes/mirror.sh" "$w/mirror" >/dev/null
-	set -- recipe --target all --cache "$w/cache" --build-dir "$w/build" \
-		--out "$w/wheels" --set "mirror=file://$w/mirror" \
-		"$ROOT/recipes/m1-plugin.yaml"
-	"$TFBUILD" -q "$@" >/dev/null || die "m1-plugin: the first build failed"
-	i=0
-	while [ $i -lt 9 ]; do
-		i=$((i + 1))
-		sample noop : "$TFBUILD" -q "$@"
-	done
-	PATH=$CALLER_PATH strace -f -qq -e trace=execve -o "$w/trace" \
-		"$TFBUILD" -q "$@" >/dev/null
-	n=$(grep -c 'execve(' "$w/trace")
-	echo "$n" >"$B/noop.execve"
-	row "no-op rebuild, m1-plugin, both targets; execve: $n (1 = tfbuild itself)" \
-		"tfbuild recipe, nothing changed" noop
-}
+# The no-op rebuild of m1-plugin: bench/noop.sh (caller's and plain PATH).
+# shellcheck source=bench/noop.sh
+BENCH_NOOP_LIB=1
+. "$BENCH_DIR/noop.sh"
 
 bench_setup
 rm -rf "$RES" "$B/sizes"
@@ -136,7 +120,7 @@ table_header
 case_kind text
 case_kind source
 case_kind binary
-case_noop
+noop_case
 {
 	echo
 	echo "tfbuild's size / wheel pack's:"
