@@ -40,8 +40,11 @@ DEFS       += $(if $(ARCHIVE_SONAME),-DTF_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"')
 ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit \
               $(TK_DIRS:%=-iquote %)
 ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)
-# libstdc++ for __cxa_demangle only (toolkit/framework.c).
-DEMANGLE_LIBS = -lstdc++
+# libstdc++ for __cxa_demangle only (toolkit/audit/framework.c), loaded
+# on first use (toolkit/dl/libstdcxx.c): not linked.
+DEMANGLE_LIBS =
+STDCXX_SONAME := $(shell objdump -p $(shell $(CC) -print-file-name=libstdc++.so 2>/dev/null) 2>/dev/null | sed -n 's/^ *SONAME *//p')
+DEFS       += $(if $(STDCXX_SONAME),-DTF_STDCXX_SONAME='"$(STDCXX_SONAME)"')
 
 # toolkit/ holds the pipeline's stages; a concern of several files has
 # a folder of its own (audit/, env/, metadata/, ui/), one flat object dir.

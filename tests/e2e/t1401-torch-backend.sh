@@ -207,6 +207,16 @@ expect_success 'a backend built with _GLIBCXX_USE_CXX11_ABI=0 is refused, naming
 	! ls wheels-abi0/*.whl 2>/dev/null
 '
 
+# libstdc++ is loaded on first use, for the demangler (toolkit/dl/).
+expect_success 'without libstdc++, the framework audit names the library' '
+	(export TFBUILD_DLOPEN_LIBSTDCXX=libstdc++-missing.so.6 &&
+	 expect_code 6 build a build-abi0 wheels-abi0 \
+		--set cxxflags=-D_GLIBCXX_USE_CXX11_ABI=0 2>err) &&
+	grep -q "cannot load libstdc++-missing.so.6, needed to demangle C++ names: .*(install Debian.s libstdc++6)$" err &&
+	grep -q "framework .torch.: cannot check its C++ symbols$" err &&
+	! ls -A wheels-abi0 | grep .
+'
+
 expect_success 'verify --framework refuses it against arm64 torch, naming the architecture' '
 	test -n "$root" &&
 	expect_code 6 "$TFBUILD" verify --framework "$asite" "$whl" 2>err &&

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dl.h"
 #include "elf.h"
 #include "hash.h"
 #include "log.h"
@@ -23,12 +24,10 @@
 #include "pyname.h"
 
 /*
- * abi::__cxa_demangle, through its C symbol: the demangler of the
- * toolchain that compiled the backend (libstdc++), in process, rather
- * than a c++filt child per symbol.
+ * abi::__cxa_demangle (tf_dl_demangle: libstdc++ loaded on first use):
+ * the demangler of the toolchain that compiled the backend, in process,
+ * rather than a c++filt child per symbol.
  */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
 
 struct tf_framework_lib {
 	char *soname;            /* DT_SONAME, else the file's name */
@@ -56,7 +55,7 @@ static const struct header_rule header_rules[] = {
 static char *demangle(const char *sym)
 {
 	int status = 0;
-	char *d = __cxa_demangle(sym, NULL, NULL, &status);
+	char *d = tf_dl_demangle(sym, &status);
 
 	if (!d || status)
 		return tf_strdup(sym);
@@ -257,6 +256,10 @@ int tf_framework_load(struct tf_framework *fw, const char *name,
 	char real[PATH_MAX];
 	size_t i;
 
+	/* The demangler, for the messages: loaded now, reported in context. */
+	if (tf_dl_stdcxx() < 0)
+		return error("%s: framework '%s': cannot check its C++ symbols",
+			     context, name);
 	if (!realpath(site, real) || !tf_path_is_dir(real))
 		return error("%s: framework '%s': site-packages '%s' is not a directory",
 			     context, name, site);

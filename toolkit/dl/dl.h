@@ -7,7 +7,9 @@
  * ICU...) whose loading and relocation cost about 14 ms at every start,
  * while a no-op rebuild never downloads or extracts (docs/performance.md).
  *
- * libcurl.c and libarchive.c define the library's own functions (same names,
+ * libstdcxx.c gives __cxa_demangle, the one function tfbuild takes from
+ * libstdc++, under another name (the sanitizers' runtime looks for the
+ * real one). libcurl.c and libarchive.c define the library's own functions (same names,
  * same prototypes, checked against its header) as small forwarders to
  * the pointers dlsym finds, so the files that use libcurl or libarchive
  * keep calling it as before. Each forwarder loads the library if it is
@@ -51,5 +53,12 @@ void tf_dl_need(const struct tf_dl_lib *lib);
 /* Load libcurl / libarchive if not yet: 0, or -1 after error(). */
 int tf_dl_curl(void);
 int tf_dl_archive(void);
+
+/*
+ * abi::__cxa_demangle(mangled, NULL, NULL, status) from libstdc++, after
+ * tf_dl_stdcxx() (called by tf_framework_load). Caller frees.
+ */
+int tf_dl_stdcxx(void);
+char *tf_dl_demangle(const char *mangled, int *status);
 
 #endif
