@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 
 #define MAGIC "tfbuild-file-digests 1\n"
 
@@ -150,21 +153,20 @@ void tf_digest_cache_store(const char *path, const struct stat *st,
 	cache.dirty = 1;
 }
 
-static void save(void)
+/*
+ * Write the used entries to fd, 64 KiB at a time: at 63,000 files the
+ * whole text would be 11 MB more at the very end of a run, on top of
+ * what packing left in the heap (the peak RSS).
+ */
+static int write_entries(int fd)
 {
-	struct tf_buf b = TF_BUF_INIT, dir = TF_BUF_INIT;
+	struct tf_buf b = TF_BUF_INIT;
 	char hex[TF_SHA256_HEX_LEN + 1];
-	const char *slash = strrchr(cache.file, '/');
 	size_t i;
+	int ret = 0;
 
-	tf_buf_add(&dir, cache.file, slash ? (size_t)(slash - cache.file) : 0);
-	if (!dir.len)
-		tf_buf_addstr(&dir, slash ? "/" : ".");
-	/* Of two entries for one path, the second is kept. */
-	if (cache.nr)
-		qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
 	tf_buf_addstr(&b, MAGIC);
-	for (i = 0; i < cache.nr; i++) {
+	for (i = 0; !ret && i < cache.nr; i++) {
 		const struct entry *e = &cache.v[i];
 
 		if (!e->used || (i + 1 < cache.nr && cache.v[i + 1].used &&
@@ -173,13 +175,49 @@ static void save(void)
 		tf_sha256_hex(e->md, hex);
 		tf_buf_addf(&b, "%s %llu %llu %llu %lld %lld %s\n", hex, e->dev,
 			    e->ino, e->size, e->mtime, e->ctime, e->path);
+		if (b.len >= 65536) {
+			ret = tf_write_all(fd, b.buf, b.len);
+			tf_buf_reset(&b);
+		}
 	}
-	/* A cache that cannot be written is only a slower next run. */
-	if (!tf_path_is_dir(dir.buf))
-		; /* nothing was built (explain, a failed check): no build tree */
-	else if (tf_write_file_atomic(cache.file, b.buf, b.len, 0644))
-		warning("the file digest cache '%s' was not saved", cache.file);
+	if (!ret)
+		ret = tf_write_all(fd, b.buf, b.len);
 	tf_buf_release(&b);
+	return ret;
+}
+
+/* Written as tf_write_file_atomic does: beside it, fsync, rename. */
+static void save(void)
+{
+	struct tf_buf dir = TF_BUF_INIT;
+	const char *slash = strrchr(cache.file, '/');
+	char *tmp = NULL;
+	int fd, ok = 0;
+
+	tf_buf_add(&dir, cache.file, slash ? (size_t)(slash - cache.file) : 0);
+	if (!dir.len)
+		tf_buf_addstr(&dir, slash ? "/" : ".");
+	/* Of two entries for one path, the second is kept. */
+	if (cache.nr)
+		qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
+	/* A cache that cannot be written is only a slower next run. */
+	if (!tf_path_is_dir(dir.buf)) {
+		/* nothing was built (explain, a failed check): no build tree */
+		tf_buf_release(&dir);
+		return;
+	}
+	tmp = tf_xstrfmt("%s.tmp.XXXXXX", cache.file);
+	fd = tf_signals_mkstemp(tmp, 0);
+	if (fd >= 0) {
+		ok = !write_entries(fd) && !fsync(fd) && !fchmod(fd, 0644);
+		ok = !close(fd) && ok && !rename(tmp, cache.file);
+		if (!ok)
+			unlink(tmp);
+		tf_signals_temp_forget(tmp);
+	}
+	if (!ok)
+		warning("the file digest cache '%s' was not saved", cache.file);
+	free(tmp);
 	tf_buf_release(&dir);
 }
 

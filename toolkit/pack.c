@@ -29,6 +29,8 @@ struct file_list {
 	size_t nr, alloc;
 	struct tf_strvec store;  /* owned: every src and dst string */
 	int has_elf;             /* some file starts with the ELF magic */
+	unsigned char *elf;      /* owned: per file, 1 if it starts with the
+				    ELF magic (read once, here) */
 };
 
 static int is_elf(const char *path)
@@ -49,13 +51,15 @@ static void add_file(struct file_list *fl, const char *src, const char *dst)
 	if (fl->nr == fl->alloc) {
 		fl->alloc = fl->alloc ? fl->alloc * 2 : 16;
 		fl->v = tf_realloc(fl->v, fl->alloc * sizeof(*fl->v));
+		fl->elf = tf_realloc(fl->elf, fl->alloc);
 	}
 	tf_strvec_push(&fl->store, src);
 	fl->v[fl->nr].src = fl->store.v[fl->store.nr - 1];
 	tf_strvec_push(&fl->store, dst);
 	fl->v[fl->nr].dst = fl->store.v[fl->store.nr - 1];
+	fl->elf[fl->nr] = (unsigned char)is_elf(src);
+	fl->has_elf |= fl->elf[fl->nr];
 	fl->nr++;
-	fl->has_elf |= is_elf(src);
 }
 
 /* Add src (a file, or a directory and all below it) as dst. */
@@ -256,7 +260,16 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	struct tf_elf_rules rules = TF_ELF_RULES_INIT;
 	struct tf_buf context = TF_BUF_INIT, why = TF_BUF_INIT;
 	const struct tf_wheel_def *def = pw->def;
+	unsigned char *not_elf = tf_calloc(res->nr_files + 1, 1);
+	size_t i;
 	int ret = 0;
+
+	/* What add_file read as not ELF is not opened again; vendoring
+	 * only appends, or replaces a file by another path. */
+	for (i = 0; i < res->nr_files && i < fl->nr; i++)
+		not_elf[i] = res->files[i].src == fl->v[i].src && !fl->elf[i];
+	rules.not_elf = not_elf;
+	rules.nr_not_elf = res->nr_files;
 
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
 	rules.context = context.buf;
@@ -285,6 +298,7 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	if (!ret)
 		ret = tf_elf_check_wheel(res->files, res->nr_files, &rules,
 					 platform);
+	free(not_elf);
 	tf_buf_release(&context);
 	tf_buf_release(&why);
 	return ret;
@@ -374,6 +388,7 @@ static int check_framework(const struct tf_plan_wheel *pw,
 static void file_list_release(struct file_list *fl)
 {
 	free(fl->v);
+	free(fl->elf);
 	tf_strvec_release(&fl->store);
 	memset(fl, 0, sizeof(*fl));
 }
@@ -420,7 +435,7 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		    const char *dir, struct tf_buf *path_out)
 {
-	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0 };
+	struct file_list fl = { NULL, 0, 0, TF_STRVEC_INIT, 0, NULL };
 	struct tf_wheel_spec spec = pw->spec;
 	struct tf_buf platform = TF_BUF_INIT, isa = TF_BUF_INIT,
 		      readme = TF_BUF_INIT;

@@ -416,6 +416,37 @@ static void find_reads(struct tf_plan *p, struct tf_plan_step *ps)
 	}
 }
 
+/*
+ * A path source that no step builds in, reads or names (its tree, through
+ * ${src.NAME} or otherwise: find_reads) and that has no patches is only
+ * ever read by tfbuild itself, for wheels' `files: from:`. It is read
+ * where it is instead of copied: no step is ever given a path into the
+ * user's tree, so none can write there. Its tree digest (digestcache.c)
+ * still keys the wheel, and the writer refuses a file changing while it
+ * is packed. Decided after the steps are planned, before the wheels, so
+ * ${src.NAME} in a wheel's fields names the tree that is read.
+ */
+static void plan_in_place(struct tf_plan *p)
+{
+	const struct tf_recipe *r = p->recipe;
+	size_t k, i, j;
+
+	for (k = 0; k < r->nr_sources; k++) {
+		struct tf_plan_source *s = &p->sources[k];
+		int used = !s->local || s->patches.nr;
+
+		for (i = 0; !used && i < r->nr_steps; i++)
+			for (j = 0; !used && j < p->steps[i].nr_reads; j++)
+				used = p->steps[i].reads[j] == k;
+		if (used)
+			continue;
+		s->in_place = 1;
+		s->dir = s->local;
+		tf_vars_set(&p->vars, keepf(p, "src.%s", r->sources[k].name.s),
+			    s->dir);
+	}
+}
+
 static int plan_step(struct tf_plan *p, size_t i)
 {
 	const struct tf_step *s = &p->recipe->steps[i];
@@ -993,6 +1024,8 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 		errors += plan_source(p, i);
 	for (i = 0; i < r->nr_steps; i++)
 		errors += plan_step(p, i);
+	if (!errors)
+		plan_in_place(p);
 	for (i = 0; i < r->nr_wheels; i++)
 		errors += plan_wheel(p, i);
 	if (errors)

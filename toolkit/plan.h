@@ -33,6 +33,9 @@ struct tf_plan_source {
 					set by tf_sources_stamp */
 	char key[65];                /* the key of inputs */
 	int fresh;                   /* 1 once prepared during this run */
+	int in_place;                /* 1: a path source no step uses, read
+					where it is: dir is local, never
+					copied (docs/recipe.md) */
 };
 
 struct tf_plan_step {

@@ -178,6 +178,25 @@ static int prepare_and_stamp(struct tf_plan *p, struct tf_plan_source *s)
 	return ret;
 }
 
+/*
+ * A source read in place (plan.c) has no copy: one left by an earlier
+ * run, when a step still used it, goes with its stamp.
+ */
+static int drop_copy(struct tf_plan *p, const struct tf_plan_source *s)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	/* The stamps folder is still made here: the wheel's stamp goes there. */
+	int ret = tf_mkdir_p(p->stamps);
+
+	if (!ret && tf_path_exists(stamp_path(p, s, &path)) && unlink(path.buf) < 0)
+		ret = error_errno("cannot remove '%s'", path.buf);
+	tf_buf_setf(&path, "%s/src/%s", p->dir, s->def->name.s);
+	if (!ret && tf_path_exists(path.buf))
+		ret = tf_rm_rf(path.buf);
+	tf_buf_release(&path);
+	return ret;
+}
+
 int tf_sources_prepare(struct tf_plan *p, int force)
 {
 	size_t i;
@@ -185,6 +204,13 @@ int tf_sources_prepare(struct tf_plan *p, int force)
 	for (i = 0; i < p->recipe->nr_sources; i++) {
 		struct tf_plan_source *s = &p->sources[i];
 
+		if (s->in_place) {
+			verbose("source '%s' for %s is read in place from %s",
+				s->def->name.s, p->target.name, s->dir);
+			if (drop_copy(p, s))
+				return -1;
+			continue;
+		}
 		if (!force && up_to_date(p, s)) {
 			verbose("source '%s' for %s is up to date", s->def->name.s,
 				p->target.name);
@@ -200,7 +226,7 @@ int tf_source_refresh(struct tf_plan *p, size_t k)
 {
 	struct tf_plan_source *s = &p->sources[k];
 
-	if (s->fresh)
+	if (s->fresh || s->in_place)
 		return 0;
 	return prepare_and_stamp(p, s);
 }

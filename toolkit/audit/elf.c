@@ -1233,6 +1233,8 @@ int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
 	ret = find_policy(&r, &policy) ||
 	      check_export_files(&r, files, nr_files, NULL);
 	for (i = 0; !ret && i < nr_files; i++) {
+		if (i < r.nr_not_elf && r.not_elf[i])
+			continue;
 		ret = read_and_check(files[i].src, files[i].dst, &r, &info);
 		elf[i] = ret == 0;
 		if (ret == 1)

@@ -132,11 +132,18 @@ struct tf_elf_rules {
 	int abi3_minor;               /* X of a cp3X-abi3 wheel: Python C API
 					 imports must be in the stable ABI of
 					 3.X (abi3.h); 0: not audited */
+	const unsigned char *not_elf; /* tf_elf_check_wheel: files[i] for
+					 i < nr_not_elf with not_elf[i] set
+					 were read by the caller and do not
+					 start with the ELF magic: not opened
+					 again (the wheel's post-pack check
+					 still sees every ELF entry) */
+	size_t nr_not_elf;
 };
 
 #define TF_ELF_RULES_INIT \
 	{ NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, \
-	  NULL, 0, 0 }
+	  NULL, 0, 0, NULL, 0 }
 
 /*
  * Check one ELF file, read by tf_elf_read(), found at `shown` inside the
