@@ -1,6 +1,7 @@
 #include "hash.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
@@ -14,12 +15,32 @@ struct tf_sha256 {
 	EVP_MD_CTX *ctx; /* owned */
 };
 
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+/*
+ * SHA-256 fetched once: EVP_sha256() makes every init fetch it again
+ * under a global lock, which the packing threads would contend on.
+ */
+static const EVP_MD *sha256(void)
+{
+	pthread_once(&sha256_once, sha256_fetch);
+	if (!sha256_md)
+		die(TF_EXIT_FAILURE, "cannot start a sha256 digest");
+	return sha256_md;
+}
+
 struct tf_sha256 *tf_sha256_new(void)
 {
 	struct tf_sha256 *h = malloc(sizeof(*h));
 
 	if (!h || !(h->ctx = EVP_MD_CTX_new()) ||
-	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+	    EVP_DigestInit_ex(h->ctx, sha256(), NULL) != 1)
 		die(TF_EXIT_FAILURE, "cannot start a sha256 digest");
 	return h;
 }
@@ -37,6 +58,15 @@ void tf_sha256_final(struct tf_sha256 *h, unsigned char out[TF_SHA256_LEN])
 	if (EVP_DigestFinal_ex(h->ctx, out, &len) != 1 || len != TF_SHA256_LEN)
 		BUG("EVP_DigestFinal_ex failed");
 	tf_sha256_free(h);
+}
+
+void tf_sha256_buf(const void *data, size_t n, unsigned char out[TF_SHA256_LEN])
+{
+	unsigned int len = 0;
+
+	if (EVP_Digest(data, n, out, &len, sha256(), NULL) != 1 ||
+	    len != TF_SHA256_LEN)
+		BUG("EVP_Digest failed");
 }
 
 void tf_sha256_free(struct tf_sha256 *h)

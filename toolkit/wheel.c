@@ -43,10 +43,11 @@ struct packer {
 	time_t mtime;                  /* the time of every entry */
 	const struct tf_wheel_file **files; /* owned array; in entry order */
 	const struct tf_wheel_entry_point **eps; /* owned array; sorted */
+	int record_done;               /* RECORD itself is being written */
 };
 
 #define PACKER_INIT                                                        \
-	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0, NULL, NULL }
+	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0, NULL, NULL, 0 }
 
 static void packer_release(struct packer *p)
 {
@@ -456,11 +457,15 @@ static int put_data(struct packer *p, const char *path, const void *data,
 	return 0;
 }
 
-static void record_add(struct packer *p, const char *path,
-		       const unsigned char md[TF_SHA256_LEN], long long size)
+/* RECORD's line for each entry as zipout writes it (all but RECORD). */
+static void record_add(void *arg, const char *path, long long size,
+		       const unsigned char md[TF_SHA256_LEN])
 {
+	struct packer *p = arg;
 	char b64[44];
 
+	if (p->record_done)
+		return;
 	tf_sha256_b64(md, b64);
 	tf_wheel_record_field(path, &p->record);
 	tf_buf_addf(&p->record, ",sha256=%s,%lld\n", b64, size);
@@ -473,22 +478,26 @@ static int changed(const struct packer *p, const struct tf_wheel_file *f)
 }
 
 /*
- * Read fd into the current entry's blocks and h, once. The entry header
- * promised size bytes, so the file must still have exactly that many.
+ * Read fd into the current entry's blocks, once (zipout hashes them).
+ * The entry header promised size bytes, so the file must still have
+ * exactly that many.
  */
 static int copy_stream(struct packer *p, int fd, const struct tf_wheel_file *f,
-		       struct tf_sha256 *h, long long size)
+		       long long size)
 {
+	unsigned char probe, *buf;
 	long long total = 0;
-	unsigned char *buf;
+	size_t room;
 	ssize_t n;
 
 	for (;;) {
-		buf = tf_zipout_buffer(p->z);
+		buf = tf_zipout_buffer(p->z, &room);
 		if (!buf)
 			return zip_error(p, f->dst);
-		/* The room left in this block; a full block moves on. */
-		n = read(fd, buf, TF_ZIPOUT_BLOCK - (size_t)(total % TF_ZIPOUT_BLOCK));
+		/* No room: the block ends with the file; check it does. */
+		if (!room)
+			buf = &probe;
+		n = read(fd, buf, room ? room : 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -499,7 +508,6 @@ static int copy_stream(struct packer *p, int fd, const struct tf_wheel_file *f,
 		total += n;
 		if (total > size)
 			return changed(p, f);
-		tf_sha256_update(h, buf, (size_t)n);
 		if (tf_zipout_commit(p->z, (size_t)n) < 0)
 			return zip_error(p, f->dst);
 	}
@@ -510,8 +518,6 @@ static int copy_stream(struct packer *p, int fd, const struct tf_wheel_file *f,
 
 static int add_file(struct packer *p, const struct tf_wheel_file *f)
 {
-	unsigned char md[TF_SHA256_LEN];
-	struct tf_sha256 *h = NULL;
 	struct stat st;
 	int ret = -1, fd = open(f->src, O_RDONLY | O_CLOEXEC);
 
@@ -529,38 +535,19 @@ static int add_file(struct packer *p, const struct tf_wheel_file *f)
 	}
 	if (put_header(p, f->dst, (long long)st.st_size, !!(st.st_mode & 0111)))
 		goto out;
-	h = tf_sha256_new();
-	if (copy_stream(p, fd, f, h, (long long)st.st_size) < 0)
-		goto out;
-	tf_sha256_final(h, md);
-	h = NULL;
-	record_add(p, f->dst, md, (long long)st.st_size);
-	ret = 0;
+	ret = copy_stream(p, fd, f, (long long)st.st_size);
 out:
-	tf_sha256_free(h);
 	close(fd);
 	return ret;
 }
 
-/* Add a generated file to .dist-info (and to RECORD unless it is RECORD). */
+/* Add a generated file to .dist-info (RECORD's line comes from zipout). */
 static int add_meta(struct packer *p, const char *name, const struct tf_buf *b)
 {
-	unsigned char md[TF_SHA256_LEN];
-	struct tf_sha256 *h;
 	char *path = tf_xstrfmt("%s/%s", p->distinfo.buf, name);
-	int ret = -1;
+	int ret = put_header(p, path, (long long)b->len, 0) < 0 ||
+		  put_data(p, path, b->buf, b->len) < 0 ? -1 : 0;
 
-	if (put_header(p, path, (long long)b->len, 0) < 0 ||
-	    put_data(p, path, b->buf, b->len) < 0)
-		goto out;
-	if (strcmp(name, "RECORD")) {
-		h = tf_sha256_new();
-		tf_sha256_update(h, b->buf, b->len);
-		tf_sha256_final(h, md);
-		record_add(p, path, md, (long long)b->len);
-	}
-	ret = 0;
-out:
 	free(path);
 	return ret;
 }
@@ -631,6 +618,10 @@ static int add_dist_info(struct packer *p)
 		ret = add_meta_files(p);
 	if (ret)
 		return -1;
+	/* Every other entry written, so RECORD has all their lines. */
+	if (tf_zipout_flush(p->z) < 0)
+		return zip_error(p, "RECORD");
+	p->record_done = 1;
 	tf_wheel_record_field(p->distinfo.buf, &p->record);
 	tf_buf_addstr(&p->record, "/RECORD,,\n");
 	return add_meta(p, "RECORD", &p->record);
@@ -654,7 +645,10 @@ static int open_zip(struct packer *p, const char *tmp)
 	p->z = tf_zipout_open(tmp, p->w->compression_level, wheel_jobs(p->w),
 			      context.buf);
 	tf_buf_release(&context);
-	return p->z ? 0 : -1;
+	if (!p->z)
+		return -1;
+	tf_zipout_on_entry(p->z, record_add, p);
+	return 0;
 }
 
 static time_t clamp_time(long long t)

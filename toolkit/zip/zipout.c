@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "buf.h"
+#include "hash.h"
 #include "log.h"
 #include "signals.h"
 
@@ -26,23 +27,39 @@
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
 
-/* One block of one entry on its way through the pipeline. */
+/* Small entries one block may carry (bounds the hand-offs per entry). */
+#define MAX_PARTS 64
+
+/*
+ * One entry's bytes within a block: all of a small entry, or one
+ * TF_ZIPOUT_BLOCK piece of a large one. Each part is its own deflate
+ * stream (or a piece of one), so batching never changes a byte.
+ */
+struct part {
+	size_t in_off, in_len;  /* in the slot's in */
+	size_t out_off, out_len; /* in the slot's out */
+	size_t out_room;        /* the most it may take in out */
+	uint32_t crc;           /* CRC-32 of its bytes */
+	int first, final;       /* the entry's first or last part */
+	unsigned char md[TF_SHA256_LEN]; /* the entry's, if first and final */
+	/* Set on the first part: the entry's header. */
+	char *name;             /* owned */
+	unsigned perm;
+	unsigned long dosdate;
+	uint32_t mtime;         /* for the "UT" extra field */
+	int zip64;
+};
+
+/* One block of input on its way through the pipeline. */
 struct slot {
 	enum slot_state state;
 	unsigned char *in;    /* owned: TF_ZIPOUT_BLOCK bytes of input */
 	size_t in_len;
-	unsigned char *out;   /* owned: compressed bytes */
-	size_t out_len;
-	uint32_t crc;         /* CRC-32 of in */
-	int first, final;     /* the entry's first or last block */
-	int failed;           /* compressing or checking it failed */
-	/* Set on the first block: the entry's header. */
-	char *name;           /* owned */
-	unsigned perm;
-	unsigned long dosdate;
-	uint32_t mtime;       /* for the "UT" extra field */
-	int zip64;
-	long long size;       /* the promised size (first and last block) */
+	unsigned char *out;   /* owned: out_cap bytes, the parts' output */
+	size_t out_room;      /* sum of the parts' out_room */
+	struct part parts[MAX_PARTS];
+	size_t nr_parts;
+	size_t failed;        /* 1 + the part that failed, or 0 */
 };
 
 /* What a compressing thread keeps for its whole life. */
@@ -69,12 +86,17 @@ struct tf_zipout {
 	int threaded, stopping;
 	pthread_mutex_t lock;
 	pthread_cond_t work_cv, done_cv;
-	/* The entry being fed, and the one being written out. */
+	tf_zipout_done_fn *done; /* told each entry's digest, in order */
+	void *done_arg;
+	/* The entry being fed. */
 	struct slot *cur;        /* the slot being filled, or NULL */
 	long long fed;           /* bytes fed to the current entry */
 	long long promised;
 	int in_entry;
-	uint32_t crc;            /* of the entry being written out */
+	/* The entry being written out (the caller's thread). */
+	char *wname;             /* owned: its name */
+	struct tf_sha256 *sha;   /* owned: its digest, if in several parts */
+	uint32_t crc;
 	long long written;
 	int failed;
 };
@@ -96,21 +118,23 @@ static unsigned long dos_date(long long t)
 /* --- compressing one block (any thread) --- */
 
 /*
- * A non-final block: find its last deflate block's header with zlib's
- * inflate (Z_BLOCK stops at every block boundary, as gzjoin uses it),
- * checking the bytes it inflates to, then clear that header's final bit
- * and end on a byte boundary with an empty stored block.
+ * A part that is not its entry's last: find its last deflate block's
+ * header with zlib's inflate (Z_BLOCK stops at every block boundary, as
+ * gzjoin uses it), checking the bytes it inflates to, then clear that
+ * header's final bit and end on a byte boundary with an empty stored
+ * block.
  */
-static int unfinal(struct worker *w, struct slot *s)
+static int unfinal(struct worker *w, const unsigned char *in, size_t in_len,
+		   unsigned char *out, size_t *out_len)
 {
 	z_stream *zs = &w->zs;
-	size_t hdr = 0, used;
+	size_t hdr = 0, used, n = *out_len;
 	int bit = 0, ret, unused = 0;
 
 	if (inflateReset(zs) != Z_OK)
 		return -1;
-	zs->next_in = s->out;
-	zs->avail_in = (uInt)s->out_len;
+	zs->next_in = out;
+	zs->avail_in = (uInt)n;
 	zs->next_out = w->scratch;
 	zs->avail_out = TF_ZIPOUT_BLOCK + 1;
 	for (;;) {
@@ -125,55 +149,79 @@ static int unfinal(struct worker *w, struct slot *s)
 		 * After a block: the next header starts here, unless that
 		 * was the last block (64), whose end is the stream's end.
 		 */
-		used = (size_t)(zs->next_in - s->out);
+		used = (size_t)(zs->next_in - out);
 		unused = zs->data_type & 7;
 		if (zs->data_type & 64)
 			continue;
 		hdr = unused ? used - 1 : used;
 		bit = unused ? 8 - unused : 0;
 	}
-	if (zs->avail_in || zs->total_out != s->in_len ||
-	    memcmp(w->scratch, s->in, s->in_len) || hdr >= s->out_len ||
-	    !(s->out[hdr] & (1u << bit)))
+	if (zs->avail_in || zs->total_out != in_len ||
+	    memcmp(w->scratch, in, in_len) || hdr >= n ||
+	    !(out[hdr] & (1u << bit)))
 		return -1;
-	s->out[hdr] &= (unsigned char)~(1u << bit);
+	out[hdr] &= (unsigned char)~(1u << bit);
 	if (unused) {
 		/* BFINAL=0 BTYPE=00: three zero bits, then LEN 0, NLEN ~0. */
-		s->out[s->out_len - 1] &= (unsigned char)((1u << (8 - unused)) - 1);
+		out[n - 1] &= (unsigned char)((1u << (8 - unused)) - 1);
 		if (unused < 3)
-			s->out[s->out_len++] = 0;
-		memcpy(s->out + s->out_len, "\0\0\377\377", 4);
-		s->out_len += 4;
+			out[n++] = 0;
+		memcpy(out + n, "\0\0\377\377", 4);
+		n += 4;
 	}
+	*out_len = n;
 	return 0;
 }
 
-static int check_final(struct worker *w, const struct slot *s)
+static int check_final(struct worker *w, const unsigned char *in,
+		       size_t in_len, const unsigned char *out, size_t out_len)
 {
 	size_t n;
 
-	return libdeflate_deflate_decompress(w->d, s->out, s->out_len,
-					     w->scratch, TF_ZIPOUT_BLOCK, &n) ==
+	return libdeflate_deflate_decompress(w->d, out, out_len, w->scratch,
+					     TF_ZIPOUT_BLOCK, &n) ==
 			       LIBDEFLATE_SUCCESS &&
-		       n == s->in_len && !memcmp(w->scratch, s->in, n) ? 0 : -1;
+		       n == in_len && !memcmp(w->scratch, in, n) ? 0 : -1;
+}
+
+/*
+ * Compress one part into out + off. A whole entry (first and final) is
+ * also hashed here, so small files cost the caller's thread nothing
+ * but reading them.
+ */
+static int compress_part(struct tf_zipout *z, struct worker *w,
+			 struct slot *s, struct part *pt, size_t off)
+{
+	const unsigned char *in = s->in + pt->in_off;
+	unsigned char *out = s->out + off;
+
+	pt->out_off = off;
+	pt->crc = (uint32_t)libdeflate_crc32(0, in, pt->in_len);
+	if (pt->first && pt->final)
+		tf_sha256_buf(in, pt->in_len, pt->md);
+	if (!z->level) {
+		memcpy(out, in, pt->in_len);
+		pt->out_len = pt->in_len;
+		return 0;
+	}
+	pt->out_len = libdeflate_deflate_compress(w->c, in, pt->in_len, out,
+						  pt->out_room - PAD_MAX);
+	if (!pt->out_len)
+		return -1;
+	if (pt->final)
+		return check_final(w, in, pt->in_len, out, pt->out_len);
+	return unfinal(w, in, pt->in_len, out, &pt->out_len);
 }
 
 static void compress_slot(struct tf_zipout *z, struct worker *w, struct slot *s)
 {
-	s->crc = (uint32_t)libdeflate_crc32(0, s->in, s->in_len);
-	if (!z->level) {
-		memcpy(s->out, s->in, s->in_len);
-		s->out_len = s->in_len;
-		return;
+	size_t i, off = 0;
+
+	for (i = 0; i < s->nr_parts && !s->failed; i++) {
+		if (compress_part(z, w, s, &s->parts[i], off) < 0)
+			s->failed = i + 1;
+		off += s->parts[i].out_len;
 	}
-	s->out_len = libdeflate_deflate_compress(w->c, s->in, s->in_len, s->out,
-						 z->out_cap - PAD_MAX);
-	if (!s->out_len)
-		s->failed = 1;
-	else if (s->final)
-		s->failed = check_final(w, s) < 0;
-	else
-		s->failed = unfinal(w, s) < 0;
 }
 
 static void *worker_main(void *arg)
@@ -247,50 +295,83 @@ static int zip_fail(struct tf_zipout *z, const char *what, const char *name)
  * (owner and group 0), so unzip -Z and zipfile show fixed times and
  * owners, not the packer's.
  */
-static void extra_fields(const struct slot *s, unsigned char x[24])
+static void extra_fields(uint32_t mtime, unsigned char x[24])
 {
 	static const unsigned char ux[11] = { 'u', 'x', 11, 0, 1, 4, 0, 0, 0,
 					      0, 4 };
 
 	memcpy(x, "UT\5\0\1", 5);
-	x[5] = (unsigned char)s->mtime;
-	x[6] = (unsigned char)(s->mtime >> 8);
-	x[7] = (unsigned char)(s->mtime >> 16);
-	x[8] = (unsigned char)(s->mtime >> 24);
+	x[5] = (unsigned char)mtime;
+	x[6] = (unsigned char)(mtime >> 8);
+	x[7] = (unsigned char)(mtime >> 16);
+	x[8] = (unsigned char)(mtime >> 24);
 	memcpy(x + 9, ux, sizeof(ux));
 	memset(x + 20, 0, 4);
 }
 
-static int write_slot(struct tf_zipout *z, struct slot *s)
+static int write_part(struct tf_zipout *z, const struct slot *s,
+		      const struct part *pt)
 {
+	unsigned char md[TF_SHA256_LEN];
 	zip_fileinfo zi;
 	unsigned char x[24];
 
-	if (s->failed)
-		return zip_fail(z, "compress", s->name ? s->name : "an entry");
-	if (s->first) {
+	if (pt->first) {
 		memset(&zi, 0, sizeof(zi));
-		zi.dosDate = s->dosdate;
-		zi.external_fa = (0100000UL | s->perm) << 16;
-		extra_fields(s, x);
+		zi.dosDate = pt->dosdate;
+		zi.external_fa = (0100000UL | pt->perm) << 16;
+		extra_fields(pt->mtime, x);
 		/* Made by Unix (3), so readers take the modes; version 2.0. */
-		if (zipOpenNewFileInZip4_64(z->zf, s->name, &zi, x, sizeof(x), x,
+		if (zipOpenNewFileInZip4_64(z->zf, pt->name, &zi, x, sizeof(x), x,
 					    sizeof(x), NULL, z->level ? Z_DEFLATED : 0,
 					    z->level, 1, -MAX_WBITS, 8,
 					    Z_DEFAULT_STRATEGY, NULL, 0,
-					    (3 << 8) | 20, 0, s->zip64) != ZIP_OK)
-			return zip_fail(z, "write the header of", s->name);
+					    (3 << 8) | 20, 0, pt->zip64) != ZIP_OK)
+			return zip_fail(z, "write the header of", pt->name);
+		free(z->wname);
+		z->wname = tf_strdup(pt->name);
 		z->crc = 0;
 		z->written = 0;
+		if (!pt->final)
+			z->sha = tf_sha256_new();
 	}
-	if (s->out_len &&
-	    zipWriteInFileInZip(z->zf, s->out, (unsigned)s->out_len) != ZIP_OK)
-		return zip_fail(z, "write", "an entry");
-	z->crc = (uint32_t)crc32_combine(z->crc, s->crc, (z_off_t)s->in_len);
-	z->written += (long long)s->in_len;
-	if (s->final &&
-	    zipCloseFileInZipRaw64(z->zf, (ZPOS64_T)z->written, z->crc) != ZIP_OK)
-		return zip_fail(z, "finish", "an entry");
+	/* A large entry's digest, part by part in order. */
+	if (z->sha)
+		tf_sha256_update(z->sha, s->in + pt->in_off, pt->in_len);
+	if (pt->out_len &&
+	    zipWriteInFileInZip(z->zf, s->out + pt->out_off,
+				(unsigned)pt->out_len) != ZIP_OK)
+		return zip_fail(z, "write", z->wname);
+	z->crc = (uint32_t)crc32_combine(z->crc, pt->crc, (z_off_t)pt->in_len);
+	z->written += (long long)pt->in_len;
+	if (!pt->final)
+		return 0;
+	if (zipCloseFileInZipRaw64(z->zf, (ZPOS64_T)z->written, z->crc) != ZIP_OK)
+		return zip_fail(z, "finish", z->wname);
+	if (z->sha) {
+		tf_sha256_final(z->sha, md);
+		z->sha = NULL;
+	} else {
+		memcpy(md, pt->md, sizeof(md));
+	}
+	if (z->done)
+		z->done(z->done_arg, z->wname, z->written, md);
+	return 0;
+}
+
+static int write_slot(struct tf_zipout *z, struct slot *s)
+{
+	size_t i;
+
+	if (s->failed) {
+		const struct part *pt = &s->parts[s->failed - 1];
+
+		return zip_fail(z, "compress", pt->name ? pt->name :
+			       z->wname ? z->wname : "an entry");
+	}
+	for (i = 0; i < s->nr_parts; i++)
+		if (write_part(z, s, &s->parts[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -298,6 +379,7 @@ static int write_slot(struct tf_zipout *z, struct slot *s)
 static int drain_one(struct tf_zipout *z)
 {
 	struct slot *s = &z->slots[z->drain % z->nr_slots];
+	size_t i;
 	int ret;
 
 	if (z->threaded) {
@@ -307,19 +389,20 @@ static int drain_one(struct tf_zipout *z)
 		pthread_mutex_unlock(&z->lock);
 	}
 	ret = z->failed ? -1 : write_slot(z, s);
-	free(s->name);
-	s->name = NULL;
+	for (i = 0; i < s->nr_parts; i++) {
+		free(s->parts[i].name);
+		s->parts[i].name = NULL;
+	}
 	s->state = SLOT_FREE;
 	z->drain++;
 	return ret;
 }
 
 /* Hand the slot being filled to the workers (or compress it here). */
-static int submit(struct tf_zipout *z, int final)
+static int submit(struct tf_zipout *z)
 {
 	struct slot *s = z->cur;
 
-	s->final = final;
 	z->cur = NULL;
 	if (!z->threaded) {
 		compress_slot(z, &z->workers[0], s);
@@ -344,11 +427,45 @@ static struct slot *take_slot(struct tf_zipout *z)
 		if (drain_one(z) < 0)
 			return NULL;
 	s = &z->slots[z->fill % z->nr_slots];
-	s->in_len = s->out_len = 0;
-	s->first = s->final = s->failed = 0;
-	s->crc = 0;
+	s->in_len = s->out_room = s->nr_parts = s->failed = 0;
 	z->cur = s;
 	return s;
+}
+
+/* The room in out a part of n bytes may need (its deflate bound). */
+static size_t part_room(const struct tf_zipout *z, size_t n)
+{
+	return libdeflate_deflate_compress_bound(z->workers[0].c, n) + PAD_MAX;
+}
+
+/* Start a part of the current entry in s: up to `want` more bytes. */
+static struct part *add_part(struct tf_zipout *z, struct slot *s, size_t want,
+			     int first)
+{
+	struct part *pt = &s->parts[s->nr_parts++];
+
+	memset(pt, 0, sizeof(*pt));
+	pt->in_off = s->in_len;
+	pt->first = first;
+	pt->out_room = part_room(z, want);
+	s->out_room += pt->out_room;
+	return pt;
+}
+
+/* 1 if a whole entry of size bytes fits in the slot being filled. */
+static int fits(const struct tf_zipout *z, long long size)
+{
+	const struct slot *s = z->cur;
+
+	return s && s->nr_parts < MAX_PARTS &&
+	       size <= (long long)(TF_ZIPOUT_BLOCK - s->in_len) &&
+	       s->out_room + part_room(z, (size_t)size) <= z->out_cap;
+}
+
+/* Send off a partly filled block, so every entry begun is on its way. */
+static int send_partial(struct tf_zipout *z)
+{
+	return z->cur && z->cur->nr_parts ? submit(z) : 0;
 }
 
 /* --- the interface --- */
@@ -376,8 +493,8 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 	for (i = 0; i < z->nr_workers; i++)
 		if (worker_init(&z->workers[i], z) < 0)
 			die(TF_EXIT_FAILURE, "out of memory");
-	z->out_cap = libdeflate_deflate_compress_bound(z->workers[0].c,
-						       TF_ZIPOUT_BLOCK) + PAD_MAX;
+	/* A whole block of one entry, or up to MAX_PARTS small ones. */
+	z->out_cap = part_room(z, TF_ZIPOUT_BLOCK) + MAX_PARTS * part_room(z, 0);
 	for (i = 0; i < z->nr_slots; i++) {
 		z->slots[i].in = tf_malloc(TF_ZIPOUT_BLOCK);
 		z->slots[i].out = tf_malloc(z->out_cap);
@@ -395,62 +512,85 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 	return z;
 }
 
+void tf_zipout_on_entry(struct tf_zipout *z, tf_zipout_done_fn *fn, void *arg)
+{
+	z->done = fn;
+	z->done_arg = arg;
+}
+
 int tf_zipout_begin(struct tf_zipout *z, const char *name, unsigned perm,
 		    long long mtime, long long size)
 {
 	struct slot *s;
+	struct part *pt;
+	size_t room;
 
-	if (z->failed || z->in_entry)
+	if (z->failed || z->in_entry || size < 0)
 		return -1;
-	s = take_slot(z);
-	if (!s)
+	/* Small entries share a block; any other starts a fresh one. */
+	if (!fits(z, size) && (send_partial(z) < 0 || !take_slot(z)))
 		return -1;
-	s->first = 1;
-	s->name = tf_strdup(name);
-	s->perm = perm & 07777;
-	s->dosdate = dos_date(mtime);
-	s->mtime = (uint32_t)mtime;
-	s->zip64 = size >= ZIP64_MIN;
-	s->size = size;
+	s = z->cur;
+	room = TF_ZIPOUT_BLOCK - s->in_len;
+	pt = add_part(z, s, size < (long long)room ? (size_t)size : room, 1);
+	pt->name = tf_strdup(name);
+	pt->perm = perm & 07777;
+	pt->dosdate = dos_date(mtime);
+	pt->mtime = (uint32_t)mtime;
+	pt->zip64 = size >= ZIP64_MIN;
 	z->in_entry = 1;
 	z->fed = 0;
 	z->promised = size;
 	return 0;
 }
 
-unsigned char *tf_zipout_buffer(struct tf_zipout *z)
+unsigned char *tf_zipout_buffer(struct tf_zipout *z, size_t *room)
 {
-	if (!z->cur && !take_slot(z))
+	struct slot *s = z->cur;
+	long long left = z->promised - z->fed;
+
+	if (!z->in_entry || z->failed)
 		return NULL;
-	return z->cur->in + z->cur->in_len;
+	if (!s) {
+		/* The entry goes on in a new block. */
+		s = take_slot(z);
+		if (!s)
+			return NULL;
+		add_part(z, s, left < TF_ZIPOUT_BLOCK ? (size_t)left :
+			 TF_ZIPOUT_BLOCK, 0);
+	}
+	*room = TF_ZIPOUT_BLOCK - s->in_len;
+	return s->in + s->in_len;
 }
 
 int tf_zipout_commit(struct tf_zipout *z, size_t n)
 {
 	struct slot *s = z->cur;
 
-	if (!s || n > TF_ZIPOUT_BLOCK - s->in_len)
+	if (!s || !z->in_entry || n > TF_ZIPOUT_BLOCK - s->in_len)
 		BUG("zipout: commit past the buffer");
-	s->in_len += n;
-	z->fed += (long long)n;
-	if (z->fed > z->promised)
+	if ((long long)n > z->promised - z->fed)
 		return -1;
+	s->in_len += n;
+	s->parts[s->nr_parts - 1].in_len += n;
+	z->fed += (long long)n;
 	/* Full: on its way, unless the entry ends here (then it is final). */
 	if (s->in_len == TF_ZIPOUT_BLOCK && z->fed < z->promised)
-		return submit(z, 0);
+		return submit(z);
 	return 0;
 }
 
 int tf_zipout_write(struct tf_zipout *z, const void *data, size_t n)
 {
 	const unsigned char *p = data;
+	size_t room, k;
 
 	while (n) {
-		unsigned char *buf = tf_zipout_buffer(z);
-		size_t room = TF_ZIPOUT_BLOCK - z->cur->in_len, k = n < room ? n : room;
+		unsigned char *buf = tf_zipout_buffer(z, &room);
 
-		if (!buf)
+		if (!buf || !room)
 			return -1;
+		k = n < room ? n : room;
 		memcpy(buf, p, k);
 		if (tf_zipout_commit(z, k) < 0)
 			return -1;
@@ -462,12 +602,26 @@ int tf_zipout_write(struct tf_zipout *z, const void *data, size_t n)
 
 int tf_zipout_end(struct tf_zipout *z)
 {
-	if (!z->in_entry || z->fed != z->promised || z->failed)
+	struct slot *s = z->cur;
+
+	if (!z->in_entry || z->fed != z->promised || z->failed || !s)
 		return -1;
 	z->in_entry = 0;
-	if (!z->cur && !take_slot(z))
+	s->parts[s->nr_parts - 1].final = 1;
+	/* A block with no room left goes at once; others wait for more. */
+	if (s->in_len == TF_ZIPOUT_BLOCK || s->nr_parts == MAX_PARTS)
+		return submit(z);
+	return 0;
+}
+
+int tf_zipout_flush(struct tf_zipout *z)
+{
+	if (z->in_entry || send_partial(z) < 0)
 		return -1;
-	return submit(z, 1);
+	while (z->drain < z->fill)
+		if (drain_one(z) < 0)
+			return -1;
+	return 0;
 }
 
 static void stop_workers(struct tf_zipout *z)
@@ -487,10 +641,8 @@ static void stop_workers(struct tf_zipout *z)
 
 int tf_zipout_close(struct tf_zipout *z)
 {
-	int ret = z->in_entry ? -1 : 0;
+	int ret = tf_zipout_flush(z);
 
-	while (!ret && z->drain < z->fill)
-		ret = drain_one(z);
 	if (!ret && zipClose(z->zf, NULL) != ZIP_OK)
 		ret = error("%s: cannot write the central directory", z->context);
 	else if (ret)
@@ -502,7 +654,7 @@ int tf_zipout_close(struct tf_zipout *z)
 
 void tf_zipout_free(struct tf_zipout *z)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!z)
 		return;
@@ -512,13 +664,16 @@ void tf_zipout_free(struct tf_zipout *z)
 	for (i = 0; i < z->nr_slots; i++) {
 		free(z->slots[i].in);
 		free(z->slots[i].out);
-		free(z->slots[i].name);
+		for (j = 0; j < z->slots[i].nr_parts; j++)
+			free(z->slots[i].parts[j].name);
 	}
 	for (i = 0; i < z->nr_workers; i++)
 		worker_release(&z->workers[i]);
 	pthread_mutex_destroy(&z->lock);
 	pthread_cond_destroy(&z->work_cv);
 	pthread_cond_destroy(&z->done_cv);
+	tf_sha256_free(z->sha);
+	free(z->wname);
 	free(z->slots);
 	free(z->workers);
 	free(z->context);

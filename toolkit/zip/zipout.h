@@ -19,11 +19,20 @@
  * walked anyway) and compared with its input before it is written: what
  * goes into the archive is proven to inflate back to the file's bytes.
  *
+ * Small entries share a block (up to 64 of them, each still its own
+ * deflate stream), so a tree of many small files costs one hand-off
+ * between threads per block, not per file. A whole entry in one block
+ * is also hashed (SHA-256) by the worker; a larger one by the caller's
+ * thread as its blocks are written out, in order. Each entry's digest
+ * is passed to the tf_zipout_on_entry callback when it is written.
+ *
  * Memory is bounded: at most 2 blocks in flight per thread, whatever
  * the entry sizes. One caller thread feeds entries in order.
  */
 
 #include <stddef.h>
+
+#include "hash.h"
 
 #define TF_ZIPOUT_BLOCK (256 * 1024)
 
@@ -44,15 +53,26 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 int tf_zipout_begin(struct tf_zipout *z, const char *name, unsigned perm,
 		    long long mtime, long long size);
 /*
- * A buffer of TF_ZIPOUT_BLOCK bytes to read the entry's next bytes
- * into, then tf_zipout_commit(z, n) with how many were put there. Saves
- * a copy for file contents; tf_zipout_write copies from memory.
+ * Called, in entry order, as each entry is written: its name, size and
+ * SHA-256 (RECORD's line). Set before the first entry.
  */
-unsigned char *tf_zipout_buffer(struct tf_zipout *z);
+typedef void tf_zipout_done_fn(void *arg, const char *name, long long size,
+			       const unsigned char md[TF_SHA256_LEN]);
+void tf_zipout_on_entry(struct tf_zipout *z, tf_zipout_done_fn *fn, void *arg);
+/*
+ * A buffer of *room bytes to read the entry's next bytes into, then
+ * tf_zipout_commit(z, n) with how many were put there. Saves a copy for
+ * file contents; tf_zipout_write copies from memory. *room may exceed
+ * what the entry has left (committing more fails), and is 0 once a
+ * block ends exactly where the entry does.
+ */
+unsigned char *tf_zipout_buffer(struct tf_zipout *z, size_t *room);
 int tf_zipout_commit(struct tf_zipout *z, size_t n);
 int tf_zipout_write(struct tf_zipout *z, const void *data, size_t n);
 /* End the entry: -1 if fewer or more bytes came than begin promised. */
 int tf_zipout_end(struct tf_zipout *z);
+/* Write out every entry ended so far (each one's callback has run). */
+int tf_zipout_flush(struct tf_zipout *z);
 /* Finish the archive (central directory) and free z; 0 or -1. */
 int tf_zipout_close(struct tf_zipout *z);
 /* Abandon the archive (the caller removes the file) and free z. */
