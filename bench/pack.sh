@@ -5,7 +5,7 @@
 #   tfbuild's wheel writer (obj/tool/test-wheel) at --jobs 1, 2 and 4
 #     (BENCH_JOBS), python3 -m wheel pack (Debian's python3-wheel),
 #     zip -6 -r, and pigz-style parallel deflate (tar | pigz -6 -p 2);
-#   a whole `tfbuild recipe` run (path: source copied in, packed from
+#   a whole `tfbuild recipe` run (path: source read in place, packed from
 #     its tree, checked) against the packing alone;
 #   then a no-op rebuild of recipes/m1-plugin.yaml --target all
 #     (bench/noop.sh, which also runs alone): its time, and the processes
@@ -100,7 +100,7 @@ case_kind() {
 	done
 	row "$c" "zip -6 -r" "$kind.zip" "$kind.wheel" "$(cat "$B/$kind.zip.size")"
 	row "$c" "tar \\| pigz -6 -p 2" "$kind.pigz" "$kind.wheel" "$(cat "$B/$kind.pigz.size")"
-	row "$c" "tfbuild recipe (copy in, pack from the source tree, check; --jobs 2)" \
+	row "$c" "tfbuild recipe (source read in place, packed, checked; --jobs 2)" \
 		"$kind.recipe" "$kind.tf2" "$(cat "$B/$kind.recipe.size")"
 }
 
