@@ -50,6 +50,42 @@ int tf_dl_check(const struct tf_dl_lib *lib);
 /* After the once, in a forwarder: return, or die with lib->why. */
 void tf_dl_need(const struct tf_dl_lib *lib);
 
+/*
+ * The glue of one library's file (libcurl.c, ...), given its struct
+ * tf_dl_lib: `int entry(void)`, which loads it once and reports a
+ * missing library as an error, and `static void need(void)` for the
+ * forwarders, which die instead. TF_DL_FORWARD and TF_DL_FORWARD_V make
+ * the forwarders from a list of X(ret, name, params, args), calling
+ * through the file's `fn` struct of pointers.
+ */
+#define TF_DL_GLUE(lib, entry)                                              \
+	static void lib##_load(void)                                        \
+	{                                                                   \
+		tf_dl_load(&lib);                                           \
+	}                                                                   \
+	int entry(void)                                                     \
+	{                                                                   \
+		pthread_once(&lib.once, lib##_load);                        \
+		return tf_dl_check(&lib);                                   \
+	}                                                                   \
+	static void need(void)                                              \
+	{                                                                   \
+		pthread_once(&lib.once, lib##_load);                        \
+		tf_dl_need(&lib);                                           \
+	}
+#define TF_DL_FORWARD(ret, name, params, args)                              \
+	ret name params                                                     \
+	{                                                                   \
+		need();                                                     \
+		return fn.name args;                                        \
+	}
+#define TF_DL_FORWARD_V(name, params, args)                                 \
+	void name params                                                    \
+	{                                                                   \
+		need();                                                     \
+		fn.name args;                                               \
+	}
+
 /* Load libcurl / libarchive if not yet: 0, or -1 after error(). */
 int tf_dl_curl(void);
 int tf_dl_archive(void);

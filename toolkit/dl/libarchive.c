@@ -115,39 +115,11 @@ static struct tf_dl_lib libarchive = {
 	syms, sizeof(syms) / sizeof(syms[0]), PTHREAD_ONCE_INIT, 0, "",
 };
 
-static void load(void)
-{
-	tf_dl_load(&libarchive);
-}
-
-int tf_dl_archive(void)
-{
-	pthread_once(&libarchive.once, load);
-	return tf_dl_check(&libarchive);
-}
-
-static void need(void)
-{
-	pthread_once(&libarchive.once, load);
-	tf_dl_need(&libarchive);
-}
-
-#define FORWARD(ret, name, params, args)                                    \
-	ret name params                                                     \
-	{                                                                   \
-		need();                                                     \
-		return fn.name args;                                        \
-	}
-#define FORWARD_V(name, params, args)                                       \
-	void name params                                                    \
-	{                                                                   \
-		need();                                                     \
-		fn.name args;                                               \
-	}
+TF_DL_GLUE(libarchive, tf_dl_archive)
 #define FORWARD_A(name)                                                     \
 	int name(archive_t *a)                                              \
 	{                                                                   \
 		need();                                                     \
 		return fn.name(a);                                          \
 	}
-TF_ARCHIVE_FUNCS(FORWARD, FORWARD_V, FORWARD_A)
+TF_ARCHIVE_FUNCS(TF_DL_FORWARD, TF_DL_FORWARD_V, FORWARD_A)

@@ -51,36 +51,8 @@ static struct tf_dl_lib libcurl = {
 	syms, sizeof(syms) / sizeof(syms[0]), PTHREAD_ONCE_INIT, 0, "",
 };
 
-static void load(void)
-{
-	tf_dl_load(&libcurl);
-}
-
-int tf_dl_curl(void)
-{
-	pthread_once(&libcurl.once, load);
-	return tf_dl_check(&libcurl);
-}
-
-static void need(void)
-{
-	pthread_once(&libcurl.once, load);
-	tf_dl_need(&libcurl);
-}
-
-#define FORWARD(ret, name, params, args)                                    \
-	ret name params                                                     \
-	{                                                                   \
-		need();                                                     \
-		return fn.name args;                                        \
-	}
-#define FORWARD_V(name, params, args)                                       \
-	void name params                                                    \
-	{                                                                   \
-		need();                                                     \
-		fn.name args;                                               \
-	}
-TF_CURL_FUNCS(FORWARD, FORWARD_V)
+TF_DL_GLUE(libcurl, tf_dl_curl)
+TF_CURL_FUNCS(TF_DL_FORWARD, TF_DL_FORWARD_V)
 
 /*
  * The variadic two take exactly one argument after the option, whose

@@ -23,20 +23,10 @@ static struct tf_dl_lib libstdcxx = {
 	0, "",
 };
 
-static void load(void)
-{
-	tf_dl_load(&libstdcxx);
-}
-
-int tf_dl_stdcxx(void)
-{
-	pthread_once(&libstdcxx.once, load);
-	return tf_dl_check(&libstdcxx);
-}
+TF_DL_GLUE(libstdcxx, tf_dl_stdcxx)
 
 char *tf_dl_demangle(const char *mangled, int *status)
 {
-	pthread_once(&libstdcxx.once, load);
-	tf_dl_need(&libstdcxx);
+	need();
 	return cxa_demangle(mangled, NULL, NULL, status);
 }
