@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "log.h"
+#include "run.h"
 #include "signals.h"
 #include "ui.h"
 
@@ -144,6 +145,7 @@ int main(int argc, char **argv)
 
 	/* Files tfbuild and its steps create get the same modes everywhere. */
 	umask(022);
+	tf_run_pin_tz();
 	tf_signals_catch();
 	c = parse(argc, argv, &a, &rc);
 	if (!c && rc)

@@ -26,6 +26,12 @@ struct tf_run {
 
 #define TF_RUN_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0, 0 }
 
+/*
+ * Set TZ for this process when the user left it unset, so local time is
+ * not looked up again at every mktime(); children still get the
+ * environment the user gave. Call once, first thing in main.
+ */
+void tf_run_pin_tz(void);
 /* Start the child. Returns 0, or -1 with an error printed. */
 int tf_run_start(struct tf_run *r);
 /*

@@ -208,4 +208,25 @@ expect_success '-q after the command, and -- before names' '
 	compare /dev/null actual
 '
 
+# glibc re-checks /etc/localtime at every mktime() while TZ is unset, and
+# libarchive calls mktime() for every zip header: tfbuild sets TZ for
+# itself (run.c), so a 400-entry wheel is not 4,000 stats of the file.
+expect_success 'verify looks up the local time zone once, not per entry' '
+	command -v strace >/dev/null || { echo "strace missing" >&2; false; } &&
+	mkdir -p many/demo &&
+	i=0 && while test $i -lt 400; do
+		echo "x = $i" >many/demo/m$i.py && i=$((i + 1))
+	done &&
+	"$TOOL_DIR/test-wheel" pack manyw --name demo --version 1.0 \
+		--tag py3-none-linux_x86_64 --epoch 1700000000 \
+		$(cd many && for f in demo/*.py; do printf "many/%s=%s " "$f" "$f"; done) \
+		>/dev/null &&
+	(unset TZ &&
+	 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	 strace -f -qq -e trace=stat,newfstatat,statx,openat -o trace \
+		"$TFBUILD" verify -q "manyw/$whl") &&
+	n=$(grep -c "/etc/localtime" trace) &&
+	test "$n" -le 5 || { echo "/etc/localtime looked up $n times" >&2; false; }
+'
+
 test_done
