@@ -46,15 +46,10 @@ int tf_sums_of_files(const struct tf_strvec *paths, struct tf_sums *out)
 	size_t i;
 
 	for (i = 0; i < paths->nr; i++) {
-		struct stat st;
-		/* A wheel kept from the last run is not read again (digestcache.h). */
-		int known = !lstat(paths->v[i], &st) &&
-			    tf_digest_cache_lookup(paths->v[i], &st, md);
-
-		if (!known && tf_sha256_file(paths->v[i], md, NULL))
+		/* A wheel digested for its stamp, in this run or the last,
+		   is not read again (digestcache.h). */
+		if (tf_digest_cache_file(paths->v[i], md))
 			return -1;
-		if (!known && !lstat(paths->v[i], &st))
-			tf_digest_cache_store(paths->v[i], &st, md);
 		tf_sha256_hex(md, hex);
 		tf_strvec_push(&out->names, tf_path_basename(paths->v[i]));
 		tf_strvec_push(&out->digests, hex);

@@ -95,13 +95,18 @@ static int run_pipeline(struct tf_session *s)
 		if (tf_sources_fetch(&s->plans[i], &s->fetch))
 			return TF_EXIT_FETCH;
 	for (i = 0; i < s->nr_plans; i++)
-		if (tf_sources_stamp(&s->plans[i]) ||
+		if (tf_sources_stamp_copies(&s->plans[i]) ||
 		    tf_sources_prepare(&s->plans[i], s->opt.force))
 			return TF_EXIT_BUILD;
 	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
 		return tf_build_signal ? 128 + tf_build_signal : TF_EXIT_BUILD;
-	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written) ||
-	    attest(s, &written))
+	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written))
+		ret = TF_EXIT_WHEEL;
+	/* Trees read in place that no wheel packed, for the provenance. */
+	for (i = 0; !ret && i < s->nr_plans; i++)
+		if (tf_sources_stamp_in_place(&s->plans[i], 0))
+			ret = TF_EXIT_BUILD;
+	if (!ret && attest(s, &written))
 		ret = TF_EXIT_WHEEL;
 	tf_strvec_release(&written);
 	return ret;

@@ -19,7 +19,8 @@ struct entry {
 	unsigned long long dev, ino, size;
 	long long mtime, ctime;
 	unsigned char md[TF_SHA256_LEN];
-	int used;        /* looked up or stored in this run */
+	unsigned char used;   /* looked up or stored in this run */
+	unsigned char stored; /* stored in this run */
 };
 
 static struct {
@@ -149,8 +150,83 @@ void tf_digest_cache_store(const char *path, const struct stat *st,
 	e->mtime = tf_time_ns(&st->st_mtim);
 	e->ctime = tf_time_ns(&st->st_ctim);
 	memcpy(e->md, md, TF_SHA256_LEN);
-	e->used = 1;
+	e->used = e->stored = 1;
 	cache.dirty = 1;
+}
+
+/* Move the entry at the end of the array into its sorted place. */
+static void insert_last(void)
+{
+	struct entry e = cache.v[cache.nr - 1], *v = cache.v;
+	size_t lo = 0, hi = cache.nr_sorted, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(v[mid].path, e.path);
+		if (!c) { /* the later one replaces it */
+			e.used |= v[mid].used;
+			free(v[mid].path);
+			v[mid] = e;
+			cache.nr--;
+			return;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&v[lo + 1], &v[lo], (cache.nr_sorted - lo) * sizeof(*v));
+	v[lo] = e;
+	cache.nr_sorted++;
+}
+
+void tf_digest_cache_settle(void)
+{
+	size_t i, n = 0;
+
+	if (cache.nr == cache.nr_sorted)
+		return;
+	/* A few new entries (a wheel's digest): each into its place. */
+	if (cache.nr - cache.nr_sorted <= 16) {
+		struct entry *tail = tf_calloc(cache.nr - cache.nr_sorted,
+					       sizeof(*tail));
+		size_t k, nr_tail = cache.nr - cache.nr_sorted;
+
+		memcpy(tail, &cache.v[cache.nr_sorted], nr_tail * sizeof(*tail));
+		cache.nr = cache.nr_sorted;
+		for (k = 0; k < nr_tail; k++) {
+			cache.v[cache.nr++] = tail[k];
+			insert_last();
+		}
+		free(tail);
+		return;
+	}
+	/* glibc's qsort is a merge sort: of two entries for one path, the
+	   one stored later stays second, and is kept. */
+	qsort(cache.v, cache.nr, sizeof(*cache.v), cmp_entry);
+	for (i = 0; i < cache.nr; i++) {
+		if (i + 1 < cache.nr &&
+		    !strcmp(cache.v[i].path, cache.v[i + 1].path)) {
+			cache.v[i + 1].used |= cache.v[i].used;
+			cache.v[i + 1].stored |= cache.v[i].stored;
+			free(cache.v[i].path);
+			continue;
+		}
+		cache.v[n++] = cache.v[i];
+	}
+	cache.nr = cache.nr_sorted = n;
+}
+
+int tf_digest_cache_stored(const char *path)
+{
+	struct entry key, *e;
+
+	if (!cache.file || !cache.nr_sorted)
+		return 0;
+	key.path = (char *)path;
+	e = bsearch(&key, cache.v, cache.nr_sorted, sizeof(*cache.v), cmp_entry);
+	return e && e->stored;
 }
 
 /*
@@ -237,4 +313,24 @@ void tf_digest_cache_close(int save_it)
 	free(cache.v);
 	free(cache.file);
 	memset(&cache, 0, sizeof(cache));
+}
+
+int tf_digest_cache_file(const char *path, unsigned char md[TF_SHA256_LEN])
+{
+	struct stat before, after;
+
+	if (lstat(path, &before) < 0)
+		return error_errno("cannot stat '%s'", path);
+	tf_digest_cache_settle();
+	if (tf_digest_cache_lookup(path, &before, md))
+		return 0;
+	if (tf_sha256_file(path, md, NULL) < 0)
+		return -1;
+	/* Kept only if the file stayed as it was while it was read. */
+	if (!lstat(path, &after) && after.st_ino == before.st_ino &&
+	    after.st_dev == before.st_dev && after.st_size == before.st_size &&
+	    tf_time_ns(&after.st_mtim) == tf_time_ns(&before.st_mtim) &&
+	    tf_time_ns(&after.st_ctim) == tf_time_ns(&before.st_ctim))
+		tf_digest_cache_store(path, &before, md);
+	return 0;
 }

@@ -15,6 +15,7 @@
  * happened in, unseen ("racily clean", as in git); it is hashed again.
  *
  * Without tf_digest_cache_open, lookups miss and stores are ignored.
+ * Entries stored are looked up only after tf_digest_cache_settle.
  * Not thread-safe: tree digests are taken by the main thread.
  */
 
@@ -28,6 +29,20 @@ int tf_digest_cache_lookup(const char *path, const struct stat *st,
 			   unsigned char md[TF_SHA256_LEN]);
 void tf_digest_cache_store(const char *path, const struct stat *st,
 			   const unsigned char md[TF_SHA256_LEN]);
+/*
+ * Entries stored since the last settle become visible to lookups (a
+ * tree digest settles first): the wheel writer stores the digests of
+ * what it read, and the tree digest after packing finds them.
+ */
+void tf_digest_cache_settle(void);
+/* 1 if path was stored in this run (with any stat), as of the last settle. */
+int tf_digest_cache_stored(const char *path);
+/*
+ * The sha256 of a whole file (a wheel), through the cache: a file
+ * already digested in this run or before, unchanged, is not read again.
+ * 0, or -1 with an error printed.
+ */
+int tf_digest_cache_file(const char *path, unsigned char md[TF_SHA256_LEN]);
 /* With save, write what this run used and added; then forget it all. */
 void tf_digest_cache_close(int save);
 

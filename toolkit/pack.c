@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "abi3.h"
+#include "digestcache.h"
 #include "hash.h"
 #include "elf.h"
 #include "isa.h"
@@ -19,6 +20,7 @@
 #include "packstamp.h"
 #include "path.h"
 #include "signals.h"
+#include "source.h"
 #include "vendor.h"
 #include "verify.h"
 #include "wheel.h"
@@ -431,6 +433,28 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 	return 0;
 }
 
+/*
+ * The writer read f: from a tree read in place, what it read is what the
+ * tree's digest needs (digestcache.c), so that is not read a second time.
+ */
+static void remember_digest(void *arg, const struct tf_wheel_file *f,
+			    const struct stat *st,
+			    const unsigned char md[TF_SHA256_LEN])
+{
+	const struct tf_plan *p = arg;
+	size_t i, n;
+
+	for (i = 0; i < p->recipe->nr_sources; i++) {
+		const struct tf_plan_source *s = &p->sources[i];
+
+		n = s->in_place ? strlen(s->dir) : 0;
+		if (n && !strncmp(f->src, s->dir, n) && f->src[n] == '/') {
+			tf_digest_cache_store(f->src, st, md);
+			return;
+		}
+	}
+}
+
 /* Pack one wheel into dir and verify it; its path goes to path_out. */
 static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		    const char *dir, struct tf_buf *path_out)
@@ -480,6 +504,8 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	if (ret)
 		goto out;
 	spec.jobs = p->jobs; /* --jobs deflates entries too; same bytes */
+	spec.on_file = remember_digest;
+	spec.on_file_arg = (void *)p;
 	ret = tf_wheel_pack(&spec, dir, path_out);
 	if (!ret && tf_verify_wheel_packed(path_out->buf))
 		ret = error("wheel '%s' failed verification right after packing",
@@ -519,6 +545,7 @@ struct packed {
 	char key[TF_SHA256_HEX_LEN + 1];
 	struct tf_buf stamp, path;
 	int fresh;   /* 1: path is the wheel in out_dir, unchanged since packed */
+	int key_later; /* 1: first packing; the key once sources are digested */
 	int dup;     /* 1: same name as an earlier one, already checked equal */
 };
 
@@ -576,8 +603,18 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 	int ret = 0;
 
 	for (k = 0; !ret && k < nr; k++) {
-		ret = tf_packstamp_key(w[k].plan, w[k].pw, w[k].key);
 		tf_packstamp_path(w[k].plan, w[k].pw, &w[k].stamp);
+		/*
+		 * Never packed (no stamp): the trees read in place are
+		 * digested after packing, from what the writer read.
+		 */
+		if (tf_sources_stamp_pending(w[k].plan) &&
+		    !tf_path_exists(w[k].stamp.buf)) {
+			w[k].key_later = 1;
+			continue;
+		}
+		ret = tf_sources_stamp_in_place(w[k].plan, 0) ||
+		      tf_packstamp_key(w[k].plan, w[k].pw, w[k].key);
 		if (!ret)
 			w[k].fresh = tf_packstamp_fresh(w[k].stamp.buf, w[k].key,
 							out_dir, &w[k].path, hex);
@@ -592,6 +629,10 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 	for (k = 0; !ret && k < nr; k++)
 		if (w[k].fresh && name_repacked(w, nr, w[k].path.buf))
 			ret = pack_into(&w[k], tmp, out_dir, k);
+	for (k = 0; !ret && k < nr; k++)
+		if (w[k].key_later)
+			ret = tf_sources_stamp_in_place(w[k].plan, 1) ||
+			      tf_packstamp_key(w[k].plan, w[k].pw, w[k].key);
 	for (k = 0; !ret && k < nr; k++) {
 		struct packed *first = same_name(w, k, w[k].path.buf);
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digestcache.h"
 #include "log.h"
 #include "path.h"
 #include "stamp.h"
@@ -186,7 +187,8 @@ int tf_packstamp_write(const char *path, const char *key, const char *wheel)
 	char sha[TF_SHA256_HEX_LEN + 1];
 	struct stat sb;
 
-	if (tf_sha256_file(wheel, md, NULL))
+	/* Cached: SHA256SUMS and the provenance digest it next. */
+	if (tf_digest_cache_file(wheel, md))
 		return -1;
 	if (lstat(wheel, &sb) < 0)
 		return error_errno("cannot stat '%s'", wheel);

@@ -100,8 +100,9 @@ static const char *stamp_path(struct tf_plan *p, const struct tf_plan_source *s,
 	return buf->buf;
 }
 
-/* The inputs a source tree is made of. */
-static int source_inputs(const struct tf_plan_source *s, struct tf_stamp *st)
+/* The inputs a source tree is made of; packed: see tf_tree_digest_packed. */
+static int source_inputs(const struct tf_plan_source *s, struct tf_stamp *st,
+			 int packed)
 {
 	char hex[TF_SHA256_HEX_LEN + 1], strip[32];
 	unsigned char md[TF_SHA256_LEN];
@@ -109,7 +110,9 @@ static int source_inputs(const struct tf_plan_source *s, struct tf_stamp *st)
 	size_t j;
 	int ret = 0;
 
-	if (s->local)
+	if (s->local && packed)
+		ret = tf_tree_digest_packed(s->local, hex);
+	else if (s->local)
 		ret = tf_tree_digest(s->local, hex);
 	else
 		memcpy(hex, s->def->sha256.s, sizeof(hex));
@@ -126,18 +129,54 @@ static int source_inputs(const struct tf_plan_source *s, struct tf_stamp *st)
 	return ret;
 }
 
+static int stamp_one(struct tf_plan_source *s, int packed)
+{
+	tf_stamp_release(&s->inputs);
+	if (source_inputs(s, &s->inputs, packed))
+		return -1;
+	tf_stamp_key(&s->inputs, s->key);
+	return 0;
+}
+
 int tf_sources_stamp(struct tf_plan *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->recipe->nr_sources; i++) {
-		struct tf_plan_source *s = &p->sources[i];
-
-		tf_stamp_release(&s->inputs);
-		if (source_inputs(s, &s->inputs))
+	for (i = 0; i < p->recipe->nr_sources; i++)
+		if (stamp_one(&p->sources[i], 0))
 			return -1;
-		tf_stamp_key(&s->inputs, s->key);
+	return 0;
+}
+
+int tf_sources_stamp_copies(struct tf_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->recipe->nr_sources; i++) {
+		p->sources[i].key[0] = '\0';
+		if (!p->sources[i].in_place && stamp_one(&p->sources[i], 0))
+			return -1;
 	}
+	return 0;
+}
+
+int tf_sources_stamp_in_place(struct tf_plan *p, int packed)
+{
+	size_t i;
+
+	for (i = 0; i < p->recipe->nr_sources; i++)
+		if (!p->sources[i].key[0] && stamp_one(&p->sources[i], packed))
+			return -1;
+	return 0;
+}
+
+int tf_sources_stamp_pending(const struct tf_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->recipe->nr_sources; i++)
+		if (!p->sources[i].key[0])
+			return 1;
 	return 0;
 }
 

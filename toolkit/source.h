@@ -22,6 +22,21 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo);
  * archive, so it works before fetching (for `tfbuild explain`).
  */
 int tf_sources_stamp(struct tf_plan *p);
+/*
+ * As tf_sources_stamp, but a source read in place (plan.c) is left
+ * without a key: no step reads it, only the wheels, and on a first
+ * build its digest is better taken after packing, from what the wheel
+ * writer already read (digestcache.c), than by reading it all twice.
+ */
+int tf_sources_stamp_copies(struct tf_plan *p);
+/* 1 if a source of p has no key yet (tf_sources_stamp_copies). */
+int tf_sources_stamp_pending(const struct tf_plan *p);
+/*
+ * Set the keys tf_sources_stamp_copies left out. packed: wheels were
+ * packed from those trees in this run, so a file that changed since the
+ * writer read it is an error (tf_tree_digest_packed).
+ */
+int tf_sources_stamp_in_place(struct tf_plan *p, int packed);
 
 /*
  * Prepare every source tree of plan p under <build>/<target>/src whose

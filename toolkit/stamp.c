@@ -162,10 +162,15 @@ void tf_stamp_release(struct tf_stamp *s)
 	s->output[0] = '\0';
 }
 
+struct tree_walk {
+	struct tf_sha256 *h;
+	int packed; /* files the wheel writer read must be as it read them */
+};
+
 /* Digest one entry (and, for a directory, everything below it). */
 static int digest_entry(const char *path, const char *rel, void *arg)
 {
-	struct tf_sha256 *h = arg;
+	struct tree_walk *w = arg;
 	unsigned char md[TF_SHA256_LEN];
 	char target[PATH_MAX];
 	struct stat st;
@@ -173,41 +178,57 @@ static int digest_entry(const char *path, const char *rel, void *arg)
 
 	if (lstat(path, &st) < 0)
 		return error_errno("cannot stat '%s'", path);
-	tf_sha256_update(h, rel, strlen(rel) + 1);
+	tf_sha256_update(w->h, rel, strlen(rel) + 1);
 	if (S_ISDIR(st.st_mode)) {
-		tf_sha256_update(h, "d", 1);
-		return tf_dir_each(path, rel, digest_entry, h);
+		tf_sha256_update(w->h, "d", 1);
+		return tf_dir_each(path, rel, digest_entry, w);
 	}
 	if (S_ISLNK(st.st_mode)) {
 		n = readlink(path, target, sizeof(target));
 		if (n < 0)
 			return error_errno("cannot read link '%s'", path);
-		tf_sha256_update(h, "l", 1);
-		tf_sha256_update(h, target, (size_t)n);
+		tf_sha256_update(w->h, "l", 1);
+		tf_sha256_update(w->h, target, (size_t)n);
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode))
 		return error("'%s' is not a file, directory or link", path);
-	tf_sha256_update(h, (st.st_mode & 0111) ? "x" : "f", 1);
+	tf_sha256_update(w->h, (st.st_mode & 0111) ? "x" : "f", 1);
 	if (!tf_digest_cache_lookup(path, &st, md)) {
+		/* Not as the writer saw it: the wheel may hold other bytes. */
+		if (w->packed && tf_digest_cache_stored(path))
+			return error("'%s' changed while it was being packed",
+				     path);
 		if (tf_sha256_file(path, md, NULL))
 			return -1;
 		tf_digest_cache_store(path, &st, md);
 	}
-	tf_sha256_update(h, md, sizeof(md));
+	tf_sha256_update(w->h, md, sizeof(md));
+	return 0;
+}
+
+static int tree_digest(const char *dir, int packed,
+		       char hex[TF_SHA256_HEX_LEN + 1])
+{
+	struct tree_walk w = { tf_sha256_new(), packed };
+	unsigned char md[TF_SHA256_LEN];
+
+	tf_digest_cache_settle();
+	if (tf_dir_each(dir, "", digest_entry, &w)) {
+		tf_sha256_free(w.h);
+		return -1;
+	}
+	tf_sha256_final(w.h, md);
+	tf_sha256_hex(md, hex);
 	return 0;
 }
 
 int tf_tree_digest(const char *dir, char hex[TF_SHA256_HEX_LEN + 1])
 {
-	struct tf_sha256 *h = tf_sha256_new();
-	unsigned char md[TF_SHA256_LEN];
+	return tree_digest(dir, 0, hex);
+}
 
-	if (tf_dir_each(dir, "", digest_entry, h)) {
-		tf_sha256_free(h);
-		return -1;
-	}
-	tf_sha256_final(h, md);
-	tf_sha256_hex(md, hex);
-	return 0;
+int tf_tree_digest_packed(const char *dir, char hex[TF_SHA256_HEX_LEN + 1])
+{
+	return tree_digest(dir, 1, hex);
 }

@@ -50,5 +50,11 @@ void tf_stamp_release(struct tf_stamp *s);
  * the tree's own location do not count.
  */
 int tf_tree_digest(const char *dir, char hex[TF_SHA256_HEX_LEN + 1]);
+/*
+ * The same, taken after a wheel was packed from the tree: a file the
+ * wheel writer read (digestcache.c) must still be as it was then, or
+ * the wheel may hold other bytes than the digest says: an error.
+ */
+int tf_tree_digest_packed(const char *dir, char hex[TF_SHA256_HEX_LEN + 1]);
 
 #endif

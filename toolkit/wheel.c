@@ -44,10 +44,16 @@ struct packer {
 	const struct tf_wheel_file **files; /* owned array; in entry order */
 	const struct tf_wheel_entry_point **eps; /* owned array; sorted */
 	int record_done;               /* RECORD itself is being written */
+	/* With w->on_file: the stats of files[] opened but not yet reported
+	   (zipout reports entries in order, a few blocks behind), a ring. */
+	struct stat *pending;          /* owned */
+	size_t pending_head, nr_pending, pending_alloc;
+	size_t nr_opened, nr_reported; /* of files[] */
 };
 
 #define PACKER_INIT                                                        \
-	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0, NULL, NULL, 0 }
+	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0, NULL, NULL, 0, \
+	  NULL, 0, 0, 0, 0, 0 }
 
 static void packer_release(struct packer *p)
 {
@@ -58,6 +64,8 @@ static void packer_release(struct packer *p)
 	tf_buf_release(&p->record);
 	free(p->files);
 	free(p->eps);
+	free(p->pending);
+	p->pending = NULL;
 	p->files = NULL;
 	p->eps = NULL;
 }
@@ -457,6 +465,39 @@ static int put_data(struct packer *p, const char *path, const void *data,
 	return 0;
 }
 
+/* Keep the stat of the file just opened until zipout reports it. */
+static void pending_push(struct packer *p, const struct stat *st)
+{
+	size_t i;
+
+	if (p->nr_pending == p->pending_alloc) {
+		struct stat *v;
+
+		p->pending_alloc = p->pending_alloc ? 2 * p->pending_alloc : 64;
+		v = tf_calloc(p->pending_alloc, sizeof(*v));
+		for (i = 0; i < p->nr_pending; i++)
+			v[i] = p->pending[(p->pending_head + i) % p->nr_pending];
+		free(p->pending);
+		p->pending = v;
+		p->pending_head = 0;
+	}
+	p->pending[(p->pending_head + p->nr_pending++) % p->pending_alloc] = *st;
+}
+
+/* zipout reported the next of files[]: tell the caller what was read. */
+static void report_file(struct packer *p, const unsigned char md[TF_SHA256_LEN])
+{
+	const struct stat *st;
+
+	if (!p->w->on_file || p->nr_reported >= p->w->nr_files ||
+	    !p->nr_pending)
+		return;
+	st = &p->pending[p->pending_head];
+	p->pending_head = (p->pending_head + 1) % p->pending_alloc;
+	p->nr_pending--;
+	p->w->on_file(p->w->on_file_arg, p->files[p->nr_reported++], st, md);
+}
+
 /* RECORD's line for each entry as zipout writes it (all but RECORD). */
 static void record_add(void *arg, const char *path, long long size,
 		       const unsigned char md[TF_SHA256_LEN])
@@ -464,6 +505,7 @@ static void record_add(void *arg, const char *path, long long size,
 	struct packer *p = arg;
 	char b64[44];
 
+	report_file(p, md);
 	if (p->record_done)
 		return;
 	tf_sha256_b64(md, b64);
@@ -532,6 +574,11 @@ static int add_file(struct packer *p, const struct tf_wheel_file *f)
 		error("wheel '%s': '%s' is not a regular file", p->w->name,
 		      f->src);
 		goto out;
+	}
+	/* files[] come first, in order; .dist-info's files are not reported */
+	if (p->w->on_file && p->nr_opened < p->w->nr_files) {
+		p->nr_opened++;
+		pending_push(p, &st);
 	}
 	if (put_header(p, f->dst, (long long)st.st_size, !!(st.st_mode & 0111)))
 		goto out;

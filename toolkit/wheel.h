@@ -8,7 +8,10 @@
 
 #include <stddef.h>
 
+#include <sys/stat.h>
+
 #include "buf.h"
+#include "hash.h"
 
 struct tf_wheel_file {
 	const char *src; /* borrowed; file on disk (links are followed) */
@@ -60,6 +63,15 @@ struct tf_wheel_spec {
 	int jobs;                    /* threads deflating entries (zipout.h);
 					<= 0: one per online CPU. The bytes
 					do not depend on it. */
+	/*
+	 * Called for each of files[], in order, once its bytes are in the
+	 * wheel: its stat when the writer opened it (before reading) and
+	 * the SHA-256 of what it read (RECORD's). May be NULL.
+	 */
+	void (*on_file)(void *arg, const struct tf_wheel_file *f,
+			const struct stat *st,
+			const unsigned char md[TF_SHA256_LEN]);
+	void *on_file_arg;
 };
 
 /*

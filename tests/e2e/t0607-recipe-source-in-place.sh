@@ -120,4 +120,19 @@ expect_success 'once no step uses it again, the old copy and its stamp go' '
 	test ! -e "$copy" && test ! -e proj/build/r/x86_64/stamps/src-tree
 '
 
+# The first packing reads each file of the tree once: the writer's SHA-256
+# of it also serves the tree's digest (the wheel's stamp), taken after.
+# The other open is pack.c's 4-byte look at the ELF magic.
+expect_success 'a first packing reads each file of the tree once' '
+	command -v strace >/dev/null || { echo "strace missing" >&2; false; } &&
+	rm -rf out proj/build &&
+	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	 strace -f -qq -e trace=openat -o trace \
+		"$TFBUILD" recipe --out out proj/r.yaml >/dev/null 2>&1) &&
+	test -f "out/$wheel" &&
+	n=$(grep -c "proj/tree/pure/sub/x.py\"" trace) &&
+	{ test "$n" -le 2 || { echo "x.py opened $n times" >&2; false; }; } &&
+	run 2>err >/dev/null && ! packed
+'
+
 test_done

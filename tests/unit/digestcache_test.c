@@ -1,5 +1,6 @@
 #include "unit.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,9 @@
 
 #include "buf.h"
 #include "digestcache.h"
+#include "hash.h"
 #include "path.h"
+#include "stamp.h"
 
 static struct stat fake(long long mtime, long long ctime)
 {
@@ -84,6 +87,147 @@ static void test_garbage(const char *file)
 	CHECK(!tf_digest_cache_lookup("/src/a.c", &st, got));
 }
 
+/* What is stored is found once settled; of two for one path, the later. */
+static void test_settle(const char *file)
+{
+	unsigned char md1[TF_SHA256_LEN], md2[TF_SHA256_LEN], got[TF_SHA256_LEN];
+	struct stat st = fake(1000, 1000), st2 = fake(1000, 2000);
+
+	memset(md1, 1, sizeof(md1));
+	memset(md2, 2, sizeof(md2));
+	unlink(file);
+	tf_digest_cache_open(file);
+	tf_digest_cache_store("/src/a.c", &st, md1);
+	tf_digest_cache_store("/src/a.c", &st2, md2);
+	tf_digest_cache_store("/src/b.c", &st, md1);
+	CHECK(!tf_digest_cache_stored("/src/a.c"));
+	tf_digest_cache_settle();
+	CHECK(tf_digest_cache_stored("/src/a.c"));
+	CHECK(tf_digest_cache_stored("/src/b.c"));
+	CHECK(!tf_digest_cache_stored("/src/c.c"));
+	CHECK(!tf_digest_cache_lookup("/src/a.c", &st, got));
+	CHECK(tf_digest_cache_lookup("/src/a.c", &st2, got));
+	CHECK(!memcmp(got, md2, sizeof(got)));
+	CHECK(tf_digest_cache_lookup("/src/b.c", &st, got));
+	/* Many at once (a wheel's files) are sorted in: the later kept. */
+	{
+		char name[64];
+		int i, all = 1;
+
+		for (i = 40; i > 0; i--) {
+			snprintf(name, sizeof(name), "/src/many/%02d.c", i);
+			tf_digest_cache_store(name, &st, md1);
+		}
+		tf_digest_cache_store("/src/b.c", &st2, md2);
+		tf_digest_cache_settle();
+		for (i = 1; i <= 40; i++) {
+			snprintf(name, sizeof(name), "/src/many/%02d.c", i);
+			all &= tf_digest_cache_lookup(name, &st, got);
+		}
+		CHECK(all);
+		CHECK(!tf_digest_cache_lookup("/src/b.c", &st, got));
+		CHECK(tf_digest_cache_lookup("/src/b.c", &st2, got));
+		CHECK(!memcmp(got, md2, sizeof(got)));
+	}
+	tf_digest_cache_close(1);
+	/* Loaded again: found, but not stored in this run. */
+	tf_digest_cache_open(file);
+	CHECK(!tf_digest_cache_stored("/src/b.c"));
+	tf_digest_cache_close(0);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	struct tf_buf path = TF_BUF_INIT;
+
+	tf_path_join(&path, dir, name);
+	CHECK_INT(tf_write_file_atomic(path.buf, text, strlen(text), 0644), 0);
+	tf_buf_release(&path);
+}
+
+/* The writer's digest, as pack.c stores it (wheel.h's on_file). */
+static void writer_read(const char *dir, const char *name, int wrong)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	unsigned char md[TF_SHA256_LEN];
+	struct stat st;
+
+	tf_path_join(&path, dir, name);
+	CHECK_INT(lstat(path.buf, &st), 0);
+	CHECK_INT(tf_sha256_file(path.buf, md, NULL), 0);
+	md[0] ^= (unsigned char)wrong;
+	tf_digest_cache_store(path.buf, &st, md);
+	tf_buf_release(&path);
+}
+
+/*
+ * A tree digest after packing takes each file's digest from what the
+ * writer read, without reading it again; a file changed since is an error.
+ */
+static void test_tree_after_packing(const char *file, const char *dir)
+{
+	char tree[PATH_MAX], want[TF_SHA256_HEX_LEN + 1], got[TF_SHA256_HEX_LEN + 1];
+
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	CHECK_INT(tf_mkdir_p(tree), 0);
+	put(tree, "a.py", "A = 1\n");
+	put(tree, "b.py", "B = 2\n");
+	tf_digest_cache_close(0);
+	CHECK_INT(tf_tree_digest(tree, want), 0);
+
+	unlink(file);
+	tf_digest_cache_open(file);
+	writer_read(tree, "a.py", 0);
+	writer_read(tree, "b.py", 0);
+	CHECK_INT(tf_tree_digest_packed(tree, got), 0);
+	CHECK_STR(got, want);
+	tf_digest_cache_close(0);
+
+	/* A digest the writer reported is used as is: the file is not read. */
+	unlink(file);
+	tf_digest_cache_open(file);
+	writer_read(tree, "a.py", 0xff);
+	CHECK_INT(tf_tree_digest_packed(tree, got), 0);
+	CHECK(strcmp(got, want) != 0);
+	tf_digest_cache_close(0);
+
+	/* Rewritten after the writer read it: the wheel may hold the old bytes. */
+	unlink(file);
+	tf_digest_cache_open(file);
+	writer_read(tree, "a.py", 0);
+	put(tree, "a.py", "A = 3\n");
+	CHECK_INT(tf_tree_digest_packed(tree, got), -1);
+	/* Before packing, a change is simply digested. */
+	CHECK_INT(tf_tree_digest(tree, got), 0);
+	CHECK(strcmp(got, want) != 0);
+	tf_digest_cache_close(0);
+}
+
+/* A file's digest through the cache: read once, then found by its stat. */
+static void test_file(const char *file, const char *dir)
+{
+	unsigned char md[TF_SHA256_LEN], want[TF_SHA256_LEN];
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/w.whl", dir);
+	put(dir, "w.whl", "wheel bytes\n");
+	CHECK_INT(tf_sha256_file(path, want, NULL), 0);
+	unlink(file);
+	tf_digest_cache_open(file);
+	CHECK_INT(tf_digest_cache_file(path, md), 0);
+	CHECK(!memcmp(md, want, sizeof(md)));
+	CHECK(tf_digest_cache_stored(path) == 0); /* not settled yet */
+	tf_digest_cache_settle();
+	CHECK(tf_digest_cache_stored(path));
+	CHECK_INT(tf_digest_cache_file(path, md), 0);
+	CHECK(!memcmp(md, want, sizeof(md)));
+	put(dir, "w.whl", "other bytes\n");
+	CHECK_INT(tf_digest_cache_file(path, md), 0);
+	CHECK(memcmp(md, want, sizeof(md)) != 0);
+	CHECK_INT(tf_digest_cache_file("/nonexistent/w.whl", md), -1);
+	tf_digest_cache_close(0);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/digestcache_test.XXXXXX";
@@ -95,6 +239,9 @@ int main(void)
 	test_roundtrip(file.buf);
 	test_racy(file.buf);
 	test_garbage(file.buf);
+	test_settle(file.buf);
+	test_tree_after_packing(file.buf, dir);
+	test_file(file.buf, dir);
 	tf_rm_rf(dir);
 	tf_buf_release(&file);
 	return unit_done();
