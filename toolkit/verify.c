@@ -228,6 +228,11 @@ struct record_row {
 	int seen;         /* 1 once the entry was found in the archive */
 };
 
+struct listed_entry {
+	size_t name;    /* offset in verifier.listed */
+	long long size; /* declared in its header */
+};
+
 struct verifier {
 	const char *path;        /* borrowed; the wheel as the user named it */
 	struct tf_wheel_name wn; /* the filename's parts */
@@ -255,13 +260,19 @@ struct verifier {
 				    packer computed every entry's digest from
 				    its source bytes: entries are not inflated
 				    again (tf_verify_wheel_packed) */
+	/* packed: the entries pass 1 saw, checked against RECORD without
+	   reading the archive a second time */
+	struct tf_buf listed;     /* their names, each ending in NUL */
+	struct listed_entry *listed_v; /* owned */
+	size_t nr_listed, alloc_listed;
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
 	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
 	  TF_BUF_INIT, 0, TF_ISA_POLICY_INIT, NULL,                  \
-	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0 }
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0,  \
+	  TF_BUF_INIT, NULL, 0, 0 }
 
 static void verifier_release(struct verifier *v)
 {
@@ -276,6 +287,10 @@ static void verifier_release(struct verifier *v)
 	tf_libs_record_release(&v->libs);
 	free(v->requires);
 	tf_strvec_release(&v->license_files);
+	tf_buf_release(&v->listed);
+	free(v->listed_v);
+	v->listed_v = NULL;
+	v->nr_listed = v->alloc_listed = 0;
 	v->requires = NULL;
 	v->nr_requires = 0;
 	v->entries = NULL;
@@ -429,6 +444,31 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 	return 0;
 }
 
+/*
+ * A wheel this process just packed: the size its header declares stands
+ * for the inflated size; the digest in RECORD is the packer's, taken
+ * from the same bytes it compressed, and each compressed block was
+ * inflated and compared as it was written (zip/zipout.c).
+ */
+static int list_entry(struct verifier *v, struct archive_entry *e,
+		      const char *name)
+{
+	struct listed_entry *l;
+
+	if (!archive_entry_size_is_set(e))
+		return defect(v, name, "no uncompressed size in its header");
+	if (v->nr_listed == v->alloc_listed) {
+		v->alloc_listed = v->alloc_listed ? 2 * v->alloc_listed : 256;
+		v->listed_v = tf_realloc(v->listed_v,
+					 v->alloc_listed * sizeof(*v->listed_v));
+	}
+	l = &v->listed_v[v->nr_listed++];
+	l->name = v->listed.len;
+	l->size = (long long)archive_entry_size(e);
+	tf_buf_add(&v->listed, name, strlen(name) + 1);
+	return 0;
+}
+
 /* Pass 1: entry names, the .dist-info directory and its metadata. */
 static int scan(struct verifier *v)
 {
@@ -450,7 +490,8 @@ static int scan(struct verifier *v)
 			defect(v, name, "not a regular file");
 			goto out;
 		}
-		if (note_dist_info(v, name) < 0 || capture(v, a, name) < 0)
+		if (note_dist_info(v, name) < 0 || capture(v, a, name) < 0 ||
+		    (v->packed && list_entry(v, e, name) < 0))
 			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
@@ -963,61 +1004,72 @@ static int compare_row(const struct verifier *v, const char *name,
 	return 0;
 }
 
-/*
- * A wheel this process just packed: the size its headers declare
- * (central directory and local header agree: tf_zipcheck) stands for
- * the inflated size; the digest in RECORD is the packer's, taken from
- * the same bytes it compressed, and each compressed block was inflated
- * and compared as it was written (zip/zipout.c).
- */
-static int declared_size(const struct verifier *v, struct archive_entry *e,
-			 const char *name, long long *size)
+/* The entry's row in RECORD, or NULL for RECORD itself or a signature. */
+static int listed_once(const struct verifier *v, const char *name,
+		       int *seen_self, struct record_row **row)
 {
-	if (!archive_entry_size_is_set(e))
-		return defect(v, name, "no uncompressed size in its header");
-	*size = (long long)archive_entry_size(e);
+	int self = is_self(v, name), sig = is_signature(v, name);
+	int *seen;
+
+	*row = find_row(v, name);
+	seen = *row ? &(*row)->seen : self ? seen_self : NULL;
+	if (!*row && !self && !sig)
+		return defect(v, name, "not listed in RECORD");
+	if (seen && (*seen)++)
+		return defect(v, name, "duplicate entry name");
+	/* RECORD cannot hash itself; signatures may go unhashed. */
+	if (self || (sig && *row && !*(*row)->hash))
+		*row = NULL;
+	return 0;
+}
+
+static int check_listed(struct verifier *v, const char *name, long long size,
+			int *seen_self)
+{
+	struct record_row *row;
+
+	if (listed_once(v, name, seen_self, &row) < 0)
+		return -1;
+	if (!row)
+		return 0;
+	if (!*row->hash)
+		return defect(v, name, "has no hash in RECORD");
+	if (!*row->size || size != atoll(row->size))
+		return defect(v, name, "size %lld does not match RECORD (%s)",
+			      size, row->size);
 	return 0;
 }
 
 static int check_entry(struct verifier *v, struct archive *a,
 		       struct archive_entry *e, const char *name, int *seen_self)
 {
-	struct record_row *row = find_row(v, name);
-	int self = is_self(v, name), sig = is_signature(v, name);
-	int *seen = row ? &row->seen : self ? seen_self : NULL;
+	struct record_row *row;
 	long long size;
 	char b64[TF_DIGEST_B64_MAX];
 
-	if (!row && !self && !sig)
-		return defect(v, name, "not listed in RECORD");
-	if (seen && (*seen)++)
-		return defect(v, name, "duplicate entry name");
-	if (v->packed) {
-		if (declared_size(v, e, name, &size) < 0)
-			return -1;
-		if (self || !row || (sig && !*row->hash))
-			return 0;
-		if (!*row->hash)
-			return defect(v, name, "has no hash in RECORD");
-		if (!*row->size || size != atoll(row->size))
-			return defect(v, name, "size %lld does not match RECORD (%s)",
-				      size, row->size);
-		return 0;
-	}
+	(void)e;
+	if (listed_once(v, name, seen_self, &row) < 0)
+		return -1;
 	if (hash_entry(v, a, name, row, b64, &size) < 0)
 		return -1;
-	/* RECORD cannot hash itself; signatures may go unhashed. */
-	if (self || !row || (sig && !*row->hash))
-		return 0;
-	return compare_row(v, name, row, b64, size);
+	return row ? compare_row(v, name, row, b64, size) : 0;
 }
 
 static int check_entries(struct verifier *v)
 {
-	struct archive *a = open_wheel(v);
+	struct archive *a;
 	struct archive_entry *e;
 	int r, ret = -1, seen_self = 0;
+	size_t i;
 
+	if (v->packed) {
+		for (i = 0; i < v->nr_listed; i++)
+			if (check_listed(v, v->listed.buf + v->listed_v[i].name,
+					 v->listed_v[i].size, &seen_self) < 0)
+				return -1;
+		return 0;
+	}
+	a = open_wheel(v);
 	if (!a)
 		return -1;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
@@ -1204,13 +1256,46 @@ static int check_extensions(const struct verifier *v)
 	return ret;
 }
 
+/*
+ * A wheel just packed: its central directory, read as pip reads it,
+ * names the entries pass 1 found through the local headers, in the same
+ * order, RECORD last (tf_zipcheck does more, for wheels from elsewhere).
+ */
+static int check_central(struct verifier *v)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf why = TF_BUF_INIT;
+	const char *name;
+	size_t i;
+	int ret = 0;
+
+	if (tf_zipcheck_central(v->path, &names, &why) < 0)
+		ret = defect(v, NULL, "%s", why.buf);
+	else if (names.nr != v->nr_listed)
+		ret = defect(v, NULL, "%zu entries in the central directory, "
+			     "%zu local headers", names.nr, v->nr_listed);
+	for (i = 0; !ret && i < names.nr; i++) {
+		name = v->listed.buf + v->listed_v[i].name;
+		if (strcmp(names.v[i], name))
+			ret = defect(v, name, "the central directory names the "
+				     "entry '%s' that the local header calls "
+				     "'%s'", names.v[i], name);
+		else if (i + 1 < names.nr && is_self(v, name))
+			ret = defect(v, name, "not the last entry of the archive");
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&why);
+	return ret;
+}
+
 static int verify_archive(struct verifier *v)
 {
 	struct utf8_locale l;
 	int ret = -1;
 
 	utf8_begin(&l);
-	if (scan(v) < 0 || check_dist_info(v) < 0 || check_metadata(v) < 0 ||
+	if (scan(v) < 0 || (v->packed && check_central(v) < 0) ||
+	    check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
 	    check_extensions(v) < 0 ||
 	    elf_rules(v) < 0 || check_entries(v) < 0 || check_missing(v) < 0)
@@ -1239,7 +1324,7 @@ static int verify_wheel(const char *path, int packed)
 		goto out;
 	}
 	if (tf_wheel_name_parse(path, &v.wn, &why) < 0 ||
-	    tf_zipcheck(path, &why) < 0) {
+	    (!packed && tf_zipcheck(path, &why) < 0)) {
 		defect(&v, NULL, "%s", why.buf);
 		goto out;
 	}

@@ -240,3 +240,10 @@ out:
 	tf_strvec_release(&local.sizes);
 	return ret;
 }
+
+int tf_zipcheck_central(const char *path, struct tf_strvec *names,
+			struct tf_buf *why)
+{
+	return end_record(path, why) < 0 || central_names(path, names, why) < 0 ?
+	       -1 : 0;
+}

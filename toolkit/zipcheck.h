@@ -22,4 +22,13 @@
  */
 int tf_zipcheck(const char *path, struct tf_buf *why);
 
+/*
+ * Only the end record (as above) and the names in the central
+ * directory, in order, appended to names, as Python's zipfile reads
+ * them: for a wheel this process just wrote (tf_verify_wheel_packed),
+ * whose local headers libarchive's seekable reader then lists.
+ */
+int tf_zipcheck_central(const char *path, struct tf_strvec *names,
+			struct tf_buf *why);
+
 #endif
