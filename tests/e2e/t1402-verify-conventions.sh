@@ -84,4 +84,29 @@ expect_success 'the m1-plugin recipe'"'"'s wheels (tfmini'"'"'s convention) pass
 	test "$(grep -c "^ok " out)" = 2
 '
 
+expect_success 'a JAX plugin may export GetPjrtApi from a library of any name' '
+	mkwheel jax_any-1.0-$plat.whl jax_any 1.0 --ep jax_plugins m1 jax_m1 \
+		jax_m1/__init__.py=mod.py jax_m1/libm1.so=pjrt_ok.so \
+		jax_m1/libother.so=se_ok.so &&
+	"$TFBUILD" verify jax_any-1.0-$plat.whl
+'
+
+# Only a library some convention is about is inflated and read: a wheel
+# of ordinary libraries (the bench's 1 GiB binary tree) is not copied out.
+expect_success 'libraries no convention is about are not extracted' '
+	command -v strace >/dev/null || { echo "strace missing" >&2; false; } &&
+	mkwheel plain-1.0-$plat.whl plain 1.0 plain/liba.so=pjrt_bad.so \
+		plain/libb.so.1=se_ok.so &&
+	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	 strace -f -qq -e trace=mkdir,openat -o trace \
+		"$TFBUILD" verify plain-1.0-$plat.whl) &&
+	! grep tfbuild-conventions trace &&
+	mkwheel tfp-1.0-$plat.whl tfp 1.0 tensorflow-plugins/libm1.so=kern_ok.so \
+		plain/liba.so=pjrt_bad.so &&
+	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	 strace -f -qq -e trace=openat -o trace \
+		"$TFBUILD" verify tfp-1.0-$plat.whl) &&
+	test "$(grep -c "tfbuild-conventions.*O_CREAT" trace)" = 1
+'
+
 test_done

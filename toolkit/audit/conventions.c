@@ -76,11 +76,18 @@ static int is_entry_points(const char *name)
 
 static int extract(struct wheel_view *w, struct archive *a, const char *name)
 {
+	const char *tmp = getenv("TMPDIR");
 	char chunk[65536];
 	la_ssize_t n;
-	char *out = tf_xstrfmt("%s/%zu", w->tmp.buf, w->elf_src.nr);
-	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	int ret = 0;
+	char *out;
+	int fd, ret = 0;
+
+	if (!w->tmp.len &&
+	    tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-conventions",
+			  &w->tmp) < 0)
+		return -1;
+	out = tf_xstrfmt("%s/%zu", w->tmp.buf, w->elf_src.nr);
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 	if (fd < 0) {
 		ret = error_errno("cannot create '%s'", out);
@@ -104,11 +111,26 @@ out:
 	return ret;
 }
 
-static int read_wheel(struct wheel_view *w)
+static int has_pjrt_name(const char *name);
+
+/*
+ * A library whose symbols are checked whatever the entry points say: a
+ * PJRT plugin by its name, or a TensorFlow plugin by where it is. Any
+ * other is read only for a wheel with a jax_plugins entry point.
+ */
+static int checked_always(const char *name)
+{
+	return has_pjrt_name(name) || !strncmp(name, "tensorflow-plugins/", 19);
+}
+
+/*
+ * Pass 1 lists the entries, keeps entry_points.txt and extracts the
+ * libraries checked_always; pass 2 (jax) extracts the other libraries.
+ */
+static int read_wheel(struct wheel_view *w, int pass)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
-	const char *tmp = getenv("TMPDIR");
 	char chunk[65536];
 	la_ssize_t n;
 	int r, ret = -1;
@@ -124,16 +146,18 @@ static int read_wheel(struct wheel_view *w)
 
 		if (!name || archive_entry_filetype(e) != AE_IFREG)
 			continue;
+		if (pass == 2) {
+			if (is_shared_lib_name(name) && !checked_always(name) &&
+			    extract(w, a, name) < 0)
+				goto out;
+			continue;
+		}
 		tf_strvec_push(&w->names, name);
 		if (is_entry_points(name)) {
 			while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0 &&
 			       w->entry_points.len < ENTRY_POINTS_CAP)
 				tf_buf_add(&w->entry_points, chunk, (size_t)n);
-		} else if (is_shared_lib_name(name)) {
-			if (!w->tmp.len &&
-			    tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp",
-					  "tfbuild-conventions", &w->tmp) < 0)
-				goto out;
+		} else if (is_shared_lib_name(name) && checked_always(name)) {
 			if (extract(w, a, name) < 0)
 				goto out;
 		}
@@ -308,9 +332,12 @@ int tf_conventions_check(const char *path)
 				TF_STRVEC_INIT, TF_STRVEC_INIT };
 	int jax = 0, ret;
 
-	ret = read_wheel(&w);
+	ret = read_wheel(&w, 1);
 	if (!ret)
 		ret = check_entry_points(&w, &jax);
+	/* Any library of a JAX plugin may be the one exporting GetPjrtApi. */
+	if (!ret && jax)
+		ret = read_wheel(&w, 2);
 	if (!ret)
 		ret = check_libraries(&w, jax);
 	if (w.tmp.len)
