@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "limit.h"
+#include "log.h"
 
 #define CHUNK 65536
 
@@ -118,6 +119,8 @@ static int list(const char *path, int seekable, struct listing *l,
 	char size[32];
 	int r, ret = 0;
 
+	if (!a)
+		die(TF_EXIT_FAILURE, "out of memory");
 	if (seekable)
 		archive_read_support_format_zip_seekable(a);
 	else

@@ -135,6 +135,8 @@ static int read_wheel(struct wheel_view *w, int pass)
 	la_ssize_t n;
 	int r, ret = -1;
 
+	if (!a)
+		die(TF_EXIT_FAILURE, "out of memory");
 	archive_read_support_format_zip(a);
 	if (archive_read_open_filename(a, w->path, 65536) != ARCHIVE_OK) {
 		error("%s: cannot read the zip archive: %s", w->path,

@@ -688,6 +688,8 @@ static int extract_wheel(const char *path, struct extracted *x)
 	la_ssize_t n;
 	int r, ret = -1;
 
+	if (!a)
+		die(TF_EXIT_FAILURE, "out of memory");
 	archive_read_support_format_zip(a);
 	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-framework", &x->dir) < 0)
 		goto out;

@@ -135,6 +135,8 @@ int tf_cache_archive_write(const char *dir, int fd, const char *const *forbid,
 	const char *const *f;
 	int ret;
 
+	if (!w.a)
+		die(TF_EXIT_FAILURE, "out of memory");
 	for (f = forbid; f && *f; f++)
 		if (strlen(*f) > w.longest)
 			w.longest = strlen(*f);
@@ -227,6 +229,8 @@ int tf_cache_archive_read(int fd, const char *dir, struct tf_buf *why)
 	struct archive *a = archive_read_new(), *out = archive_write_disk_new();
 	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
+	if (!a || !out)
+		die(TF_EXIT_FAILURE, "out of memory");
 	archive_read_support_format_tar(a);
 	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_PERM |
 				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
