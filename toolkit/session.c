@@ -1,8 +1,10 @@
 #include "session.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -126,6 +128,61 @@ static int refuse_target(const struct tf_recipe *r, const char *t,
 	return -1;
 }
 
+/* 1 if name ends in a mkstemp/mkdtemp suffix: tail, then 6 characters. */
+static int temp_named(const char *name, const char *tail)
+{
+	size_t n = strlen(name), t = strlen(tail);
+
+	return n >= t + 6 && !strncmp(name + n - 6 - t, tail, t) &&
+	       !strchr(name + n - 6, '.');
+}
+
+/*
+ * What a run killed outright (SIGKILL, a power cut) left in the output
+ * folder: pack's temporary directory, and the temporary files SHA256SUMS
+ * and the provenance are written through before their rename. This run
+ * holds the folder's lock, so nothing else can be writing them: they
+ * are stale, and go. Nothing else there is touched.
+ */
+static void sweep_out_dir(const char *dir)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	struct stat st;
+	size_t i;
+
+	if (!tf_path_is_dir(dir) || tf_list_dir(dir, &names))
+		return;
+	for (i = 0; i < names.nr; i++) {
+		const char *n = names.v[i];
+		int wheels = !strncmp(n, ".tfbuild-wheels.", 16) &&
+			     temp_named(n, ".tfbuild-wheels.");
+		int file = (!strncmp(n, "SHA256SUMS.tmp.", 15) &&
+			    temp_named(n, "SHA256SUMS.tmp.")) ||
+			   temp_named(n, ".intoto.json.tmp.");
+		int failed;
+
+		if (!wheels && !file)
+			continue;
+		tf_buf_reset(&path);
+		tf_path_join(&path, dir, n);
+		if (lstat(path.buf, &st) < 0 ||
+		    (wheels ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+			continue;
+		if (wheels)
+			failed = tf_rm_rf(path.buf) != 0;
+		else
+			failed = unlink(path.buf) < 0 && errno != ENOENT;
+		if (failed)
+			warning("cannot remove '%s', left by an interrupted run",
+				path.buf);
+		else
+			info("removed '%s', left by an interrupted run", path.buf);
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&path);
+}
+
 /*
  * One run at a time in a build tree and in an output folder (lock.h):
  * both are locked before anything is written to either, build tree
@@ -139,6 +196,8 @@ static int take_locks(struct tf_session *s)
 	if (!rc && !tf_lock_holds(&s->build_lock, s->opt.out_dir))
 		rc = tf_lock_take(&s->out_lock, s->opt.out_dir, "output folder",
 				  s->opt.wait);
+	if (!rc)
+		sweep_out_dir(s->opt.out_dir);
 	return !rc ? TF_EXIT_OK : rc == 1 ? TF_EXIT_BUSY : TF_EXIT_FAILURE;
 }
 
