@@ -4,21 +4,9 @@
 # edit to the source is packed on the next run.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
-mkdir -p proj/tree/pure proj/tree/other
-echo 'VALUE = 1' >proj/tree/pure/__init__.py
+pure_project || exit 1
+mkdir -p proj/tree/other
 echo 'ignored' >proj/tree/other/x.txt
-cat >proj/r.yaml <<'EOF2'
-schema: 1
-name: pure
-version: 1.0.0
-sources:
-  - {name: tree, path: tree}
-wheels:
-  - name: pure
-    version: 1.0.0
-    files:
-      - {from: tree, src: pure, dst: .}
-EOF2
 wheel=out/pure-1.0.0-py3-none-any.whl
 run() { "$TFBUILD" recipe --out out "$@" proj/r.yaml; }
 

@@ -5,20 +5,7 @@
 # the provenance's temporary files) and nothing else.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
-mkdir -p proj/tree/pure
-echo 'VALUE = 1' >proj/tree/pure/__init__.py
-cat >proj/r.yaml <<'EOF2'
-schema: 1
-name: pure
-version: 1.0.0
-sources:
-  - {name: tree, path: tree}
-wheels:
-  - name: pure
-    version: 1.0.0
-    files:
-      - {from: tree, src: pure, dst: .}
-EOF2
+pure_project || exit 1
 wheel=pure-1.0.0-py3-none-any.whl
 run() { "$TFBUILD" recipe --out out "$@" proj/r.yaml; }
 

@@ -55,6 +55,25 @@ expect_success() { # description, body
 # Skip a test with a reason: counted as neither passed nor failed.
 skip() { echo "ok - # SKIP $1"; }
 
+# A pure-Python project in proj/: its one wheel, pure, is packed straight
+# from the `path:` source proj/tree (read in place) by proj/r.yaml.
+pure_project() {
+	mkdir -p proj/tree/pure &&
+	echo 'VALUE = 1' >proj/tree/pure/__init__.py &&
+	cat >proj/r.yaml <<'EOF_PURE'
+schema: 1
+name: pure
+version: 1.0.0
+sources:
+  - {name: tree, path: tree}
+wheels:
+  - name: pure
+    version: 1.0.0
+    files:
+      - {from: tree, src: pure, dst: .}
+EOF_PURE
+}
+
 # compare EXPECTED ACTUAL: like git's test_cmp.
 compare() { diff -u "$1" "$2"; }
 
