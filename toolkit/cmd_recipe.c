@@ -83,7 +83,7 @@ static int run_pipeline(struct tf_session *s)
 {
 	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force,
 				    s->opt.timeout, s->cache, s->opt.cache.dir };
-	struct tf_strvec written = TF_STRVEC_INIT;
+	struct tf_strvec written = TF_STRVEC_INIT, lists = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
 
@@ -100,8 +100,13 @@ static int run_pipeline(struct tf_session *s)
 			return TF_EXIT_BUILD;
 	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
 		return tf_build_signal ? 128 + tf_build_signal : TF_EXIT_BUILD;
-	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &written))
+	tf_strvec_pushf(&lists, "%s/SHA256SUMS", s->opt.out_dir);
+	tf_strvec_pushf(&lists, "%s/%s.intoto.json", s->opt.out_dir,
+			s->recipe.name.s);
+	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &lists,
+			   &written))
 		ret = TF_EXIT_WHEEL;
+	tf_strvec_release(&lists);
 	/* Trees read in place that no wheel packed, for the provenance. */
 	for (i = 0; !ret && i < s->nr_plans; i++)
 		if (tf_sources_stamp_in_place(&s->plans[i], 0))

@@ -647,13 +647,29 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 	return ret ? -1 : 0;
 }
 
+/*
+ * Before the first wheel moves in: a run stopped between two moves
+ * (SIGKILL) leaves no SHA256SUMS naming other bytes than the wheels
+ * beside it; the run that finishes writes them again.
+ */
+static int remove_lists(const struct tf_strvec *lists)
+{
+	size_t i;
+
+	for (i = 0; lists && i < lists->nr; i++)
+		if (unlink(lists->v[i]) < 0 && errno != ENOENT)
+			return error_errno("cannot remove '%s'", lists->v[i]);
+	return 0;
+}
+
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
-		   const char *out_dir, struct tf_strvec *written)
+		   const char *out_dir, const struct tf_strvec *lists,
+		   struct tf_strvec *written)
 {
 	struct tf_buf tmp = TF_BUF_INIT, dst = TF_BUF_INIT;
 	struct packed *w;
 	size_t i, j, nr = 0;
-	int ret;
+	int ret, lists_gone = 0;
 
 	for (i = 0; i < nr_plans; i++)
 		nr += plans[i]->recipe->nr_wheels;
@@ -684,6 +700,8 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 			; /* moved (or kept) with the first of its name */
 		else if (same_file(w[i].path.buf, dst.buf))
 			info("%s is unchanged", dst.buf);
+		else if (!lists_gone++ && remove_lists(lists) < 0)
+			ret = -1;
 		else if (rename(w[i].path.buf, dst.buf) < 0)
 			ret = error_errno("cannot move wheel to '%s'", dst.buf);
 		if (!ret && !w[i].dup)

@@ -18,9 +18,12 @@
 /*
  * Pack every wheel of every plan into out_dir. On success append each
  * wheel's path to `written` and return 0; on failure leave no wheel or
- * partial file in out_dir and return -1.
+ * partial file in out_dir and return -1. The files in lists (may be
+ * NULL) describe the wheels (SHA256SUMS, the provenance): they are
+ * removed before a new wheel is moved in, for the caller to write again.
  */
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
-		   const char *out_dir, struct tf_strvec *written);
+		   const char *out_dir, const struct tf_strvec *lists,
+		   struct tf_strvec *written);
 
 #endif

@@ -2,7 +2,9 @@
 # A run killed outright (SIGKILL, a power cut) cannot clean up after
 # itself: the next run, holding the output folder's lock, removes what
 # such a run leaves there (pack's temporary directory, SHA256SUMS's and
-# the provenance's temporary files) and nothing else.
+# the provenance's temporary files) and nothing else. SHA256SUMS and the
+# provenance go before a new wheel moves in, so a run killed between two
+# moves leaves none naming other bytes than the wheels beside them.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 pure_project || exit 1
@@ -36,6 +38,28 @@ expect_success 'files of the user that only look alike stay' '
 	test -f out/SHA256SUMS.tmp.toolong7 && test -f out/my-SHA256SUMS.tmp.abcdef &&
 	test -f out/notes.tmp.abcdef && test -d out/.tfbuild-wheels.mine-12 &&
 	test -f out/.tfbuild-wheels.Qq1Qq1
+'
+
+expect_success 'SHA256SUMS and the provenance go before a new wheel moves in' '
+	command -v strace >/dev/null || { echo "strace missing" >&2; false; } &&
+	echo "VALUE = 2" >proj/tree/pure/__init__.py &&
+	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	 strace -f -qq -e trace=unlink,unlinkat,rename,renameat,renameat2 -o trace \
+		"$TFBUILD" recipe --out out proj/r.yaml >/dev/null 2>&1) &&
+	grep -n "out/SHA256SUMS\"\|out/pure.intoto.json\"\|out/$wheel\"" trace >moves &&
+	cat moves &&
+	sed -n 1p moves | grep -q "unlink.*out/SHA256SUMS\"" &&
+	sed -n 2p moves | grep -q "unlink.*out/pure.intoto.json\"" &&
+	sed -n 3p moves | grep -q "rename.*out/$wheel\"" &&
+	(cd out && sha256sum -c SHA256SUMS) &&
+	grep -q "$(sha256sum "out/$wheel" | cut -c1-64)" out/pure.intoto.json
+'
+
+expect_success 'a run that changes no wheel keeps them' '
+	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	 strace -f -qq -e trace=unlink,unlinkat,rename,renameat,renameat2 -o trace \
+		"$TFBUILD" recipe --out out proj/r.yaml >/dev/null 2>&1) &&
+	! grep "out/" trace
 '
 
 test_done
