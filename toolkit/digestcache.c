@@ -327,10 +327,7 @@ int tf_digest_cache_file(const char *path, unsigned char md[TF_SHA256_LEN])
 	if (tf_sha256_file(path, md, NULL) < 0)
 		return -1;
 	/* Kept only if the file stayed as it was while it was read. */
-	if (!lstat(path, &after) && after.st_ino == before.st_ino &&
-	    after.st_dev == before.st_dev && after.st_size == before.st_size &&
-	    tf_time_ns(&after.st_mtim) == tf_time_ns(&before.st_mtim) &&
-	    tf_time_ns(&after.st_ctim) == tf_time_ns(&before.st_ctim))
+	if (!lstat(path, &after) && tf_stat_same(&after, &before))
 		tf_digest_cache_store(path, &before, md);
 	return 0;
 }

@@ -172,6 +172,14 @@ long long tf_time_ns(const struct timespec *t)
 	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
 }
 
+int tf_stat_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       tf_time_ns(&a->st_mtim) == tf_time_ns(&b->st_mtim) &&
+	       tf_time_ns(&a->st_ctim) == tf_time_ns(&b->st_ctim);
+}
+
 int tf_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "buf.h"
@@ -49,6 +50,11 @@ int tf_write_all(int fd, const void *data, size_t len);
 
 /* A stat time in nanoseconds: the unit file identities are kept in. */
 long long tf_time_ns(const struct timespec *t);
+/*
+ * 1 if a and b are the same file unchanged: device, inode, size, and
+ * mtime and ctime to the nanosecond (any write changes the ctime).
+ */
+int tf_stat_same(const struct stat *a, const struct stat *b);
 /* Read a whole (small) file into out; -1 with an error if it fails. */
 int tf_read_file(const char *path, struct tf_buf *out);
 

@@ -33,14 +33,6 @@ static struct {
 	unsigned spawned;
 } cache;
 
-static int same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size &&
-	       tf_time_ns(&a->st_mtim) == tf_time_ns(&b->st_mtim) &&
-	       tf_time_ns(&a->st_ctim) == tf_time_ns(&b->st_ctim);
-}
-
 static void add_entry(char *argv, char *exe, const struct stat *st, char *out)
 {
 	if (cache.nr == cache.alloc) {
@@ -199,7 +191,7 @@ static char *lookup(const char *key, const char *exe, const struct stat *st)
 
 	for (i = 0; i < cache.nr; i++)
 		if (!strcmp(cache.v[i].argv, key) &&
-		    !strcmp(cache.v[i].exe, exe) && same_file(&cache.v[i].st, st))
+		    !strcmp(cache.v[i].exe, exe) && tf_stat_same(&cache.v[i].st, st))
 			return tf_strdup(cache.v[i].out);
 	return NULL;
 }
