@@ -408,7 +408,8 @@ static int read_capped(const struct verifier *v, struct archive *a,
 }
 
 /* In pass 1, keep the contents of METADATA, WHEEL and RECORD. */
-static int capture(struct verifier *v, struct archive *a, const char *name)
+static int capture(struct verifier *v, struct archive *a,
+		   struct archive_entry *e, const char *name)
 {
 	size_t n = v->distinfo.len;
 	const char *base;
@@ -420,8 +421,14 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 		return read_capped(v, a, name, &v->metadata, METADATA_CAP, 1);
 	if (!strcmp(base, "WHEEL") && !v->have_wheel++)
 		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
-	if (!strcmp(base, "RECORD") && !v->have_record++)
+	if (!strcmp(base, "RECORD") && !v->have_record++) {
+		/* Its declared size, if plausible: no slack from growing
+		   (RECORD is some 6 MB at 63,000 entries). */
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
+		    archive_entry_size(e) <= RECORD_CAP)
+			tf_buf_grow(&v->record, (size_t)archive_entry_size(e));
 		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+	}
 	if (!strcmp(base, TF_ISA_RECORD) && !v->have_isa++)
 		return read_capped(v, a, name, &v->isa_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
@@ -450,7 +457,7 @@ static int scan(struct verifier *v)
 			defect(v, name, "not a regular file");
 			goto out;
 		}
-		if (note_dist_info(v, name) < 0 || capture(v, a, name) < 0)
+		if (note_dist_info(v, name) < 0 || capture(v, a, e, name) < 0)
 			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
@@ -797,8 +804,16 @@ static int check_row(const struct verifier *v, const char *entry,
 static int parse_record(struct verifier *v, const char *entry)
 {
 	struct tf_record_reader r = TF_RECORD_READER_INIT(v->record.buf);
-	size_t alloc = 0;
+	const char *p;
+	size_t alloc = 1;
 	int got;
+
+	/* One row a line at most: sized once, not doubled. */
+	for (p = v->record.buf; (p = memchr(p, '\n', v->record.len -
+					      (size_t)(p - v->record.buf)));
+	     p++)
+		alloc++;
+	v->rows = tf_calloc(alloc, sizeof(*v->rows));
 
 	while ((got = tf_record_next(&r)) > 0) {
 		struct record_row *row;
@@ -1244,6 +1259,8 @@ static int verify_wheel(const char *path, int packed)
 		goto out;
 	}
 	ret = verify_archive(&v);
+	/* RECORD and its rows are not needed any more (peak RSS). */
+	verifier_release(&v);
 	/* A sound wheel must also follow its frameworks' loading conventions. */
 	if (!ret)
 		ret = tf_conventions_check(path);
