@@ -228,11 +228,6 @@ struct record_row {
 	int seen;         /* 1 once the entry was found in the archive */
 };
 
-struct listed_entry {
-	size_t name;    /* offset in verifier.listed */
-	long long size; /* declared in its header */
-};
-
 struct verifier {
 	const char *path;        /* borrowed; the wheel as the user named it */
 	struct tf_wheel_name wn; /* the filename's parts */
@@ -260,19 +255,13 @@ struct verifier {
 				    packer computed every entry's digest from
 				    its source bytes: entries are not inflated
 				    again (tf_verify_wheel_packed) */
-	/* packed: the entries pass 1 saw, checked against RECORD without
-	   reading the archive a second time */
-	struct tf_buf listed;     /* their names, each ending in NUL */
-	struct listed_entry *listed_v; /* owned */
-	size_t nr_listed, alloc_listed;
 };
 
 #define VERIFIER_INIT                                                      \
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
 	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
 	  TF_BUF_INIT, 0, TF_ISA_POLICY_INIT, NULL,                  \
-	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0,  \
-	  TF_BUF_INIT, NULL, 0, 0 }
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0 }
 
 static void verifier_release(struct verifier *v)
 {
@@ -287,10 +276,6 @@ static void verifier_release(struct verifier *v)
 	tf_libs_record_release(&v->libs);
 	free(v->requires);
 	tf_strvec_release(&v->license_files);
-	tf_buf_release(&v->listed);
-	free(v->listed_v);
-	v->listed_v = NULL;
-	v->nr_listed = v->alloc_listed = 0;
 	v->requires = NULL;
 	v->nr_requires = 0;
 	v->entries = NULL;
@@ -337,7 +322,15 @@ static struct archive *open_wheel(const struct verifier *v)
 
 	if (!a)
 		die(TF_EXIT_FAILURE, "out of memory");
-	if (archive_read_support_format_zip_seekable(a) != ARCHIVE_OK ||
+	/*
+	 * A wheel this process just packed is read by the streaming reader,
+	 * through its local headers (pass 1 compares their names with the
+	 * central directory's, scan()): the seekable reader would hold the
+	 * central directory (9 MB at 63,000 entries) on top of RECORD and
+	 * its rows, the peak RSS of a recipe run.
+	 */
+	if ((v->packed ? archive_read_support_format_zip_streamable(a) :
+			 archive_read_support_format_zip_seekable(a)) != ARCHIVE_OK ||
 	    archive_read_open_filename(a, v->path, CHUNK) != ARCHIVE_OK) {
 		defect(v, NULL, "cannot read the zip archive: %s",
 		       archive_error_string(a));
@@ -423,7 +416,8 @@ static int read_capped(const struct verifier *v, struct archive *a,
 }
 
 /* In pass 1, keep the contents of METADATA, WHEEL and RECORD. */
-static int capture(struct verifier *v, struct archive *a, const char *name)
+static int capture(struct verifier *v, struct archive *a,
+		   struct archive_entry *e, const char *name)
 {
 	size_t n = v->distinfo.len;
 	const char *base;
@@ -435,8 +429,14 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 		return read_capped(v, a, name, &v->metadata, METADATA_CAP, 1);
 	if (!strcmp(base, "WHEEL") && !v->have_wheel++)
 		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
-	if (!strcmp(base, "RECORD") && !v->have_record++)
+	if (!strcmp(base, "RECORD") && !v->have_record++) {
+		/* Its declared size, if plausible: no slack from growing
+		   (RECORD is some 6 MB at 63,000 entries). */
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
+		    archive_entry_size(e) <= RECORD_CAP)
+			tf_buf_grow(&v->record, (size_t)archive_entry_size(e));
 		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+	}
 	if (!strcmp(base, TF_ISA_RECORD) && !v->have_isa++)
 		return read_capped(v, a, name, &v->isa_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
@@ -444,45 +444,76 @@ static int capture(struct verifier *v, struct archive *a, const char *name)
 	return 0;
 }
 
-/*
- * A wheel this process just packed: the size its header declares stands
- * for the inflated size; the digest in RECORD is the packer's, taken
- * from the same bytes it compressed, and each compressed block was
- * inflated and compared as it was written (zip/zipout.c).
- */
-static int list_entry(struct verifier *v, struct archive_entry *e,
-		      const char *name)
-{
-	struct listed_entry *l;
+/* Pass 1: entry names, the .dist-info directory and its metadata. */
+static int is_self(const struct verifier *v, const char *path);
 
-	if (!archive_entry_size_is_set(e))
-		return defect(v, name, "no uncompressed size in its header");
-	if (v->nr_listed == v->alloc_listed) {
-		v->alloc_listed = v->alloc_listed ? 2 * v->alloc_listed : 256;
-		v->listed_v = tf_realloc(v->listed_v,
-					 v->alloc_listed * sizeof(*v->listed_v));
-	}
-	l = &v->listed_v[v->nr_listed++];
-	l->name = v->listed.len;
-	l->size = (long long)archive_entry_size(e);
-	tf_buf_add(&v->listed, name, strlen(name) + 1);
+/*
+ * A wheel just packed is not given to tf_zipcheck: pass 1 compares the
+ * names its central directory lists, read as pip's zipfile reads them,
+ * with its local headers', in step, and finds RECORD last.
+ */
+static int same_central(const struct verifier *v, struct tf_zip_names *cd,
+			struct archive_entry *e, const char *after_record)
+{
+	const char *local = archive_entry_pathname(e), *name;
+	int bad;
+
+	if (!cd)
+		return 0;
+	if (after_record)
+		return defect(v, after_record, "not the last entry of the archive");
+	name = tf_zip_names_next(cd, &bad);
+	if (bad)
+		return defect(v, NULL, "the zip archive's central directory "
+			      "cannot be read");
+	if (!name)
+		return defect(v, local, "in the local headers but not in the "
+			      "central directory");
+	if (!local || strcmp(name, local))
+		return defect(v, local, "the central directory names the entry "
+			      "'%s' that the local header calls '%s'", name,
+			      local ? local : "");
 	return 0;
 }
 
-/* Pass 1: entry names, the .dist-info directory and its metadata. */
+static int central_ends(const struct verifier *v, struct tf_zip_names *cd)
+{
+	const char *name;
+	int bad;
+
+	if (!cd)
+		return 0;
+	name = tf_zip_names_next(cd, &bad);
+	if (bad)
+		return defect(v, NULL, "the zip archive's central directory "
+			      "cannot be read");
+	if (name)
+		return defect(v, name, "in the central directory but not in the "
+			      "local headers");
+	return 0;
+}
+
 static int scan(struct verifier *v)
 {
 	struct archive *a = open_wheel(v);
 	struct archive_entry *e;
+	struct tf_zip_names *cd = NULL;
+	struct tf_buf why = TF_BUF_INIT;
+	char *record = NULL; /* RECORD's name once seen (packed) */
 	int r, ret = -1;
 
 	if (!a)
 		return -1;
+	if (v->packed && !(cd = tf_zip_names_open(v->path, &why))) {
+		defect(v, NULL, "%s", why.buf);
+		goto out;
+	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = entry_name(e);
 		int type = (int)archive_entry_filetype(e);
 
-		if (check_entry_name(v, name, type == AE_IFDIR) < 0)
+		if (same_central(v, cd, e, record) < 0 ||
+		    check_entry_name(v, name, type == AE_IFDIR) < 0)
 			goto out;
 		if (type == AE_IFDIR)
 			continue;
@@ -490,18 +521,22 @@ static int scan(struct verifier *v)
 			defect(v, name, "not a regular file");
 			goto out;
 		}
-		if (note_dist_info(v, name) < 0 || capture(v, a, name) < 0 ||
-		    (v->packed && list_entry(v, e, name) < 0))
+		if (note_dist_info(v, name) < 0 || capture(v, a, e, name) < 0)
 			goto out;
+		if (cd && !record && is_self(v, name))
+			record = tf_strdup(name);
 	}
 	if (r != ARCHIVE_EOF) {
 		defect(v, NULL, "cannot read the zip archive: %s",
 		       archive_error_string(a));
 		goto out;
 	}
-	ret = 0;
+	ret = central_ends(v, cd);
 out:
 	archive_read_free(a);
+	tf_zip_names_close(cd);
+	tf_buf_release(&why);
+	free(record);
 	return ret;
 }
 
@@ -838,8 +873,16 @@ static int check_row(const struct verifier *v, const char *entry,
 static int parse_record(struct verifier *v, const char *entry)
 {
 	struct tf_record_reader r = TF_RECORD_READER_INIT(v->record.buf);
-	size_t alloc = 0;
+	const char *p;
+	size_t alloc = 1;
 	int got;
+
+	/* One row a line at most: sized once, not doubled. */
+	for (p = v->record.buf; (p = memchr(p, '\n', v->record.len -
+					      (size_t)(p - v->record.buf)));
+	     p++)
+		alloc++;
+	v->rows = tf_calloc(alloc, sizeof(*v->rows));
 
 	while ((got = tf_record_next(&r)) > 0) {
 		struct record_row *row;
@@ -1004,72 +1047,61 @@ static int compare_row(const struct verifier *v, const char *name,
 	return 0;
 }
 
-/* The entry's row in RECORD, or NULL for RECORD itself or a signature. */
-static int listed_once(const struct verifier *v, const char *name,
-		       int *seen_self, struct record_row **row)
+/*
+ * A wheel this process just packed: the size its local header declares
+ * (the writer's count of the bytes it compressed) stands for
+ * the inflated size; the digest in RECORD is the packer's, taken from
+ * the same bytes it compressed, and each compressed block was inflated
+ * and compared as it was written (zip/zipout.c).
+ */
+static int declared_size(const struct verifier *v, struct archive_entry *e,
+			 const char *name, long long *size)
 {
-	int self = is_self(v, name), sig = is_signature(v, name);
-	int *seen;
-
-	*row = find_row(v, name);
-	seen = *row ? &(*row)->seen : self ? seen_self : NULL;
-	if (!*row && !self && !sig)
-		return defect(v, name, "not listed in RECORD");
-	if (seen && (*seen)++)
-		return defect(v, name, "duplicate entry name");
-	/* RECORD cannot hash itself; signatures may go unhashed. */
-	if (self || (sig && *row && !*(*row)->hash))
-		*row = NULL;
-	return 0;
-}
-
-static int check_listed(struct verifier *v, const char *name, long long size,
-			int *seen_self)
-{
-	struct record_row *row;
-
-	if (listed_once(v, name, seen_self, &row) < 0)
-		return -1;
-	if (!row)
-		return 0;
-	if (!*row->hash)
-		return defect(v, name, "has no hash in RECORD");
-	if (!*row->size || size != atoll(row->size))
-		return defect(v, name, "size %lld does not match RECORD (%s)",
-			      size, row->size);
+	if (!archive_entry_size_is_set(e))
+		return defect(v, name, "no uncompressed size in its header");
+	*size = (long long)archive_entry_size(e);
 	return 0;
 }
 
 static int check_entry(struct verifier *v, struct archive *a,
 		       struct archive_entry *e, const char *name, int *seen_self)
 {
-	struct record_row *row;
+	struct record_row *row = find_row(v, name);
+	int self = is_self(v, name), sig = is_signature(v, name);
+	int *seen = row ? &row->seen : self ? seen_self : NULL;
 	long long size;
 	char b64[TF_DIGEST_B64_MAX];
 
-	(void)e;
-	if (listed_once(v, name, seen_self, &row) < 0)
-		return -1;
+	if (!row && !self && !sig)
+		return defect(v, name, "not listed in RECORD");
+	if (seen && (*seen)++)
+		return defect(v, name, "duplicate entry name");
+	if (v->packed) {
+		if (declared_size(v, e, name, &size) < 0)
+			return -1;
+		if (self || !row || (sig && !*row->hash))
+			return 0;
+		if (!*row->hash)
+			return defect(v, name, "has no hash in RECORD");
+		if (!*row->size || size != atoll(row->size))
+			return defect(v, name, "size %lld does not match RECORD (%s)",
+				      size, row->size);
+		return 0;
+	}
 	if (hash_entry(v, a, name, row, b64, &size) < 0)
 		return -1;
-	return row ? compare_row(v, name, row, b64, size) : 0;
+	/* RECORD cannot hash itself; signatures may go unhashed. */
+	if (self || !row || (sig && !*row->hash))
+		return 0;
+	return compare_row(v, name, row, b64, size);
 }
 
 static int check_entries(struct verifier *v)
 {
-	struct archive *a;
+	struct archive *a = open_wheel(v);
 	struct archive_entry *e;
 	int r, ret = -1, seen_self = 0;
-	size_t i;
 
-	if (v->packed) {
-		for (i = 0; i < v->nr_listed; i++)
-			if (check_listed(v, v->listed.buf + v->listed_v[i].name,
-					 v->listed_v[i].size, &seen_self) < 0)
-				return -1;
-		return 0;
-	}
-	a = open_wheel(v);
 	if (!a)
 		return -1;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
@@ -1256,46 +1288,13 @@ static int check_extensions(const struct verifier *v)
 	return ret;
 }
 
-/*
- * A wheel just packed: its central directory, read as pip reads it,
- * names the entries pass 1 found through the local headers, in the same
- * order, RECORD last (tf_zipcheck does more, for wheels from elsewhere).
- */
-static int check_central(struct verifier *v)
-{
-	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf why = TF_BUF_INIT;
-	const char *name;
-	size_t i;
-	int ret = 0;
-
-	if (tf_zipcheck_central(v->path, &names, &why) < 0)
-		ret = defect(v, NULL, "%s", why.buf);
-	else if (names.nr != v->nr_listed)
-		ret = defect(v, NULL, "%zu entries in the central directory, "
-			     "%zu local headers", names.nr, v->nr_listed);
-	for (i = 0; !ret && i < names.nr; i++) {
-		name = v->listed.buf + v->listed_v[i].name;
-		if (strcmp(names.v[i], name))
-			ret = defect(v, name, "the central directory names the "
-				     "entry '%s' that the local header calls "
-				     "'%s'", names.v[i], name);
-		else if (i + 1 < names.nr && is_self(v, name))
-			ret = defect(v, name, "not the last entry of the archive");
-	}
-	tf_strvec_release(&names);
-	tf_buf_release(&why);
-	return ret;
-}
-
 static int verify_archive(struct verifier *v)
 {
 	struct utf8_locale l;
 	int ret = -1;
 
 	utf8_begin(&l);
-	if (scan(v) < 0 || (v->packed && check_central(v) < 0) ||
-	    check_dist_info(v) < 0 || check_metadata(v) < 0 ||
+	if (scan(v) < 0 || check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
 	    check_extensions(v) < 0 ||
 	    elf_rules(v) < 0 || check_entries(v) < 0 || check_missing(v) < 0)
@@ -1323,12 +1322,15 @@ static int verify_wheel(const char *path, int packed)
 		defect(&v, NULL, "not a regular file");
 		goto out;
 	}
+	/* A wheel just packed: scan() checks what it needs of this. */
 	if (tf_wheel_name_parse(path, &v.wn, &why) < 0 ||
 	    (!packed && tf_zipcheck(path, &why) < 0)) {
 		defect(&v, NULL, "%s", why.buf);
 		goto out;
 	}
 	ret = verify_archive(&v);
+	/* RECORD and its rows are not needed any more (peak RSS). */
+	verifier_release(&v);
 	/* A sound wheel must also follow its frameworks' loading conventions. */
 	if (!ret)
 		ret = tf_conventions_check(path);

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "path.h"
 #include "signals.h"
+#include "spool.h"
 #include "pyname.h"
 #include "zipout.h"
 
@@ -39,7 +40,10 @@ struct packer {
 	struct tf_zipout *z;           /* owned; the zip being written */
 	struct tf_buf version;         /* normalized version */
 	struct tf_buf distinfo;        /* "name-version.dist-info" */
-	struct tf_buf record;          /* RECORD text so far */
+	struct tf_spool record;        /* RECORD's lines so far, in a
+					  temporary file (not memory: 6 MB
+					  at 63,000 files) */
+	struct tf_buf line;            /* one RECORD line being made */
 	time_t mtime;                  /* the time of every entry */
 	const struct tf_wheel_file **files; /* owned array; in entry order */
 	const struct tf_wheel_entry_point **eps; /* owned array; sorted */
@@ -52,8 +56,8 @@ struct packer {
 };
 
 #define PACKER_INIT                                                        \
-	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0, NULL, NULL, 0, \
-	  NULL, 0, 0, 0, 0, 0 }
+	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_SPOOL_INIT, TF_BUF_INIT, \
+	  0, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0 }
 
 static void packer_release(struct packer *p)
 {
@@ -61,7 +65,8 @@ static void packer_release(struct packer *p)
 	p->z = NULL;
 	tf_buf_release(&p->version);
 	tf_buf_release(&p->distinfo);
-	tf_buf_release(&p->record);
+	tf_spool_release(&p->record);
+	tf_buf_release(&p->line);
 	free(p->files);
 	free(p->eps);
 	free(p->pending);
@@ -509,8 +514,10 @@ static void record_add(void *arg, const char *path, long long size,
 	if (p->record_done)
 		return;
 	tf_sha256_b64(md, b64);
-	tf_wheel_record_field(path, &p->record);
-	tf_buf_addf(&p->record, ",sha256=%s,%lld\n", b64, size);
+	tf_buf_reset(&p->line);
+	tf_wheel_record_field(path, &p->line);
+	tf_buf_addf(&p->line, ",sha256=%s,%lld\n", b64, size);
+	tf_spool_add(&p->record, p->line.buf, p->line.len);
 }
 
 static int changed(const struct packer *p, const struct tf_wheel_file *f)
@@ -638,6 +645,56 @@ static int add_meta_files(struct packer *p)
 	return ret;
 }
 
+/* RECORD, last: the spooled lines and its own, read back into the zip. */
+static int add_record(struct packer *p)
+{
+	char *path = tf_xstrfmt("%s/RECORD", p->distinfo.buf);
+	unsigned char *buf;
+	long long total = 0, size;
+	size_t room;
+	ssize_t n;
+	int ret = -1;
+
+	tf_buf_reset(&p->line);
+	tf_wheel_record_field(p->distinfo.buf, &p->line);
+	tf_buf_addstr(&p->line, "/RECORD,,\n");
+	tf_spool_add(&p->record, p->line.buf, p->line.len);
+	if (tf_spool_rewind(&p->record) < 0) {
+		error_errno("wheel '%s': cannot write RECORD's temporary file",
+			    p->w->name);
+		goto out;
+	}
+	size = p->record.size;
+	if (put_header(p, path, size, 0) < 0)
+		goto out;
+	for (;;) {
+		buf = tf_zipout_buffer(p->z, &room);
+		if (!buf || !room) /* the spool holds no more than size */
+			break;
+		n = tf_spool_read(&p->record, buf, room);
+		if (n < 0) {
+			error_errno("wheel '%s': cannot read RECORD's temporary "
+				    "file", p->w->name);
+			goto out;
+		}
+		if (!n)
+			break;
+		total += n;
+		if (total > size || tf_zipout_commit(p->z, (size_t)n) < 0)
+			break;
+	}
+	if (total != size)
+		error("wheel '%s': RECORD's temporary file has %lld bytes, "
+		      "not %lld", p->w->name, total, size);
+	else if (tf_zipout_end(p->z) < 0)
+		zip_error(p, path);
+	else
+		ret = 0;
+out:
+	free(path);
+	return ret;
+}
+
 static int add_dist_info(struct packer *p)
 {
 	struct tf_buf b = TF_BUF_INIT;
@@ -669,9 +726,7 @@ static int add_dist_info(struct packer *p)
 	if (tf_zipout_flush(p->z) < 0)
 		return zip_error(p, "RECORD");
 	p->record_done = 1;
-	tf_wheel_record_field(p->distinfo.buf, &p->record);
-	tf_buf_addstr(&p->record, "/RECORD,,\n");
-	return add_meta(p, "RECORD", &p->record);
+	return add_record(p);
 }
 
 static int wheel_jobs(const struct tf_wheel_spec *w)
@@ -784,7 +839,14 @@ int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 			    w->name, out_dir);
 		goto out;
 	}
-	ret = write_zip(&p, tmp);
+	/* RECORD's lines wait in a file beside the wheel, not in memory. */
+	if (tf_spool_open(&p.record, out_dir) < 0) {
+		error_errno("wheel '%s': cannot create a temporary file for "
+			    "RECORD in '%s'", w->name, out_dir);
+		ret = -1;
+	} else {
+		ret = write_zip(&p, tmp);
+	}
 	if (!ret)
 		ret = commit(&p, fd, tmp, dst.buf, out_dir);
 	if (ret)

@@ -79,9 +79,10 @@ struct tf_wheel_spec {
  * sorted order, .dist-info last with RECORD last, fixed timestamps,
  * modes 0644 or 0755. METADATA is core metadata 2.4 (License-Expression)
  * when a license is given. Written to a temporary file in out_dir and
- * renamed; on failure nothing is left. Refuses duplicate, absolute or
- * ".." destinations and files that would collide with .dist-info,
- * naming the file. Appends the wheel's path to path_out.
+ * renamed; on failure nothing is left. RECORD's lines wait in an
+ * unlinked temporary file in out_dir (spool.h), not in memory. Refuses
+ * duplicate, absolute or ".." destinations and files that would collide
+ * with .dist-info, naming the file. Appends the wheel's path to path_out.
  */
 int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 		  struct tf_buf *path_out);

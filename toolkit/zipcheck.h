@@ -23,12 +23,16 @@
 int tf_zipcheck(const char *path, struct tf_buf *why);
 
 /*
- * Only the end record (as above) and the names in the central
- * directory, in order, appended to names, as Python's zipfile reads
- * them: for a wheel this process just wrote (tf_verify_wheel_packed),
- * whose local headers libarchive's seekable reader then lists.
+ * For a wheel this process just wrote (tf_verify_wheel_packed), only
+ * the end record (as above) and the names in its central directory, as
+ * Python's zipfile reads them, one at a time: to compare with the local
+ * headers a streaming reader lists, in one pass, keeping no listing.
  */
-int tf_zipcheck_central(const char *path, struct tf_strvec *names,
-			struct tf_buf *why);
+struct tf_zip_names;
+/* NULL with why filled if the end record is not the archive's last. */
+struct tf_zip_names *tf_zip_names_open(const char *path, struct tf_buf *why);
+/* The next name, or NULL at the end; *bad set if it cannot be read. */
+const char *tf_zip_names_next(struct tf_zip_names *w, int *bad);
+void tf_zip_names_close(struct tf_zip_names *w);
 
 #endif

@@ -14,14 +14,19 @@
 
 #include "buf.h"
 #include "log.h"
+#include "strpool.h"
 #include "wheel.h"
 
 struct args {
 	struct tf_wheel_spec spec;
-	struct tf_strvec strings;     /* owned; storage for the split values */
+	struct tf_strpool strings;    /* owned; storage for the split values
+					 (a pool: bench/pack.sh lists 63,000
+					 files, and the writer's peak RSS is
+					 measured with this tool) */
 	struct tf_strvec requires;    /* owned; Requires-Dist lines */
 	struct tf_wheel_entry_point *eps; /* owned array */
 	struct tf_wheel_file *files;  /* owned array */
+	size_t alloc_files;
 };
 
 static void usage(void)
@@ -35,8 +40,7 @@ static void usage(void)
 /* Keep a copy of s[0..n) alive until exit, and return it. */
 static const char *keep(struct args *a, const char *s, size_t n)
 {
-	tf_strvec_push_take(&a->strings, tf_strndup(s, n));
-	return a->strings.v[a->strings.nr - 1];
+	return tf_strpool_addn(&a->strings, s, n);
 }
 
 static void parse_tag(struct args *a, const char *tag)
@@ -67,14 +71,19 @@ static void add_entry_point(struct args *a, const char *s)
 static void add_file(struct args *a, const char *s)
 {
 	const char *eq = strchr(s, '=');
+	size_t n = eq ? (size_t)(eq - s) : 0;
 	struct tf_wheel_file *f;
 
 	if (!eq)
 		usage();
-	a->files = tf_realloc(a->files, (a->spec.nr_files + 1) * sizeof(*f));
+	if (a->spec.nr_files == a->alloc_files) {
+		a->alloc_files = a->alloc_files ? a->alloc_files * 2 : 64;
+		a->files = tf_realloc(a->files, a->alloc_files * sizeof(*f));
+	}
 	f = &a->files[a->spec.nr_files++];
-	f->src = keep(a, s, (size_t)(eq - s));
-	f->dst = keep(a, eq + 1, strlen(eq + 1));
+	f->src = keep(a, s, n);
+	/* FILE=FILE, as bench/pack.sh lists them: one copy. */
+	f->dst = !strcmp(eq + 1, f->src) ? f->src : keep(a, eq + 1, strlen(eq + 1));
 }
 
 /* FILE=DST lines from list: a tree of 90,000 files does not fit in argv. */
@@ -93,7 +102,7 @@ static void add_files_from(struct args *a, const char *list)
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (n)
-			add_file(a, keep(a, line, (size_t)n));
+			add_file(a, line);
 	}
 	free(line);
 	fclose(f);
@@ -138,7 +147,7 @@ static int option(struct args *a, const char *opt, const char *val)
 
 int main(int argc, char **argv)
 {
-	struct args a = { .strings = TF_STRVEC_INIT, .requires = TF_STRVEC_INIT };
+	struct args a = { .strings = TF_STRPOOL_INIT, .requires = TF_STRVEC_INIT };
 	struct tf_buf path = TF_BUF_INIT;
 	int i, ret;
 
@@ -161,7 +170,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		printf("%s\n", path.buf);
 	tf_buf_release(&path);
-	tf_strvec_release(&a.strings);
+	tf_strpool_release(&a.strings);
 	tf_strvec_release(&a.requires);
 	free(a.eps);
 	free(a.files);

@@ -228,6 +228,87 @@ static void test_file(const char *file, const char *dir)
 	tf_digest_cache_close(0);
 }
 
+/*
+ * A file written before paths were kept as directory and name (format 1,
+ * one full path a line) is read as it is: its entries hit.
+ */
+static void test_format1(const char *file)
+{
+	unsigned char got[TF_SHA256_LEN], want[TF_SHA256_LEN];
+	struct stat st = fake(1000, 2000);
+	const char text[] =
+		"tfbuild-file-digests 1\n"
+		"abababababababababababababababababababababababababababababababab"
+		" 7 42 100 1000000000000 2000000000000 /src/a.c\n"
+		"0101010101010101010101010101010101010101010101010101010101010101"
+		" 7 42 100 1000000000000 2000000000000 /other/a.c\n"
+		"0202020202020202020202020202020202020202020202020202020202020202"
+		" 7 42 100 1000000000000 2000000000000 relative\n";
+
+	CHECK_INT(tf_write_file_atomic(file, text, sizeof(text) - 1, 0), 0);
+	tf_digest_cache_open(file);
+	memset(want, 0xab, sizeof(want));
+	CHECK(tf_digest_cache_lookup("/src/a.c", &st, got));
+	CHECK(!memcmp(got, want, sizeof(want)));
+	memset(want, 1, sizeof(want));
+	CHECK(tf_digest_cache_lookup("/other/a.c", &st, got));
+	CHECK(!memcmp(got, want, sizeof(want)));
+	memset(want, 2, sizeof(want));
+	CHECK(tf_digest_cache_lookup("relative", &st, got));
+	CHECK(!memcmp(got, want, sizeof(want)));
+	CHECK(!tf_digest_cache_lookup("/src/b.c", &st, got));
+	CHECK(!tf_digest_cache_lookup("/src", &st, got));
+	CHECK(!tf_digest_cache_lookup("/nowhere/a.c", &st, got));
+	CHECK(!tf_digest_cache_lookup("a.c", &st, got));
+	tf_digest_cache_close(0);
+}
+
+/*
+ * Many files in a few directories, one stored twice: saved and loaded,
+ * each hits with its own digest, the later store of the two wins, and
+ * the file is still format 1 with full paths.
+ */
+static void test_many(const char *file)
+{
+	unsigned char md[TF_SHA256_LEN], got[TF_SHA256_LEN];
+	struct stat st = fake(1000, 1000);
+	struct tf_buf path = TF_BUF_INIT, text = TF_BUF_INIT;
+	int i, bad = 0;
+
+	tf_digest_cache_open(file);
+	for (i = 0; i < 3000; i++) {
+		tf_buf_reset(&path);
+		tf_buf_addf(&path, "/tree/d%02d/f%d.py", i % 37, i);
+		memset(md, 0, sizeof(md));
+		memcpy(md, &i, sizeof(i));
+		tf_digest_cache_store(path.buf, &st, md);
+	}
+	memset(md, 0xee, sizeof(md));
+	tf_digest_cache_store("/tree/d00/f0.py", &st, md);
+	tf_digest_cache_close(1);
+
+	CHECK_INT(tf_read_file(file, &text), 0);
+	CHECK(strstr(text.buf, " /tree/d05/f5.py\n") != NULL);
+	tf_digest_cache_open(file);
+	for (i = 1; i < 3000; i++) {
+		tf_buf_reset(&path);
+		tf_buf_addf(&path, "/tree/d%02d/f%d.py", i % 37, i);
+		memset(md, 0, sizeof(md));
+		memcpy(md, &i, sizeof(i));
+		bad += !tf_digest_cache_lookup(path.buf, &st, got) ||
+		       memcmp(got, md, sizeof(md));
+	}
+	CHECK_INT(bad, 0);
+	memset(md, 0xee, sizeof(md));
+	CHECK(tf_digest_cache_lookup("/tree/d00/f0.py", &st, got));
+	CHECK(!memcmp(got, md, sizeof(md)));
+	/* The name in another directory is another file. */
+	CHECK(!tf_digest_cache_lookup("/tree/d01/f0.py", &st, got));
+	tf_digest_cache_close(0);
+	tf_buf_release(&path);
+	tf_buf_release(&text);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/digestcache_test.XXXXXX";
@@ -242,6 +323,8 @@ int main(void)
 	test_settle(file.buf);
 	test_tree_after_packing(file.buf, dir);
 	test_file(file.buf, dir);
+	test_format1(file.buf);
+	test_many(file.buf);
 	tf_rm_rf(dir);
 	tf_buf_release(&file);
 	return unit_done();

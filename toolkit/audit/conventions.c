@@ -111,6 +111,60 @@ out:
 	return ret;
 }
 
+/*
+ * The streaming reader: it does not hold the central directory (9 MB
+ * at 63,000 entries), and verify (zipcheck.h) has proven the local
+ * headers agree with it before the conventions are checked.
+ */
+static int open_wheel(const struct wheel_view *w, struct archive *a)
+{
+	archive_read_support_format_zip_streamable(a);
+	if (archive_read_open_filename(a, w->path, 65536) == ARCHIVE_OK)
+		return 0;
+	return error("%s: cannot read the zip archive: %s", w->path,
+		     archive_error_string(a));
+}
+
+/*
+ * Every regular entry's name, for the entry points that must name a
+ * module; only read when entry_points.txt has such a group, so a wheel
+ * of many files without one does not keep all its names.
+ */
+static int read_names(struct wheel_view *w)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	int r, ret = -1;
+	size_t i;
+
+	if (!a)
+		die(TF_EXIT_FAILURE, "out of memory");
+	for (i = 0; i < sizeof(module_groups) / sizeof(module_groups[0]); i++)
+		if (w->entry_points.len &&
+		    strstr(w->entry_points.buf, module_groups[i].group))
+			break;
+	if (i == sizeof(module_groups) / sizeof(module_groups[0])) {
+		archive_read_free(a);
+		return 0;
+	}
+	if (open_wheel(w, a) < 0)
+		goto out;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+
+		if (name && archive_entry_filetype(e) == AE_IFREG)
+			tf_strvec_push(&w->names, name);
+	}
+	if (r != ARCHIVE_EOF)
+		error("%s: cannot read the zip archive: %s", w->path,
+		      archive_error_string(a));
+	else
+		ret = 0;
+out:
+	archive_read_free(a);
+	return ret;
+}
+
 static int has_pjrt_name(const char *name);
 
 /*
@@ -124,8 +178,8 @@ static int checked_always(const char *name)
 }
 
 /*
- * Pass 1 lists the entries, keeps entry_points.txt and extracts the
- * libraries checked_always; pass 2 (jax) extracts the other libraries.
+ * Pass 1 keeps entry_points.txt and extracts the libraries
+ * checked_always; pass 2 (jax) extracts the other libraries.
  */
 static int read_wheel(struct wheel_view *w, int pass)
 {
@@ -137,12 +191,8 @@ static int read_wheel(struct wheel_view *w, int pass)
 
 	if (!a)
 		die(TF_EXIT_FAILURE, "out of memory");
-	archive_read_support_format_zip(a);
-	if (archive_read_open_filename(a, w->path, 65536) != ARCHIVE_OK) {
-		error("%s: cannot read the zip archive: %s", w->path,
-		      archive_error_string(a));
+	if (open_wheel(w, a) < 0)
 		goto out;
-	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e);
 
@@ -154,7 +204,6 @@ static int read_wheel(struct wheel_view *w, int pass)
 				goto out;
 			continue;
 		}
-		tf_strvec_push(&w->names, name);
 		if (is_entry_points(name)) {
 			while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0 &&
 			       w->entry_points.len < ENTRY_POINTS_CAP)
@@ -335,6 +384,8 @@ int tf_conventions_check(const char *path)
 	int jax = 0, ret;
 
 	ret = read_wheel(&w, 1);
+	if (!ret)
+		ret = read_names(&w);
 	if (!ret)
 		ret = check_entry_points(&w, &jax);
 	/* Any library of a JAX plugin may be the one exporting GetPjrtApi. */
