@@ -147,6 +147,14 @@ static uint32_t *sort_indices(size_t n)
 	return v;
 }
 
+void tf_digest_cache_reserve(size_t more)
+{
+	if (!cache.file || cache.alloc - cache.nr >= more)
+		return;
+	cache.alloc = cache.nr + more;
+	cache.v = tf_realloc(cache.v, cache.alloc * sizeof(*cache.v));
+}
+
 static struct entry *add(const char *path)
 {
 	const char *base = base_of(path);

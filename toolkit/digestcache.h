@@ -30,6 +30,12 @@ int tf_digest_cache_lookup(const char *path, const struct stat *st,
 void tf_digest_cache_store(const char *path, const struct stat *st,
 			   const unsigned char md[TF_SHA256_LEN]);
 /*
+ * Room for more entries, made now: the wheel writer stores one per file
+ * while its own buffers are in use, and an array doubled then would
+ * leave its old copy as a hole in the heap (peak RSS).
+ */
+void tf_digest_cache_reserve(size_t more);
+/*
  * Entries stored since the last settle become visible to lookups (a
  * tree digest settles first): the wheel writer stores the digests of
  * what it read, and the tree digest after packing finds them.
