@@ -16,6 +16,7 @@
 extern char **environ;
 
 /* 1 when tf_run_pin_tz set TZ itself: children do not inherit it. */
+#define PINNED_TZ ":/etc/localtime"
 static int tz_pinned;
 
 /*
@@ -29,7 +30,7 @@ void tf_run_pin_tz(void)
 {
 	if (getenv("TZ"))
 		return;
-	if (!setenv("TZ", ":/etc/localtime", 1))
+	if (!setenv("TZ", PINNED_TZ, 1))
 		tz_pinned = 1;
 }
 
@@ -77,7 +78,7 @@ static char **child_env(struct tf_run *r, struct tf_strvec *merged)
 		size_t klen = strcspn(environ[i], "=");
 		int overridden = 0;
 
-		if (tz_pinned && !strncmp(environ[i], "TZ=", 3))
+		if (tz_pinned && !strcmp(environ[i], "TZ=" PINNED_TZ))
 			continue;
 		for (j = 0; j < r->env.nr && !overridden; j++)
 			overridden = !strncmp(r->env.v[j], environ[i], klen) &&
