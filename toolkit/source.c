@@ -140,12 +140,8 @@ static int stamp_one(struct tf_plan_source *s, int packed)
 
 int tf_sources_stamp(struct tf_plan *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->recipe->nr_sources; i++)
-		if (stamp_one(&p->sources[i], 0))
-			return -1;
-	return 0;
+	return tf_sources_stamp_copies(p) || tf_sources_stamp_in_place(p, 0) ?
+	       -1 : 0;
 }
 
 int tf_sources_stamp_copies(struct tf_plan *p)
