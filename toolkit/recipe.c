@@ -364,11 +364,12 @@ static int check_name(struct loader *l, const struct tf_str *s, const char *what
 		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
 		      *p == '-'))
 			break;
-	if (*s->s && !*p && strcmp(s->s, ".") && strcmp(s->s, ".."))
+	if (*s->s && !*p && *s->s != '.')
 		return 0;
 	l->errors++;
-	if (*s->s && !*p) /* names become directory names */
-		return tf_error_at(&s->pos, "%s '%s' cannot be '.' or '..'",
+	/* Names become directory names; hidden ones are tfbuild's own. */
+	if (*s->s && !*p)
+		return tf_error_at(&s->pos, "%s '%s' cannot start with '.'",
 				   what, s->s);
 	return tf_error_at(&s->pos,
 			   "%s '%s' may only use letters, digits, '.', '_' and '-'",

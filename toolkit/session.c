@@ -137,6 +137,18 @@ static int temp_named(const char *name, const char *tail)
 	       !strchr(name + n - 6, '.');
 }
 
+/* Remove path, a directory or a file, left by an interrupted run. */
+static void remove_leftover(const char *path, int dir)
+{
+	int failed = dir ? tf_rm_rf(path) != 0
+			 : unlink(path) < 0 && errno != ENOENT;
+
+	if (failed)
+		warning("cannot remove '%s', left by an interrupted run", path);
+	else
+		info("removed '%s', left by an interrupted run", path);
+}
+
 /*
  * What a run killed outright (SIGKILL, a power cut) left in the output
  * folder: pack's temporary directory, and the temporary files SHA256SUMS
@@ -160,7 +172,6 @@ static void sweep_out_dir(const char *dir)
 		int file = (!strncmp(n, "SHA256SUMS.tmp.", 15) &&
 			    temp_named(n, "SHA256SUMS.tmp.")) ||
 			   temp_named(n, ".intoto.json.tmp.");
-		int failed;
 
 		if (!wheels && !file)
 			continue;
@@ -169,15 +180,57 @@ static void sweep_out_dir(const char *dir)
 		if (lstat(path.buf, &st) < 0 ||
 		    (wheels ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
 			continue;
-		if (wheels)
-			failed = tf_rm_rf(path.buf) != 0;
-		else
-			failed = unlink(path.buf) < 0 && errno != ENOENT;
-		if (failed)
-			warning("cannot remove '%s', left by an interrupted run",
-				path.buf);
-		else
-			info("removed '%s', left by an interrupted run", path.buf);
+		remove_leftover(path.buf, wheels);
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&path);
+}
+
+/* 1 if name is one of the folders of a target's tree only runs write. */
+static int own_folder(const char *name)
+{
+	return !strcmp(name, "stamps") || !strcmp(name, "src") ||
+	       !strcmp(name, "stage");
+}
+
+/*
+ * What a run killed outright left in the build tree: the temporaries
+ * named as path.h makes them (directories ".PREFIX.XXXXXX", files
+ * "NAME.tmp.XXXXXX") in each recipe's target tree (BUILD/RECIPE/TARGET)
+ * under stamps, src and stage: a source being extracted and patched, a
+ * step's output being restored from the cache, a stamp. Only a run
+ * holding the build tree's lock, as this one does, writes there, and it
+ * chooses every name (recipe names cannot start with '.'), so these are
+ * stale. `explain` and `fetch` write the tool probes, the file-digest
+ * cache and the toolchain files without the lock: their temporaries
+ * may be in use, and stay.
+ */
+static void sweep_build_dir(const char *dir, int depth)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	struct stat st;
+	size_t i;
+
+	if (tf_list_dir(dir, &names))
+		return;
+	for (i = 0; i < names.nr; i++) {
+		const char *n = names.v[i];
+
+		tf_buf_reset(&path);
+		tf_path_join(&path, dir, n);
+		if (lstat(path.buf, &st) < 0)
+			continue;
+		if (depth < 3) {
+			if (S_ISDIR(st.st_mode) && n[0] != '.' &&
+			    (depth < 2 || own_folder(n)))
+				sweep_build_dir(path.buf, depth + 1);
+		} else if (S_ISDIR(st.st_mode) && n[0] == '.' &&
+			   strchr(n + 1, '.') && temp_named(n, ".")) {
+			remove_leftover(path.buf, 1);
+		} else if (S_ISREG(st.st_mode) && temp_named(n, ".tmp.")) {
+			remove_leftover(path.buf, 0);
+		}
 	}
 	tf_strvec_release(&names);
 	tf_buf_release(&path);
@@ -196,6 +249,8 @@ static int take_locks(struct tf_session *s)
 	if (!rc && !tf_lock_holds(&s->build_lock, s->opt.out_dir))
 		rc = tf_lock_take(&s->out_lock, s->opt.out_dir, "output folder",
 				  s->opt.wait);
+	if (!rc && tf_path_is_dir(s->opt.build_dir))
+		sweep_build_dir(s->opt.build_dir, 0);
 	if (!rc)
 		sweep_out_dir(s->opt.out_dir);
 	return !rc ? TF_EXIT_OK : rc == 1 ? TF_EXIT_BUSY : TF_EXIT_FAILURE;

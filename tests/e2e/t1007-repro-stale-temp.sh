@@ -4,7 +4,8 @@
 # such a run leaves there (pack's temporary directory, SHA256SUMS's and
 # the provenance's temporary files) and nothing else. SHA256SUMS and the
 # provenance go before a new wheel moves in, so a run killed between two
-# moves leaves none naming other bytes than the wheels beside them.
+# moves leaves none naming other bytes than the wheels beside them. The
+# run holding the build tree's lock removes tfbuild's temporaries there.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 pure_project || exit 1
@@ -38,6 +39,41 @@ expect_success 'files of the user that only look alike stay' '
 	test -f out/SHA256SUMS.tmp.toolong7 && test -f out/my-SHA256SUMS.tmp.abcdef &&
 	test -f out/notes.tmp.abcdef && test -d out/.tfbuild-wheels.mine-12 &&
 	test -f out/.tfbuild-wheels.Qq1Qq1
+'
+
+# What path.h's temporaries look like where a killed run leaves them,
+# and look-alikes tfbuild did not make, or that `explain` may be writing
+# without the lock (the tool probes, the digest cache, toolchain files).
+expect_success 'what a killed run left in the build tree goes, and only that' '
+	t=proj/build/r/$(uname -m) &&
+	test -d "$t/stamps" &&
+	echo partial >"$t/stamps/wheel-pure.tmp.Qw3rT1" &&
+	mkdir -p "$t/src/.tree.Zx9Y8w/pure" "$t/stage/.restore.Cc3Dd4" &&
+	echo partial >"$t/src/.tree.Zx9Y8w/pure/__init__.py" &&
+	echo mine >proj/build/.file-digests.tmp.Ab3dE9 &&
+	mkdir -p "$t/.python-include.Aa1Bb2" "$t/toolchain" proj/build/.x.Gg7Hh8 \
+		"$t/work/.keep.Ii9Jj0" "$t/src/.tree.toolong7" &&
+	echo mine >"$t/toolchain/meson-cross.ini.tmp.Ee5Ff6" &&
+	echo mine >"$t/work/notes.tmp.Kk1Ll2" &&
+	echo mine >"$t/stamps/notes.tmp.abc" &&
+	mkdir proj/build/other && echo mine >proj/build/other/x.tmp.Mm3Nn4 &&
+	run 2>err >/dev/null &&
+	grep "interrupted run" err | sed "s|$PWD/||" | sort >actual &&
+	sort >expect <<-EOF &&
+	tfbuild: removed '\''$t/src/.tree.Zx9Y8w'\'', left by an interrupted run
+	tfbuild: removed '\''$t/stage/.restore.Cc3Dd4'\'', left by an interrupted run
+	tfbuild: removed '\''$t/stamps/wheel-pure.tmp.Qw3rT1'\'', left by an interrupted run
+	EOF
+	compare expect actual &&
+	test -f proj/build/.file-digests.tmp.Ab3dE9 && test -d "$t/.python-include.Aa1Bb2" &&
+	test -f "$t/toolchain/meson-cross.ini.tmp.Ee5Ff6" && test -d proj/build/.x.Gg7Hh8 &&
+	test -d "$t/work/.keep.Ii9Jj0" && test -d "$t/src/.tree.toolong7" &&
+	test -f "$t/work/notes.tmp.Kk1Ll2" && test -f "$t/stamps/notes.tmp.abc" &&
+	test -f proj/build/other/x.tmp.Mm3Nn4 &&
+	rm -r proj/build/.file-digests.tmp.Ab3dE9 "$t/.python-include.Aa1Bb2" \
+		"$t/toolchain/meson-cross.ini.tmp.Ee5Ff6" proj/build/.x.Gg7Hh8 \
+		"$t/work/.keep.Ii9Jj0" "$t/src/.tree.toolong7" "$t/work/notes.tmp.Kk1Ll2" \
+		"$t/stamps/notes.tmp.abc" proj/build/other
 '
 
 expect_success 'SHA256SUMS and the provenance go before a new wheel moves in' '
