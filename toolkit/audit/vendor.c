@@ -430,10 +430,13 @@ static void add_vendored_files(struct state *s, const char *dir)
 	struct tf_vendor_result *out = s->out;
 	size_t i;
 
-	out->files = tf_realloc(out->files, (out->nr_files + s->nr + 1) *
-						    sizeof(*out->files));
+	if (!s->nr) /* else out->own holds the wheel's files already */
+		return;
+	out->own = tf_realloc(out->own, (out->nr_files + s->nr + 1) *
+						sizeof(*out->own));
+	out->files = out->own;
 	for (i = 0; i < s->nr; i++) {
-		struct tf_wheel_file *f = &out->files[out->nr_files++];
+		struct tf_wheel_file *f = &out->own[out->nr_files++];
 		char *src = tf_xstrfmt("%s/%s", dir, s->v[i].newname);
 
 		tf_strvec_push_take(&out->store, src);
@@ -451,17 +454,19 @@ int tf_vendor_wheel(const struct tf_vendor_opts *o,
 	size_t i;
 	int ret = 0;
 
-	out->files = tf_calloc(nr + 1, sizeof(*out->files));
-	for (i = 0; i < nr; i++)
-		out->files[i] = files[i];
+	/* Nothing vendored: the caller's files as they are, not a copy. */
+	out->files = files;
 	out->nr_files = nr;
 	tf_pyname_wheel_escape(o->wheel_name, &s.libs_dir);
 	tf_buf_addstr(&s.libs_dir, ".libs");
 	tf_path_join(&dir, o->work, s.libs_dir.buf);
 	if (has_vendor(o)) {
+		out->own = tf_calloc(nr + 1, sizeof(*out->own));
+		memcpy(out->own, files, nr * sizeof(*files));
+		out->files = out->own;
 		ret = tf_mkdir_p(dir.buf);
 		for (i = 0; i < nr && !ret; i++)
-			ret = vendor_file(&s, &out->files[i]);
+			ret = vendor_file(&s, &out->own[i]);
 	}
 	if (!ret) {
 		record_libs(&s);
@@ -477,9 +482,9 @@ void tf_vendor_result_release(struct tf_vendor_result *r)
 {
 	if (!r)
 		return;
-	free(r->files);
+	free(r->own);
 	free(r->libs);
-	r->files = NULL;
+	r->files = r->own = NULL;
 	r->libs = NULL;
 	r->nr_files = r->nr_libs = 0;
 	tf_strvec_release(&r->store);

@@ -40,10 +40,13 @@ struct tf_vendor_opts {
 };
 
 struct tf_vendor_result {
-	struct tf_wheel_file *files; /* owned array: the wheel's files, the
+	const struct tf_wheel_file *files; /* the wheel's files: the caller's
+					      array when nothing is vendored,
+					      else own */
+	size_t nr_files;
+	struct tf_wheel_file *own;   /* owned array: the wheel's files, the
 					rewritten ones pointing at their copies,
 					then the vendored libraries */
-	size_t nr_files;
 	struct tf_lib *libs;         /* owned array: the declarations, vendored
 					ones with .file set, then libraries
 					vendored because vendored ones need
@@ -52,7 +55,7 @@ struct tf_vendor_result {
 	struct tf_strvec store;      /* owned: every string above */
 };
 
-#define TF_VENDOR_RESULT_INIT { NULL, 0, NULL, 0, TF_STRVEC_INIT }
+#define TF_VENDOR_RESULT_INIT { NULL, 0, NULL, NULL, 0, TF_STRVEC_INIT }
 
 /*
  * Vendor into the wheel made of files[0..nr). Returns 0 (with nothing
