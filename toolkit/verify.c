@@ -251,6 +251,7 @@ struct verifier {
 				    pointing into metadata */
 	size_t nr_requires;
 	struct tf_strvec license_files; /* METADATA's License-File values */
+	int conventions;         /* 1: an entry a convention is about */
 	int packed;              /* 1: just written by this process, whose
 				    packer computed every entry's digest from
 				    its source bytes: entries are not inflated
@@ -261,7 +262,7 @@ struct verifier {
 	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
 	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
 	  TF_BUF_INIT, 0, TF_ISA_POLICY_INIT, NULL,                  \
-	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0 }
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0 }
 
 static void verifier_release(struct verifier *v)
 {
@@ -455,7 +456,7 @@ static int is_self(const struct verifier *v, const char *path);
 static int same_central(const struct verifier *v, struct tf_zip_names *cd,
 			struct archive_entry *e, const char *after_record)
 {
-	const char *local = archive_entry_pathname(e), *name;
+	const char *local = entry_name(e), *name;
 	int bad;
 
 	if (!cd)
@@ -523,6 +524,7 @@ static int scan(struct verifier *v)
 		}
 		if (note_dist_info(v, name) < 0 || capture(v, a, e, name) < 0)
 			goto out;
+		v->conventions |= tf_conventions_relevant(name);
 		if (cd && !record && is_self(v, name))
 			record = tf_strdup(name);
 	}
@@ -1331,8 +1333,12 @@ static int verify_wheel(const char *path, int packed)
 	ret = verify_archive(&v);
 	/* RECORD and its rows are not needed any more (peak RSS). */
 	verifier_release(&v);
-	/* A sound wheel must also follow its frameworks' loading conventions. */
-	if (!ret)
+	/*
+	 * A sound wheel must also follow its frameworks' loading
+	 * conventions; one with no entry they are about (pass 1 saw every
+	 * name) is not read once more for them.
+	 */
+	if (!ret && v.conventions)
 		ret = tf_conventions_check(path);
 out:
 	tf_buf_release(&why);

@@ -109,4 +109,20 @@ expect_success 'libraries no convention is about are not extracted' '
 	test "$(grep -c "tfbuild-conventions.*O_CREAT" trace)" = 1
 '
 
+# A wheel with no entry points and no library a convention always checks
+# is not read once more for the conventions: verify's first pass saw
+# every name. One with a PJRT plugin library is.
+expect_success 'a wheel nothing is about is not read again for the conventions' '
+	opens() { # WHEEL: how often verify opens it
+		(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		 strace -f -qq -e trace=openat -o trace "$TFBUILD" verify "$1" >/dev/null) &&
+		grep -c "\"$1\", O_RDONLY" trace
+	} &&
+	mkwheel none-1.0-$plat.whl none 1.0 none/liba.so=pjrt_bad.so none/mod.py=mod.py &&
+	mkwheel pj-1.0-$plat.whl pj 1.0 pj/libpjrt_pj.so=pjrt_ok.so pj/mod.py=mod.py &&
+	a=$(opens none-1.0-$plat.whl) && b=$(opens pj-1.0-$plat.whl) &&
+	echo "opened $a and $b times" &&
+	test "$b" = $((a + 1))
+'
+
 test_done

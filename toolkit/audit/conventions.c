@@ -177,6 +177,12 @@ static int checked_always(const char *name)
 	return has_pjrt_name(name) || !strncmp(name, "tensorflow-plugins/", 19);
 }
 
+int tf_conventions_relevant(const char *name)
+{
+	return is_entry_points(name) ||
+	       (is_shared_lib_name(name) && checked_always(name));
+}
+
 /*
  * Pass 1 keeps entry_points.txt and extracts the libraries
  * checked_always; pass 2 (jax) extracts the other libraries.

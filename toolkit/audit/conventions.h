@@ -30,5 +30,11 @@
  *   tfbuild: WHEEL: ENTRY: what is wrong (CONVENTION: what it needs)
  */
 int tf_conventions_check(const char *path);
+/*
+ * 1 if a convention is about the entry of that name: an entry_points.txt
+ * or a library checked whatever the entry points say. A wheel without
+ * any has nothing tf_conventions_check would read, and passes it.
+ */
+int tf_conventions_relevant(const char *name);
 
 #endif
