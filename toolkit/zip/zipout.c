@@ -259,7 +259,7 @@ static void *worker_main(void *arg)
  * that fits in deflate's 32 KiB window: libdeflate's level N stays
  * within 0.7 % of zlib's N there (its shorter match search loses only
  * once the window is full), and is 1.4-1.7x faster than N + 1
- * (docs/performance.md, "One level for long entries, another for short").
+ * (docs/performance.md, "Entries within the window at libdeflate 6").
  */
 static int libdeflate_level(int level, int in_window)
 {
