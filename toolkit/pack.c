@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <pthread.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -37,7 +38,7 @@ struct file_list {
 				    that ends its src is not copied again) */
 	int has_elf;             /* some file starts with the ELF magic */
 	unsigned char *elf;      /* owned: per file, 1 if it starts with the
-				    ELF magic (read once, here) */
+				    ELF magic (read once, by probe_elf) */
 };
 
 static int is_elf(const char *path)
@@ -68,9 +69,58 @@ static void add_file(struct file_list *fl, const char *src, const char *dst)
 				    !strcmp(src + n - k, dst) ?
 				    fl->v[fl->nr].src + n - k :
 				    tf_strpool_addn(&fl->store, dst, k);
-	fl->elf[fl->nr] = (unsigned char)is_elf(src);
-	fl->has_elf |= fl->elf[fl->nr];
 	fl->nr++;
+}
+
+struct probe {
+	struct file_list *fl;
+	size_t first, step;
+};
+
+static void probe_some(const struct probe *pr)
+{
+	size_t i;
+
+	for (i = pr->first; i < pr->fl->nr; i += pr->step)
+		pr->fl->elf[i] = (unsigned char)is_elf(pr->fl->v[i].src);
+}
+
+static void *probe_thread(void *arg)
+{
+	tf_signals_worker(); /* fatal signals are the main thread's */
+	probe_some(arg);
+	return NULL;
+}
+
+/*
+ * Which files start with the ELF magic: an open, a read and a close per
+ * file, 0.5 s of system time at 63,000 files, shared by up to --jobs
+ * threads (every jobs-th file each: neighbours, in one directory, go to
+ * different threads, so a directory of large files is not one
+ * thread's). Each writes only its own bytes of fl->elf.
+ */
+static void probe_elf(struct file_list *fl, int jobs)
+{
+	struct probe pr[8];
+	pthread_t threads[8];
+	size_t i, n = jobs < 1 ? 1 : jobs > 8 ? 8 : (size_t)jobs, started;
+
+	if (fl->nr < 1024)
+		n = 1; /* not worth a thread */
+	for (i = 0; i < n; i++)
+		pr[i] = (struct probe){ fl, i, n };
+	for (i = 1; i < n; i++)
+		if (pthread_create(&threads[i], NULL, probe_thread, &pr[i]))
+			break;
+	started = i;
+	/* A thread that could not start: its share is probed here. */
+	for (i = started; i < n; i++)
+		probe_some(&pr[i]);
+	probe_some(&pr[0]);
+	for (i = 1; i < started; i++)
+		pthread_join(threads[i], NULL);
+	for (i = 0; i < fl->nr; i++)
+		fl->has_elf |= fl->elf[i];
 }
 
 /* Add src (a file, or a directory and all below it) as dst. */
@@ -495,6 +545,8 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
 	for (i = 0; !ret && i < pw->def->nr_files; i++)
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
+	if (!ret)
+		probe_elf(&fl, p->jobs);
 	if (!ret && pw->framework) {
 		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
 				      &fw_record);

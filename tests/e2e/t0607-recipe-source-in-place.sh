@@ -135,4 +135,25 @@ expect_success 'a first packing reads each file of the tree once' '
 	run 2>err >/dev/null && ! packed
 '
 
+# pack.c's look at the ELF magic is shared by --jobs threads (every jobs-th
+# file each) once a wheel has 1024 files or more: a library anywhere in
+# the list is found, whichever thread looks at it, and the wheel is the
+# same at every thread count.
+expect_success 'a library among 1500 files is found at --jobs 1, 3 and 4' '
+	mkdir -p proj/many/many &&
+	i=0 && while [ $i -lt 1500 ]; do
+		echo "N = $i" >"proj/many/many/f$(printf %04d $i).py"; i=$((i + 1))
+	done &&
+	sh "$SRC_ROOT/tests/fixtures/elf/build.sh" fx x86/libtiny.so &&
+	cp fx/x86/libtiny.so proj/many/many/f0777.so &&
+	sed -e "s/pure/many/g" -e "s/tree/many/g" -e "/readme:/d" proj/r.yaml \
+		>proj/many.yaml &&
+	packs() { "$TFBUILD" recipe --jobs "$1" --out "many$1" --build-dir "mb$1" \
+		proj/many.yaml >/dev/null 2>&1; } &&
+	packs 1 && packs 3 && packs 4 &&
+	whl=$(cd many1 && ls *.whl) &&
+	case $whl in many-1.0.0-py3-none-manylinux*_x86_64.whl) ;; *) false ;; esac &&
+	cmp "many1/$whl" "many3/$whl" && cmp "many1/$whl" "many4/$whl"
+'
+
 test_done
