@@ -417,6 +417,17 @@ void tf_digest_cache_close(int save_it)
 	memset(&cache, 0, sizeof(cache));
 }
 
+void tf_digest_cache_renamed(const char *path, const struct stat *hashed,
+			     const unsigned char md[TF_SHA256_LEN])
+{
+	struct stat now;
+
+	if (!lstat(path, &now) && now.st_dev == hashed->st_dev &&
+	    now.st_ino == hashed->st_ino && now.st_size == hashed->st_size &&
+	    tf_time_ns(&now.st_mtim) == tf_time_ns(&hashed->st_mtim))
+		tf_digest_cache_store(path, &now, md);
+}
+
 int tf_digest_cache_file(const char *path, unsigned char md[TF_SHA256_LEN])
 {
 	struct stat before, after;

@@ -49,6 +49,15 @@ int tf_digest_cache_stored(const char *path);
  * 0, or -1 with an error printed.
  */
 int tf_digest_cache_file(const char *path, unsigned char md[TF_SHA256_LEN]);
+/*
+ * A file hashed away from the cache (tf_sha256_file between two equal
+ * lstats, `hashed` the first: thread-safe, so on another thread) and
+ * since renamed to path, which changed its ctime only: its digest is
+ * kept for path if path is still that inode with the same size and
+ * mtime, so tf_digest_cache_file does not read it again.
+ */
+void tf_digest_cache_renamed(const char *path, const struct stat *hashed,
+			     const unsigned char md[TF_SHA256_LEN]);
 /* With save, write what this run used and added; then forget it all. */
 void tf_digest_cache_close(int save);
 

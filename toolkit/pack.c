@@ -525,7 +525,10 @@ static int reads_in_place(const struct tf_plan *p)
 	return 0;
 }
 
-/* Pack one wheel into dir and verify it; its path goes to path_out. */
+/*
+ * Pack one wheel into dir (check_packed verifies it); its path goes to
+ * path_out.
+ */
 static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		    const char *dir, struct tf_buf *path_out)
 {
@@ -597,9 +600,6 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	 */
 	malloc_trim(0);
 #endif
-	if (!ret && tf_verify_wheel_packed(path_out->buf))
-		ret = error("wheel '%s' failed verification right after packing",
-			    spec.name);
 out:
 	file_list_release(&fl);
 	resolved_release(&res);
@@ -614,17 +614,6 @@ out:
 	return ret;
 }
 
-/* 1 if both exist with the same bytes: an unchanged wheel is not rewritten. */
-static int same_file(const char *a, const char *b)
-{
-	unsigned char ma[TF_SHA256_LEN], mb[TF_SHA256_LEN];
-
-	if (!tf_path_exists(b))
-		return 0;
-	return !tf_sha256_file(a, ma, NULL) && !tf_sha256_file(b, mb, NULL) &&
-	       !memcmp(ma, mb, sizeof(ma));
-}
-
 /*
  * One wheel of one plan: its pack stamp's key and path, and either the
  * wheel kept in the output folder (fresh) or the one packed in tmp.
@@ -637,7 +626,79 @@ struct packed {
 	int fresh;   /* 1: path is the wheel in out_dir, unchanged since packed */
 	int key_later; /* 1: first packing; the key once sources are digested */
 	int dup;     /* 1: same name as an earlier one, already checked equal */
+	struct stat hashed; /* packed in this run: its stat when hashed,
+			       st_mode 0 if not (check_packed) */
+	unsigned char md[TF_SHA256_LEN]; /* and its sha256 */
 };
+
+struct checks {
+	struct packed *w;
+	size_t nr;
+	int ret;
+};
+
+/*
+ * Every wheel packed in this run, verified (tf_verify_wheel_packed) and
+ * hashed: the pack stamp and SHA256SUMS need its digest once it is
+ * moved (tf_digest_cache_renamed). On a second thread, while the first
+ * digests the trees read in place: neither touches what the other does
+ * (the digest cache is the first's).
+ */
+static void check_packed(struct checks *c)
+{
+	size_t k;
+
+	for (k = 0; k < c->nr; k++) {
+		struct packed *p = &c->w[k];
+		struct stat after;
+
+		if (p->fresh)
+			continue;
+		if (tf_verify_wheel_packed(p->path.buf)) {
+			c->ret = error("wheel '%s' failed verification right after packing",
+				       tf_path_basename(p->path.buf));
+			return;
+		}
+		if (lstat(p->path.buf, &p->hashed) < 0 ||
+		    tf_sha256_file(p->path.buf, p->md, NULL) < 0 ||
+		    lstat(p->path.buf, &after) < 0 ||
+		    !tf_stat_same(&p->hashed, &after))
+			p->hashed.st_mode = 0; /* hashed again once moved */
+	}
+}
+
+static void *check_thread(void *arg)
+{
+	tf_signals_worker(); /* fatal signals are the main thread's */
+	check_packed(arg);
+	return NULL;
+}
+
+/* The sha256 of the wheel at path, or of w's (as check_packed took it). */
+static int wheel_digest(const struct packed *w, const char *path,
+			unsigned char md[TF_SHA256_LEN])
+{
+	if (w && w->hashed.st_mode) {
+		memcpy(md, w->md, TF_SHA256_LEN);
+		return 0;
+	}
+	return tf_sha256_file(w ? w->path.buf : path, md, NULL);
+}
+
+/*
+ * 1 if a's wheel and b's (or the file at path) have the same bytes: an
+ * unchanged wheel is not rewritten.
+ */
+static int same_file(const struct packed *a, const struct packed *b,
+		     const char *path)
+{
+	unsigned char ma[TF_SHA256_LEN], mb[TF_SHA256_LEN];
+
+	if (!b && !tf_path_exists(path))
+		return 0;
+	return !wheel_digest(a, NULL, ma) && !wheel_digest(b, path, mb) &&
+	       !memcmp(ma, mb, sizeof(ma));
+}
 
 /* The earlier wheel of the same name, or NULL. */
 static struct packed *same_name(struct packed *w, size_t n, const char *path)
@@ -689,8 +750,10 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 		    const char *out_dir)
 {
 	char hex[TF_SHA256_HEX_LEN + 1];
+	struct checks c = { w, nr, 0 };
+	pthread_t thread;
 	size_t k;
-	int ret = 0;
+	int ret = 0, threaded, jobs = nr ? w[0].plan->jobs : 1;
 
 	for (k = 0; !ret && k < nr; k++) {
 		tf_packstamp_path(w[k].plan, w[k].pw, &w[k].stamp);
@@ -719,10 +782,19 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 	for (k = 0; !ret && k < nr; k++)
 		if (w[k].fresh && name_repacked(w, nr, w[k].path.buf))
 			ret = pack_into(&w[k], tmp, out_dir, k);
+	if (ret)
+		return -1;
+	/* Packed, so the rest is cheap: a second thread is one more core. */
+	threaded = jobs > 1 && !pthread_create(&thread, NULL, check_thread, &c);
+	if (!threaded)
+		check_packed(&c);
 	for (k = 0; !ret && k < nr; k++)
 		if (w[k].key_later)
 			ret = tf_sources_stamp_in_place(w[k].plan, 1) ||
 			      tf_packstamp_key(w[k].plan, w[k].pw, w[k].key);
+	if (threaded)
+		pthread_join(thread, NULL);
+	ret = ret || c.ret;
 	for (k = 0; !ret && k < nr; k++) {
 		struct packed *first = same_name(w, k, w[k].path.buf);
 
@@ -730,7 +802,7 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 			continue;
 		w[k].dup = 1;
 		if (!(first->fresh && w[k].fresh) &&
-		    !same_file(first->path.buf, w[k].path.buf))
+		    !same_file(first, &w[k], NULL))
 			ret = error("wheel '%s' differs between targets but has the same name",
 				    tf_path_basename(w[k].path.buf));
 	}
@@ -788,7 +860,7 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 		tf_path_join(&dst, out_dir, tf_path_basename(w[i].path.buf));
 		if (w[i].dup)
 			; /* moved (or kept) with the first of its name */
-		else if (same_file(w[i].path.buf, dst.buf))
+		else if (same_file(&w[i], NULL, dst.buf))
 			info("%s is unchanged", dst.buf);
 		else if (!lists_gone++ && remove_lists(lists) < 0)
 			ret = -1;
@@ -796,6 +868,8 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 			ret = error_errno("cannot move wheel to '%s'", dst.buf);
 		if (!ret && !w[i].dup)
 			tf_strvec_push(written, dst.buf);
+		if (!ret && w[i].hashed.st_mode && !w[i].dup)
+			tf_digest_cache_renamed(dst.buf, &w[i].hashed, w[i].md);
 		/* Only a wheel now in out_dir, verified, gets a stamp. */
 		if (!ret)
 			ret = tf_packstamp_write(w[i].stamp.buf, w[i].key, dst.buf);

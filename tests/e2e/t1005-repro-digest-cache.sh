@@ -2,7 +2,10 @@
 # Stat before hashing (digestcache.h): an unchanged run does not read the
 # files of a source tree or stage again; a file rewritten with its size
 # and mtime put back (touch -d) is still seen (its ctime changed); racily
-# clean entries and a damaged cache only cost hashing again.
+# clean entries and a damaged cache only cost hashing again. A wheel is
+# hashed once, before it is moved into the output folder (pack.c,
+# check_packed): the moved wheel is not read again, with or without a
+# second thread.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v strace >/dev/null || { skip 'strace is not installed'; test_done; }
@@ -78,6 +81,27 @@ expect_success 'a tampered stage file (size and mtime put back) is still seen' '
 	printf "X" | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null &&
 	touch -d "@$mtime" "$f" && run 2>err >/dev/null &&
 	test "$(cat "$log")" = "RUN a" && grep -q "its stage was changed or removed" err
+'
+
+# moved JOBS: a fresh packing at --jobs JOBS; the wheel in out/ is never
+# opened for reading, and its digest is right in SHA256SUMS and the cache
+moved() {
+	rm -rf out proj/build && mkdir out &&
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	strace -f -qq -e trace=openat -o trace "$TFBUILD" recipe --jobs "$1" \
+		--out out proj/r.yaml 2>/dev/null >/dev/null &&
+	whl=$(cd out && ls *.whl) && test "$(reads "out/$whl")" = 0 &&
+	(cd out && sha256sum -c SHA256SUMS >/dev/null) &&
+	sum=$(sha256sum "out/$whl" | cut -d" " -f1) &&
+	grep -q "^$sum .*out/$whl\$" "$cache"
+}
+
+expect_success 'the wheel is hashed before it moves, on a second thread' '
+	moved 2
+'
+
+expect_success 'the wheel is hashed before it moves, on one thread' '
+	moved 1
 '
 
 test_done
