@@ -128,7 +128,7 @@ int tf_cmd_unknown(const char *name);
 #define TF_OPT_CACHE { 0, "cache", TF_OPT_STRING, TF_ARG(cache_dir), "DIR", \
 	"download cache (default: $XDG_CACHE_HOME/tfbuild)", NULL, 0, 0 }
 #define TF_OPT_JOBS { 'j', "jobs", TF_OPT_INT, TF_ARG(jobs), "N", \
-	"steps to run at once, and threads deflating wheels (default: number of CPUs)", NULL, 1, 1024 }
+	"steps to run at once, and threads packing wheels (default: number of CPUs)", NULL, 1, 1024 }
 #define TF_OPT_TARGET { 't', "target", TF_OPT_CHOICES, TF_ARG(targets), \
 	"NAME", "build for NAME, repeatable; default: the host's", \
 	tf_target_choices, 0, 0 }
