@@ -56,6 +56,11 @@ expect_success 'stored (level 0) wheels are identical across thread counts too' 
 	cmp s1/$whl s8/$whl
 '
 
+expect_success 'level 3 (one compressor per thread): identical and sound' '
+	pack l1 1 3 && pack l8 8 3 && cmp l1/$whl l8/$whl &&
+	unzip -tq l8/$whl && ! cmp -s l8/$whl j8/$whl
+'
+
 expect_success 'unzip -t finds no error' '
 	unzip -tq j8/$whl >out &&
 	grep "No errors detected" out &&

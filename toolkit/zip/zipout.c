@@ -67,7 +67,8 @@ struct slot {
 /* What a compressing thread keeps for its whole life. */
 struct worker {
 	struct libdeflate_compressor *c;   /* owned; state reused per block */
-	struct libdeflate_compressor *cw;  /* owned: for entries in a window */
+	struct libdeflate_compressor *cw;  /* owned: for entries in a window,
+					      NULL if at c's level */
 	struct libdeflate_decompressor *d; /* owned */
 	z_stream zs;                       /* inflate for walking blocks */
 	int zs_ok;
@@ -208,7 +209,8 @@ static int compress_part(struct tf_zipout *z, struct worker *w,
 		return 0;
 	}
 	pt->out_len = libdeflate_deflate_compress(
-		pt->first && pt->final && pt->in_len <= WINDOW ? w->cw : w->c,
+		pt->first && pt->final && pt->in_len <= WINDOW && w->cw ?
+			w->cw : w->c,
 		in, pt->in_len, out, pt->out_room - PAD_MAX);
 	if (!pt->out_len)
 		return -1;
@@ -270,14 +272,20 @@ static int libdeflate_level(int level, int in_window)
 
 static int worker_init(struct worker *w, struct tf_zipout *z)
 {
+	int level = libdeflate_level(z->level, 0),
+	    in_window = libdeflate_level(z->level, 1);
+
 	w->z = z;
-	w->c = libdeflate_alloc_compressor(libdeflate_level(z->level, 0));
-	w->cw = libdeflate_alloc_compressor(libdeflate_level(z->level, 1));
+	w->c = libdeflate_alloc_compressor(level);
+	/* Below zlib's 6 both are the same level: one compressor. */
+	w->cw = in_window == level ? NULL :
+		libdeflate_alloc_compressor(in_window);
 	w->d = libdeflate_alloc_decompressor();
 	w->scratch = tf_malloc(TF_ZIPOUT_BLOCK + 1);
 	memset(&w->zs, 0, sizeof(w->zs));
 	w->zs_ok = inflateInit2(&w->zs, -MAX_WBITS) == Z_OK;
-	return w->c && w->cw && w->d && w->zs_ok ? 0 : -1;
+	return w->c && (w->cw || in_window == level) && w->d && w->zs_ok ?
+	       0 : -1;
 }
 
 static void worker_release(struct worker *w)
