@@ -5,6 +5,9 @@
 #   tfbuild's wheel writer (obj/tool/test-wheel) at --jobs 1, 2 and 4
 #     (BENCH_JOBS), python3 -m wheel pack (Debian's python3-wheel),
 #     zip -6 -r, and pigz-style parallel deflate (tar | pigz -6 -p 2);
+#   bench/ceiling.c on 2 threads: the tree read and deflated as the
+#     writer deflates it, and nothing else (the floor for any writer on
+#     this libdeflate);
 #   a whole `tfbuild recipe` run (path: source read in place, packed from
 #     its tree, checked) against the packing alone;
 #   then a no-op rebuild of recipes/m1-plugin.yaml --target all
@@ -74,6 +77,8 @@ case_kind() {
 			wc -c <"$o/$whl" >"$B/$kind.tf$j.size"
 			sha256sum <"$o/$whl" >"$B/$kind.tf$j.sum"
 		done
+		sample "$kind.ceiling" "" "$B/ceiling" 2 "$d/stage"
+		cut -d' ' -f3 "$B/cmd.out" >"$B/$kind.ceiling.size"
 		sample "$kind.zip" "fresh '$o'" \
 			sh -c 'cd "$1" && exec zip -q -6 -r -X "$2" .' sh "$d/stage" "$o/t.zip"
 		wc -c <"$o/t.zip" >"$B/$kind.zip.size"
@@ -98,6 +103,8 @@ case_kind() {
 		echo "$kind tf$j size/wheel $(awk -v a="$(cat "$B/$kind.tf$j.size")" \
 			-v b="$wb" 'BEGIN { printf "%.4f", a / b }')" >>"$B/sizes"
 	done
+	row "$c" "deflate alone, 2 threads (bench/ceiling.c)" "$kind.ceiling" \
+		"$kind.wheel" "$(cat "$B/$kind.ceiling.size")"
 	row "$c" "zip -6 -r" "$kind.zip" "$kind.wheel" "$(cat "$B/$kind.zip.size")"
 	row "$c" "tar \\| pigz -6 -p 2" "$kind.pigz" "$kind.wheel" "$(cat "$B/$kind.pigz.size")"
 	row "$c" "tfbuild recipe (source read in place, packed, checked; --jobs 2)" \
@@ -110,6 +117,8 @@ BENCH_NOOP_LIB=1
 . "$BENCH_DIR/noop.sh"
 
 bench_setup
+cc -O2 -pthread -o "$B/ceiling" "$BENCH_DIR/ceiling.c" -ldeflate ||
+	die "cannot build ceiling (libdeflate-dev)"
 rm -rf "$RES" "$B/sizes"
 mkdir -p "$RES"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
