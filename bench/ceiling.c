@@ -4,7 +4,7 @@
  * each file and deflate it, as zipout.c does (256 KiB independent
  * pieces; libdeflate 6 for an entry within deflate's 32 KiB window, 7
  * above, which is what tfbuild's level 6 maps to), on JOBS threads that
- * take whole files in turn. No zip, no CRC, no SHA-256, no check, no
+ * take the pieces in turn, so one big file keeps every thread busy. No zip, no CRC, no SHA-256, no check, no
  * output file. bench/pack.sh prints its time beside the writer's and
  * `wheel pack`'s: the ratio `wheel pack` / ceiling bounds the speed-up
  * any wheel writer built on Debian 12's libdeflate can reach.
@@ -26,9 +26,17 @@
 #define PIECE (256 * 1024)
 #define WINDOW (32 * 1024)
 
-static char **files;
-static size_t nr_files, alloc_files;
-static atomic_size_t next_file;
+/* One piece of work: PIECE bytes (or fewer, at the end) of one file. */
+struct piece {
+	const char *path;
+	off_t off;
+	size_t len;
+	int window; /* the whole file fits in deflate's window */
+};
+
+static struct piece *pieces;
+static size_t nr_pieces, alloc_pieces;
+static atomic_size_t next_piece;
 
 struct worker {
 	pthread_t thread;
@@ -39,19 +47,31 @@ struct worker {
 static int add_file(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
-	(void)st;
+	const char *name;
+	off_t off = 0;
+
 	(void)ftw;
 	if (type != FTW_F)
 		return 0;
-	if (nr_files == alloc_files) {
-		alloc_files = alloc_files ? 2 * alloc_files : 1024;
-		files = realloc(files, alloc_files * sizeof(*files));
-		if (!files)
-			return -1;
-	}
-	if (!(files[nr_files] = strdup(path)))
+	if (!(name = strdup(path)))
 		return -1;
-	nr_files++;
+	do {
+		struct piece *p;
+
+		if (nr_pieces == alloc_pieces) {
+			alloc_pieces = alloc_pieces ? 2 * alloc_pieces : 4096;
+			pieces = realloc(pieces, alloc_pieces * sizeof(*pieces));
+			if (!pieces)
+				return -1;
+		}
+		p = &pieces[nr_pieces++];
+		p->path = name;
+		p->off = off;
+		p->len = st->st_size - off < PIECE ? (size_t)(st->st_size - off) :
+						     PIECE;
+		p->window = st->st_size <= WINDOW;
+		off += PIECE;
+	} while (off < st->st_size);
 	return 0;
 }
 
@@ -68,34 +88,24 @@ static void *work(void *arg)
 		w->failed = 1;
 		goto done;
 	}
-	while ((i = atomic_fetch_add(&next_file, 1)) < nr_files) {
-		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
-		ssize_t n;
-		int first = 1;
+	while ((i = atomic_fetch_add(&next_piece, 1)) < nr_pieces) {
+		const struct piece *p = &pieces[i];
+		int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : pread(fd, in, p->len, p->off);
 
-		if (fd < 0) {
-			perror(files[i]);
+		if (n != (ssize_t)p->len) {
+			fprintf(stderr, "ceiling: cannot read %s\n", p->path);
 			w->failed = 1;
+		} else {
+			w->in += p->len;
+			w->out += libdeflate_deflate_compress(p->window ? c6 : c7,
+							      in, p->len, out,
+							      room);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (w->failed)
 			break;
-		}
-		while ((n = read(fd, in, PIECE)) > 0 || (n == 0 && first)) {
-			/* A read shorter than PIECE at the start is the whole
-			 * file (these are regular files in the page cache). */
-			struct libdeflate_compressor *c =
-				first && n <= WINDOW && n < PIECE ? c6 : c7;
-
-			w->in += (unsigned long long)n;
-			w->out += libdeflate_deflate_compress(c, in, (size_t)n,
-							      out, room);
-			first = 0;
-			if (n < PIECE)
-				break;
-		}
-		if (n < 0) {
-			perror(files[i]);
-			w->failed = 1;
-		}
-		close(fd);
 	}
 done:
 	free(in);
