@@ -115,7 +115,7 @@ check: deps
 # in t0102), and runs killed while those threads work (t1705). Reports go
 # to files, so a race fails the target even where a test expected
 # tfbuild itself to fail. The whole suite under TSan takes 35 minutes;
-# these, about 5.
+# these, about 2 with the build.
 TSAN_TESTS = zipout_test t0102 t05 t0607 t1005 t1705 t1706
 tsan: deps
 	$(MAKE) O=obj-tsan BIN=tfbuild-tsan \
