@@ -5,9 +5,10 @@
  * pieces; libdeflate 6 for an entry within deflate's 32 KiB window, 7
  * above, which is what tfbuild's level 6 maps to), on JOBS threads that
  * take the pieces in turn, so one big file keeps every thread busy. No
- * zip, no CRC, no SHA-256, no check, no output file. bench/pack.sh prints its time beside the writer's and
- * `wheel pack`'s: the ratio `wheel pack` / ceiling bounds the speed-up
- * any wheel writer built on Debian 12's libdeflate can reach.
+ * zip, no CRC, no SHA-256, no check, no output file. bench/pack.sh
+ * prints its time beside the writer's and `wheel pack`'s: the ratio
+ * `wheel pack` / ceiling bounds the speed-up any wheel writer built on
+ * Debian 12's libdeflate can reach.
  *
  *     ceiling JOBS DIR      prints "SECONDS INPUT_BYTES DEFLATED_BYTES"
  */
