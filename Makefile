@@ -95,19 +95,20 @@ unit: $(UNIT_BINS) $(TOOL_BINS)
 deps:
 	@sh ci/install-deps.sh
 
+# The suite against one build: $(call run_suite,BINARY,OBJECT_DIR).
+run_suite = TFBUILD=$(CURDIR)/$(1) UNIT_DIR=$(CURDIR)/$(2)/unit \
+	TOOL_DIR=$(CURDIR)/$(2)/tool sh tests/run.sh
+
 test: deps
 	$(MAKE) $(BIN) unit
-	TFBUILD=$(CURDIR)/$(BIN) UNIT_DIR=$(CURDIR)/$(O)/unit \
-		TOOL_DIR=$(CURDIR)/$(O)/tool sh tests/run.sh
+	$(call run_suite,$(BIN),$(O))
 
 check: deps
 	$(MAKE) O=obj-san BIN=tfbuild-san CFLAGS="$(SAN_FLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined" tfbuild-san unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	TFBUILD=$(CURDIR)/tfbuild-san UNIT_DIR=$(CURDIR)/obj-san/unit \
-	TOOL_DIR=$(CURDIR)/obj-san/tool \
-		sh tests/run.sh
+	$(call run_suite,tfbuild-san,obj-san)
 
 # ThreadSanitizer on the tests that start threads: the wheel writer's
 # workers (zipout.c), pack's ELF probe and its post-pack check (pack.c),
@@ -125,8 +126,7 @@ tsan: deps
 	rm -rf obj-tsan/reports
 	mkdir -p obj-tsan/reports
 	TSAN_OPTIONS=log_path=$(CURDIR)/obj-tsan/reports/tsan \
-	TFBUILD=$(CURDIR)/tfbuild-tsan UNIT_DIR=$(CURDIR)/obj-tsan/unit \
-	TOOL_DIR=$(CURDIR)/obj-tsan/tool sh tests/run.sh $(TSAN_TESTS)
+	$(call run_suite,tfbuild-tsan,obj-tsan) $(TSAN_TESTS)
 	@set -- obj-tsan/reports/tsan.*; [ ! -e "$$1" ] || { cat "$$@"; \
 		echo "tfbuild: ThreadSanitizer reported $$# race(s), above" >&2; exit 1; }
 	@echo "tsan: no report"
