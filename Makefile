@@ -37,8 +37,9 @@ ARCHIVE_SONAME := $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir lib
 PKG_LIBS   := $(filter-out -lcurl -larchive,$(PKG_LIBS))
 DEFS       += $(if $(CURL_SONAME),-DTF_CURL_SONAME='"$(CURL_SONAME)"')
 DEFS       += $(if $(ARCHIVE_SONAME),-DTF_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"')
-ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit \
-              $(TK_DIRS:%=-iquote %)
+ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
+# Tests and benchmarks call a folder's internals by their own headers.
+TEST_CFLAGS = $(ALL_CFLAGS) $(TK_DIRS:%=-iquote %)
 ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)
 # libstdc++ for __cxa_demangle only (toolkit/audit/framework.c), loaded
 # on first use (toolkit/dl/libstdcxx.c): not linked.
@@ -80,7 +81,7 @@ $(O)/metadata.o: toolkit/metadata/spdx_ids.inc
 
 $(O)/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(O)/unit
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
+	$(CC) $(TEST_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
 
 TOOL_SRCS = $(sort $(wildcard tests/tool/test-*.c))
 TOOL_BINS = $(TOOL_SRCS:tests/tool/%.c=$(O)/tool/%)
@@ -88,7 +89,7 @@ TOOL_BINS = $(TOOL_SRCS:tests/tool/%.c=$(O)/tool/%)
 # Test tools let shell tests call internals (like git's test-tool).
 $(O)/tool/%: tests/tool/%.c $(LIB_OBJS)
 	@mkdir -p $(O)/tool
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS)
 
@@ -194,7 +195,7 @@ fuzz-replay: $(FUZZ_REPLAY) $(FUZZ_SEEDS)
 
 $(O)/unit/fuzz_%_test: tests/fuzz/%_fuzz.c tests/fuzz/replay.c $(FUZZ_DEPS)
 	@mkdir -p $(O)/unit
-	$(CC) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' \
+	$(CC) $(TEST_CFLAGS) -DFUZZ_NAME='"$*"' \
 		-DFUZZ_DIRS='"$(CURDIR)/tests/fuzz/corpus/$*:$(CURDIR)/$(O)/fuzz/seeds/$*"' \
 		-DFUZZ_SAVE_DIR='"$(CURDIR)/tests/tmp"' \
 		-o $@ tests/fuzz/replay.c tests/fuzz/fuzz.c $< $(LIB_OBJS) \
@@ -210,7 +211,7 @@ fuzz-targets: $(FUZZ_ONLY:%=$(O)/fuzz/%_fuzz)
 
 $(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_DEPS)
 	@mkdir -p $(O)/fuzz
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/fuzz.c $< \
+	$(CC) $(TEST_CFLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/fuzz.c $< \
 		$(LIB_OBJS) $(ALL_LDFLAGS)
 
 fuzz: $(FUZZ_SEEDS)

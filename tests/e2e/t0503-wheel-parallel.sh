@@ -1,5 +1,5 @@
 #!/bin/sh
-# Parallel packing (zip/zipout.c): entries cut into fixed 256 KiB blocks,
+# Parallel packing (wheel/zipout.c): entries cut into fixed 256 KiB blocks,
 # deflated by any number of threads, give the same bytes whatever the
 # thread count. Files of 0, 1, exactly one block, one block plus one byte,
 # several blocks (text-like, zeros, random), and many small ones; the

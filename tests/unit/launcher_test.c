@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "launcher.h"
+#include "target.h"
 
 static void test_base_dir(void)
 {

@@ -7,7 +7,7 @@
 #include <libdeflate.h>
 #include <minizip/unzip.h>
 
-#include "zip/zipout.h"
+#include "zipout.h"
 
 /* Source-like text that libdeflate's levels 6 and 7 deflate differently. */
 static unsigned char *salad(size_t n, unsigned seed)

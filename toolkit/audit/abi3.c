@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 struct group {
 	int minor;         /* the 3.X that added these */

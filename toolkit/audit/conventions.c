@@ -12,10 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "base/base.h"
 #include "elf.h"
-#include "log.h"
-#include "path.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "abi3.h"
-#include "log.h"
+#include "base/base.h"
 
 /* Page size aarch64 wheels must be linked for: 64 KiB kernels exist. */
 #define AARCH64_PAGE 65536

@@ -18,10 +18,10 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 #include "libs.h"
 #include "manylinux.h"
-#include "wheel.h"
+#include "wheel/wheel.h"
 
 /* A symbol version needed from a library (.gnu.version_r). */
 struct tf_elf_version {

@@ -16,12 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dl.h"
+#include "dl/dl.h"
 #include "elf.h"
-#include "hash.h"
-#include "log.h"
-#include "path.h"
-#include "pyname.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 
 /*
  * abi::__cxa_demangle (tf_dl_demangle: libstdc++ loaded on first use):

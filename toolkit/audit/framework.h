@@ -27,8 +27,8 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "wheel.h"
+#include "base/base.h"
+#include "wheel/wheel.h"
 
 /* The record's path inside .dist-info, beside libs.h's libraries.json. */
 #define TF_FRAMEWORK_RECORD "tfbuild/framework.json"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elf.h"
-#include "log.h"
+#include "base/base.h"
 
 static const struct feature {
 	const char *name;           /* as GCC's -m or +ext spells it */

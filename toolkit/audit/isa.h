@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 enum tf_isa_family { TF_ISA_NONE, TF_ISA_X86_64, TF_ISA_AARCH64 };
 

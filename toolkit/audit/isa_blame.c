@@ -9,8 +9,7 @@
 #include <ftw.h>
 #include <string.h>
 
-#include "buf.h"
-#include "log.h"
+#include "base/base.h"
 
 static struct blame {
 	enum tf_isa_family family; /* the target's */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "pyname.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 
 const char *tf_lib_kind_name(enum tf_lib_kind kind)
 {

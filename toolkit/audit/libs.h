@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 enum tf_lib_kind {
 	TF_LIB_SYSTEM = 1, /* allow-needed: the user installs it */

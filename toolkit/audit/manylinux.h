@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 enum tf_arch {
 	TF_ARCH_NONE = 0,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "path.h"
+#include "base/base.h"
 
 int tf_pytag_header_version(const char *include, int *major, int *minor)
 {

@@ -9,11 +9,8 @@
 #include <string.h>
 
 #include "elf.h"
-#include "hash.h"
-#include "log.h"
-#include "path.h"
-#include "pyname.h"
-#include "run.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 
 /* A library vendored into NAME.libs. */
 struct vendored {

@@ -23,10 +23,10 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 #include "libs.h"
 #include "manylinux.h"
-#include "wheel.h"
+#include "wheel/wheel.h"
 
 struct tf_vendor_opts {
 	const char *context;         /* "wheel 'x'", for messages */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui.h"
+#include "ui/ui.h"
 
 int tf_verbosity = 1;
 

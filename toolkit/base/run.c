@@ -420,3 +420,25 @@ void tf_run_release(struct tf_run *r)
 	tf_strvec_release(&r->argv);
 	tf_strvec_release(&r->env);
 }
+
+const char tf_run_path[] =
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+char *tf_run_which(const char *prog)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	const char *p = tf_run_path;
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0 ? tf_strdup(prog) : NULL;
+	while (*p) {
+		size_t n = strcspn(p, ":");
+
+		tf_buf_setf(&b, "%.*s/%s", (int)n, p, prog);
+		if (access(b.buf, X_OK) == 0)
+			return tf_buf_detach(&b);
+		p += n + (p[n] == ':');
+	}
+	tf_buf_release(&b);
+	return NULL;
+}

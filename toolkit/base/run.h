@@ -71,4 +71,11 @@ void tf_run_describe_status(int status, struct tf_buf *out);
 /* Shell-quote argv into out, for -v and error messages. */
 void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out);
 
+/* Full path of prog in tf_run_path (or prog itself if it has a
+ * '/' and is executable); NULL if not found. Caller frees. */
+char *tf_run_which(const char *prog);
+
+/* The PATH every step and tool lookup uses: fixed, not the caller's. */
+extern const char tf_run_path[];
+
 #endif

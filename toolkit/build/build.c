@@ -10,16 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "isa.h"
-#include "launcher.h"
-#include "log.h"
-#include "ui.h"
-#include "path.h"
-#include "run.h"
-#include "signals.h"
-#include "source.h"
-#include "stamp.h"
+#include "cache/cache.h"
+#include "audit/audit.h"
+#include "plan/plan.h"
+#include "base/base.h"
+#include "ui/ui.h"
+#include "source/source.h"
+#include "stamp/stamp.h"
 
 /* Lines of a failed step's log shown on the terminal. */
 #define TAIL_LINES 20

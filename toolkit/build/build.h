@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 struct tf_cache;
 

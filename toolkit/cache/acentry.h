@@ -16,8 +16,7 @@
  * Lines in that order, each ending in "\n", nothing else (docs/cache.md).
  */
 
-#include "buf.h"
-#include "hash.h"
+#include "base/base.h"
 #include "sign.h"
 
 #define TF_AC_MAX 1024 /* bytes an entry may have */

@@ -11,8 +11,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 
 #define CHUNK (256 * 1024)
 

@@ -10,7 +10,7 @@
  * for other files, symlinks as links).
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * Write the tree at dir as a tar to the open file fd. If one of the

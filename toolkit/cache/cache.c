@@ -16,12 +16,10 @@
 
 #include "acentry.h"
 #include "archive.h"
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 #include "remote.h"
 #include "sign.h"
-#include "signals.h"
-#include "stamp.h"
+#include "stamp/stamp.h"
 #include "store.h"
 
 struct tf_cache {

@@ -1,6 +1,9 @@
 #ifndef TF_CACHE_H
 #define TF_CACHE_H
 
+#include "sign.h"
+#include "store.h"
+
 /*
  * The build cache: finished steps' stage trees, content-addressed in a
  * local store shared by every build tree of the machine (store.h) and,
@@ -14,8 +17,7 @@
  * and the step builds; only verified bytes are used or kept.
  */
 
-#include "buf.h"
-#include "hash.h"
+#include "base/base.h"
 
 struct tf_cache;
 

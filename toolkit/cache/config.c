@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 
 static int parse_bool(const char *v, int *out)
 {

@@ -7,9 +7,8 @@
 
 #include <curl/curl.h>
 
-#include "dl.h"
-#include "log.h"
-#include "path.h"
+#include "dl/dl.h"
+#include "base/base.h"
 
 #define LOW_SPEED_BYTES 1024L
 

@@ -9,8 +9,7 @@
  * URL shown in messages has them removed.
  */
 
-#include "buf.h"
-#include "hash.h"
+#include "base/base.h"
 
 struct tf_remote;
 

@@ -15,9 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "hash.h"
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 
 #define RAW_LEN 32
 #define SIG_LEN 64

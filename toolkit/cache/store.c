@@ -11,10 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "limit.h"
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 
 #define STALE_TMP_SECONDS (24L * 60 * 60)
 

@@ -20,7 +20,7 @@
  */
 
 #include "acentry.h"
-#include "buf.h"
+#include "base/base.h"
 
 struct tf_store {
 	char *dir;  /* owned: <cache>/store */

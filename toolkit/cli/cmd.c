@@ -1,10 +1,10 @@
 /* Helpers every command shares; kept out of main.c so test tools link. */
-#include "cmd.h"
+#include "cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "base/base.h"
 
 int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
 {

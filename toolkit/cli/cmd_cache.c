@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "log.h"
-#include "path.h"
-#include "sign.h"
-#include "store.h"
+#include "cli.h"
+#include "base/base.h"
+#include "cache/cache.h"
 
 const char tf_usage_cache[] =
 	"Look after the local store of step outputs under the cache\n"

@@ -2,11 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "diff.h"
-#include "hash.h"
-#include "log.h"
-#include "wheelread.h"
+#include "cli.h"
+#include "verify/verify.h"
+#include "base/base.h"
+#include "wheel/wheel.h"
 
 const char tf_usage_diff[] =
 	"Compare two wheels that should be byte-identical (two builds of the\n"

@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "build.h"
-#include "cmd.h"
-#include "log.h"
+#include "build/build.h"
+#include "cli.h"
+#include "base/base.h"
 #include "session.h"
-#include "source.h"
+#include "source/source.h"
 
 const char tf_usage_explain[] =
 	"Say, for each step and target, whether `tfbuild recipe` would run it\n"

@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "log.h"
+#include "cli.h"
+#include "base/base.h"
 #include "session.h"
-#include "source.h"
-#include "ui.h"
+#include "source/source.h"
+#include "ui/ui.h"
 
 const char tf_usage_fetch[] =
 	"Check a recipe, then download every remote source into the cache and\n"

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "log.h"
+#include "cli.h"
+#include "base/base.h"
 
 const char tf_usage_help[] =
 	"Show the commands, or the full usage of one command. With --man,\n"
@@ -69,7 +69,7 @@ int tf_cmd_unknown(const char *name)
 
 	for (i = 0; tf_commands[i].name; i++)
 		tf_strvec_push(&names, tf_commands[i].name);
-	near = tf_opt_nearest(name, (const char *const *)names.v);
+	near = tf_words_nearest(name, (const char *const *)names.v);
 	if (near)
 		error("unknown command '%s'; did you mean '%s'?", name, near);
 	else

@@ -5,18 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attest.h"
-#include "build.h"
-#include "cache.h"
-#include "cmd.h"
-#include "hash.h"
-#include "launcher.h"
-#include "log.h"
-#include "pack.h"
-#include "path.h"
+#include "pack/pack.h"
+#include "build/build.h"
+#include "cache/cache.h"
+#include "cli.h"
+#include "base/base.h"
+#include "plan/plan.h"
 #include "session.h"
-#include "source.h"
-#include "ui.h"
+#include "source/source.h"
+#include "ui/ui.h"
 
 const char tf_usage_recipe[] =
 	"Run a recipe: check it, fetch every source and verify its sha256,\n"

@@ -3,10 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "fetch.h"
-#include "hash.h"
-#include "log.h"
+#include "cli.h"
+#include "fetch/fetch.h"
+#include "base/base.h"
 
 const char tf_usage_sha256[] =
 	"Print the SHA-256 of each FILE or URL as one line \"<hex>  <arg>\", the\n"

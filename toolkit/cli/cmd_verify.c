@@ -5,13 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "log.h"
-#include "attest.h"
-#include "framework.h"
-#include "hash.h"
-#include "path.h"
-#include "verify.h"
+#include "cli.h"
+#include "base/base.h"
+#include "pack/pack.h"
+#include "audit/audit.h"
+#include "verify/verify.h"
 
 const char tf_usage_verify[] =
 	"Check each wheel as an installer would see it, independently of how\n"

@@ -9,11 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cmd.h"
-#include "log.h"
-#include "run.h"
-#include "signals.h"
-#include "ui.h"
+#include "cli.h"
+#include "base/base.h"
+#include "ui/ui.h"
 
 const struct tf_cmd tf_commands[] = {
 	{ "recipe", cmd_recipe, "run a recipe: fetch, patch, build, pack, verify",

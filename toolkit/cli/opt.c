@@ -5,70 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/base.h"
 
 #define FIELD(base, o, type) ((type *)((char *)(base) + (o)->off))
-
-size_t tf_opt_distance(const char *a, const char *b)
-{
-	size_t n = strlen(a), m = strlen(b), i, j, d;
-	size_t *prev2 = tf_calloc(m + 1, sizeof(size_t));
-	size_t *prev = tf_calloc(m + 1, sizeof(size_t));
-	size_t *cur = tf_calloc(m + 1, sizeof(size_t));
-
-	for (j = 0; j <= m; j++)
-		prev[j] = j;
-	for (i = 1; i <= n; i++) {
-		size_t *t;
-
-		cur[0] = i;
-		for (j = 1; j <= m; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-
-			d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1 : cur[j - 1] + 1;
-			d = sub < d ? sub : d;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < d)
-				d = prev2[j - 2] + 1;
-			cur[j] = d;
-		}
-		t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	d = prev[m];
-	free(prev2);
-	free(prev);
-	free(cur);
-	return d;
-}
-
-const char *tf_opt_nearest(const char *word, const char *const *cands)
-{
-	size_t best = (size_t)-1, limit = strlen(word) / 3, d;
-	const char *found = NULL;
-
-	if (limit < 1)
-		limit = 1;
-	for (; *cands; cands++) {
-		d = tf_opt_distance(word, *cands);
-		/* A prefix of a name ("--off" for "--offline") counts as near. */
-		if (strlen(word) >= 2 && !strncmp(*cands, word, strlen(word)))
-			d = 1;
-		if (d < best) {
-			best = d;
-			found = *cands;
-		}
-	}
-	return best <= limit ? found : NULL;
-}
-
-void tf_opt_join(const char *const *v, struct tf_buf *out)
-{
-	for (; *v; v++)
-		tf_buf_addf(out, "%s%s", *v, v[1] ? ", " : "");
-}
 
 const struct tf_opt *tf_opt_find(const struct tf_opt *const *tables,
 				 const char *arg)
@@ -99,9 +38,9 @@ static const char *spelled(const struct tf_opt *o, int is_long)
 static int refuse_choice(const struct tf_opt *o, int is_long, const char *v)
 {
 	struct tf_buf valid = TF_BUF_INIT;
-	const char *near = tf_opt_nearest(v, o->choices());
+	const char *near = tf_words_nearest(v, o->choices());
 
-	tf_opt_join(o->choices(), &valid);
+	tf_words_join(o->choices(), &valid);
 	error("%s '%s': not a valid value; valid values are %s%s%s%s",
 	      spelled(o, is_long), v, valid.buf, near ? " (did you mean '" : "",
 	      near ? near : "", near ? "'?)" : "");
@@ -181,7 +120,7 @@ static int unknown(const struct tf_opt *const *tables, const char *arg)
 	for (t = tables; *t; t++)
 		for (o = *t; o->long_name; o++)
 			tf_strvec_pushf(&names, "--%s", o->long_name);
-	near = arg[1] == '-' ? tf_opt_nearest(arg, (const char *const *)names.v)
+	near = arg[1] == '-' ? tf_words_nearest(arg, (const char *const *)names.v)
 			     : NULL;
 	if (near)
 		error("unknown option '%s'; did you mean '%s'?", arg, near);
@@ -283,7 +222,7 @@ void tf_opt_help(const struct tf_opt *const *tables, struct tf_buf *out)
 			tf_buf_addf(out, "  %-24s %s", left, o->help);
 			if (o->choices) {
 				tf_buf_addstr(out, " (");
-				tf_opt_join(o->choices(), out);
+				tf_words_join(o->choices(), out);
 				tf_buf_addch(out, ')');
 			}
 			tf_buf_addch(out, '\n');

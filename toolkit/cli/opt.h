@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 enum tf_opt_kind {
 	TF_OPT_FLAG,     /* --force: int set to 1 */
@@ -56,18 +56,6 @@ int tf_opt_parse(const struct tf_opt *const *tables, int argc, char **argv,
 /* The option named by "--name" or "-x" (without the value), or NULL. */
 const struct tf_opt *tf_opt_find(const struct tf_opt *const *tables,
 				 const char *arg);
-
-/* Edit distance (with transpositions) between a and b. */
-size_t tf_opt_distance(const char *a, const char *b);
-/*
- * The candidate nearest to word if it is near enough to be a likely
- * typo (distance at most a third of its length, at least 1), else NULL.
- * cands is NULL-terminated.
- */
-const char *tf_opt_nearest(const char *word, const char *const *cands);
-
-/* Append "a, b, c" to out. */
-void tf_opt_join(const char *const *v, struct tf_buf *out);
 
 /* Print the options of the tables, one per line, as "  -o, --out DIR  help". */
 void tf_opt_help(const struct tf_opt *const *tables, struct tf_buf *out);

@@ -7,12 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "digestcache.h"
-#include "log.h"
-#include "path.h"
-#include "probe.h"
-#include "target.h"
+#include "cli.h"
+#include "stamp/stamp.h"
+#include "base/base.h"
+#include "env/env.h"
 
 static char *default_cache(void)
 {

@@ -6,12 +6,11 @@
  * loading the recipe, choosing targets and expanding a plan for each.
  */
 
-#include "buf.h"
-#include "cache.h"
-#include "fetch.h"
-#include "lock.h"
-#include "plan.h"
-#include "recipe.h"
+#include "base/base.h"
+#include "cache/cache.h"
+#include "fetch/fetch.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 struct tf_options {
 	const char *recipe;     /* borrowed from argv: the recipe path */

@@ -1,6 +1,6 @@
 #include "dl.h"
 
-#include "log.h"
+#include "base/base.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

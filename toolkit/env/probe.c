@@ -8,11 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "buf.h"
-#include "log.h"
-#include "path.h"
-#include "run.h"
-#include "target.h"
+#include "base/base.h"
 
 #define MAGIC "tfbuild-probes 1\n"
 #define ARG_SEP '\x1f' /* between argv words in the file: never in a word */
@@ -152,7 +148,7 @@ static char *run_first_line(const char *const *argv)
 
 	tf_strvec_pushv(&r.argv, argv);
 	r.clean_env = 1;
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_target_path);
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
 	tf_strvec_push(&r.env, "LC_ALL=C");
 	cache.spawned++;
 	status = tf_run_capture(&r, &out, 4096);
@@ -218,7 +214,7 @@ char *tf_probe_first_line(const char *const *argv)
 {
 	struct tf_strvec words = TF_STRVEC_INIT;
 	struct tf_buf key = TF_BUF_INIT;
-	char *found = tf_target_which(argv[0]), *exe = NULL, *out = NULL;
+	char *found = tf_run_which(argv[0]), *exe = NULL, *out = NULL;
 	struct stat st;
 	size_t i;
 	int storable = 1;

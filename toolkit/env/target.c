@@ -5,14 +5,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
+#include "base/base.h"
 #include "probe.h"
-#include "recipe.h"
-#include "run.h"
-
-const char tf_target_path[] =
-	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /* What each target needs; the Debian package names say what to install. */
 static const struct {
@@ -95,25 +89,6 @@ static int unknown_target(const char *name)
 }
 
 /* Look a program up in the fixed PATH steps get; its full path or NULL. */
-char *tf_target_which(const char *prog)
-{
-	struct tf_buf b = TF_BUF_INIT;
-	const char *p = tf_target_path;
-
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0 ? tf_strdup(prog) : NULL;
-	while (*p) {
-		size_t n = strcspn(p, ":");
-
-		tf_buf_setf(&b, "%.*s/%s", (int)n, p, prog);
-		if (access(b.buf, X_OK) == 0)
-			return tf_buf_detach(&b);
-		p += n + (p[n] == ':');
-	}
-	tf_buf_release(&b);
-	return NULL;
-}
-
 /* Ask the build Python where the target's headers are. */
 static char *python_include(const char *python)
 {
@@ -125,7 +100,7 @@ static char *python_include(const char *python)
 /* What identifies the compiler: its path, target machine and version. */
 static char *compiler_identity(const char *cc)
 {
-	char *path = tf_target_which(cc);
+	char *path = tf_run_which(cc);
 	char *machine = tf_probe_first_line((const char *const[]){ cc, "-dumpmachine", NULL });
 	char *version = tf_probe_first_line((const char *const[]){ cc, "--version", NULL });
 	char *id = tf_xstrfmt("%s %s %s", path ? path : cc,
@@ -139,42 +114,42 @@ static char *compiler_identity(const char *cc)
 
 static int in_path(const char *prog)
 {
-	char *p = tf_target_which(prog);
+	char *p = tf_run_which(prog);
 
 	free(p);
 	return p != NULL;
 }
 
 /* Replace *field with the override's text when there is one. */
-static void take(char **field, const struct tf_str *over)
+static void take(char **field, const char *over)
 {
-	if (!over->s)
+	if (!over)
 		return;
 	free(*field);
-	*field = tf_strdup(over->s);
+	*field = tf_strdup(over);
 }
 
-static void apply_overrides(struct tf_target *t, const struct tf_toolchain_def *o)
+static void apply_overrides(struct tf_target *t, const struct tf_toolchain *o)
 {
 	if (!o)
 		return;
-	take(&t->cc, &o->cc);
-	take(&t->ar, &o->ar);
-	take(&t->strip, &o->strip);
-	take(&t->cflags, &o->cflags);
-	take(&t->ldflags, &o->ldflags);
-	take(&t->sysroot, &o->sysroot);
-	take(&t->emulator, &o->emulator);
-	if (o->sysroot.s) {
-		char *c = tf_xstrfmt("%s --sysroot=%s", t->cflags, o->sysroot.s);
-		char *l = tf_xstrfmt("%s --sysroot=%s", t->ldflags, o->sysroot.s);
+	take(&t->cc, o->cc);
+	take(&t->ar, o->ar);
+	take(&t->strip, o->strip);
+	take(&t->cflags, o->cflags);
+	take(&t->ldflags, o->ldflags);
+	take(&t->sysroot, o->sysroot);
+	take(&t->emulator, o->emulator);
+	if (o->sysroot) {
+		char *c = tf_xstrfmt("%s --sysroot=%s", t->cflags, o->sysroot);
+		char *l = tf_xstrfmt("%s --sysroot=%s", t->ldflags, o->sysroot);
 
 		free(t->cflags);
 		free(t->ldflags);
 		t->cflags = c;
 		t->ldflags = l;
 		free(t->emulator_prefix);
-		t->emulator_prefix = tf_strdup(o->sysroot.s);
+		t->emulator_prefix = tf_strdup(o->sysroot);
 	}
 }
 
@@ -224,7 +199,7 @@ static char *tool(const struct tf_target *t, const char *name)
  */
 static char *build_compiler(const struct tf_target *t, const char *name)
 {
-	char *path = tf_target_which(name), *cc;
+	char *path = tf_run_which(name), *cc;
 	size_t dir;
 
 	if (!path)
@@ -241,7 +216,7 @@ static char *build_compiler(const struct tf_target *t, const char *name)
 static void set_binutils(struct tf_target *t)
 {
 	size_t i;
-	char *fc = tool(t, "gfortran"), *path = tf_target_which(fc);
+	char *fc = tool(t, "gfortran"), *path = tf_run_which(fc);
 
 	t->cxx = tool(t, "g++");
 	t->fc = path ? fc : NULL;
@@ -264,7 +239,7 @@ static void set_binutils(struct tf_target *t)
 }
 
 int tf_target_setup(const char *name, struct tf_target *t, int check,
-		    const struct tf_toolchain_def *over)
+		    const struct tf_toolchain *over)
 {
 	const char *host = tf_target_host();
 	size_t i;
@@ -301,14 +276,14 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 	if (!in_path(t->python))
 		return error("target '%s': 'python3' not found; install Debian's python3",
 			     name);
-	if (over && over->python_include.s)
-		t->python_include = tf_strdup(over->python_include.s);
+	if (over && over->python_include)
+		t->python_include = tf_strdup(over->python_include);
 	else
 		t->python_include = python_include(t->python);
 	if (!t->python_include)
 		return error("target '%s': cannot ask python3 for its include directory",
 			     name);
-	if (!t->native && !(over && over->python_include.s) && cross_pyconfig(t, i))
+	if (!t->native && !(over && over->python_include) && cross_pyconfig(t, i))
 		return -1;
 	t->identity = compiler_identity(t->cc);
 	return 0;

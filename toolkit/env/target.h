@@ -1,7 +1,7 @@
 #ifndef TF_TARGET_H
 #define TF_TARGET_H
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * Targets and their toolchains: what compiler, flags and Python headers
@@ -41,6 +41,17 @@ struct tf_target {
 
 #define TF_TARGET_INIT { 0 }
 
+/*
+ * What a recipe's or a --toolchain file's `toolchains` entry changes in
+ * a target's defaults; NULL fields keep them. Strings are borrowed.
+ */
+struct tf_toolchain {
+	const char *cc, *ar, *strip, *cflags, *ldflags;
+	const char *sysroot;        /* passed as --sysroot; the emulator's -L */
+	const char *python_include;
+	const char *emulator;       /* command that runs target programs */
+};
+
 /* The host's target name ("x86_64", "aarch64"), or NULL if unsupported. */
 const char *tf_target_host(void);
 /* 1 if name is a known target. */
@@ -57,9 +68,8 @@ void tf_target_list(struct tf_buf *out);
  * if not) and ask Python for its include directory; without, tools are
  * named but not looked for (enough for fetching).
  */
-struct tf_toolchain_def;
 int tf_target_setup(const char *name, struct tf_target *t, int check,
-		    const struct tf_toolchain_def *over);
+		    const struct tf_toolchain *over);
 /*
  * Check that the target's emulator exists (for recipes with tests that
  * run target code), naming the package to install if not.
@@ -67,11 +77,19 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 int tf_target_check_emulator(const struct tf_target *t);
 void tf_target_release(struct tf_target *t);
 
-/* Full path of prog in tf_target_path (or prog itself if it has a
- * '/' and is executable); NULL if not found. Caller frees. */
-char *tf_target_which(const char *prog);
 
-/* The PATH every step and tool lookup uses: fixed, not the caller's. */
-extern const char tf_target_path[];
+/* A compiler launcher (ccache, sccache, distcc): docs/distributed.md. */
+struct tf_launcher_kind {
+	const char *name;    /* as --launcher takes it */
+	const char *prefix;  /* the caller's variables that reach steps */
+	const char *install; /* what to do when it is missing */
+};
+
+/* The launcher called name, or NULL ("none" is none). */
+const struct tf_launcher_kind *tf_launcher_kind(const char *name);
+/* The valid --launcher values, NULL-terminated: the launchers, "none". */
+const char *const *tf_launcher_choices(void);
+/* 1 if name is a launcher or "none". */
+int tf_launcher_is_known(const char *name);
 
 #endif

@@ -36,12 +36,9 @@
 
 #include <curl/curl.h>
 
-#include "dl.h"
-#include "hash.h"
-#include "log.h"
-#include "path.h"
-#include "signals.h"
-#include "ui.h"
+#include "dl/dl.h"
+#include "base/base.h"
+#include "ui/ui.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "dev"

@@ -1,6 +1,8 @@
 #ifndef TF_FETCH_H
 #define TF_FETCH_H
 
+#include "url.h"
+
 /*
  * Fetch: download sources into a content-addressed cache, verifying
  * their SHA-256 while the bytes arrive. fetch.c is the only file that
@@ -12,7 +14,7 @@
  * is trusted without re-hashing unless .recheck is set.
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 struct tf_fetch_opts {
 	const char *cache_dir;   /* borrowed; created if missing */

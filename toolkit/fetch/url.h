@@ -10,7 +10,7 @@
  * of the build machine, and two checkouts record the same thing.
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 /* Append the canonical form of url to out; recipe_dir is absolute. */
 void tf_url_canonical(const char *url, const char *recipe_dir,

@@ -1,13 +1,15 @@
 #ifndef TF_METADATA_H
 #define TF_METADATA_H
 
+#include "pyname.h"
+
 /*
  * Validators for core metadata values (pure functions, no I/O). Each
  * returns 0 if the value is valid, or -1 with what is wrong appended to
  * why (nothing printed): the caller says where the value came from.
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * An SPDX license expression (SPDX 2.3 annex D, as PEP 639's

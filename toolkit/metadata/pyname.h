@@ -5,7 +5,7 @@
  * Python packaging names and versions: pure functions, no I/O.
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 /* PEP 503 normalize ("Foo.Bar_baz" -> "foo-bar-baz"), appended to out. */
 void tf_pyname_normalize(const char *name, struct tf_buf *out);

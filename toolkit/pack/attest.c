@@ -11,12 +11,10 @@
 
 #include <jansson.h>
 
-#include "cache.h"
-#include "digestcache.h"
-#include "hash.h"
-#include "log.h"
-#include "path.h"
-#include "url.h"
+#include "cache/cache.h"
+#include "stamp/stamp.h"
+#include "base/base.h"
+#include "fetch/fetch.h"
 
 #define STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define PROVENANCE_TYPE "https://slsa.dev/provenance/v1"

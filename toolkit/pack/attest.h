@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "plan.h"
+#include "base/base.h"
+#include "plan/plan.h"
 
 /* A list of (file name, sha256 hex) pairs, as SHA256SUMS holds them. */
 struct tf_sums {

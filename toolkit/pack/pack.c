@@ -13,22 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "abi3.h"
-#include "digestcache.h"
-#include "hash.h"
-#include "elf.h"
-#include "isa.h"
-#include "framework.h"
-#include "log.h"
-#include "manylinux.h"
+#include "audit/audit.h"
+#include "stamp/stamp.h"
+#include "base/base.h"
 #include "packstamp.h"
-#include "path.h"
-#include "signals.h"
-#include "source.h"
-#include "strpool.h"
-#include "vendor.h"
-#include "verify.h"
-#include "wheel.h"
+#include "source/source.h"
+#include "verify/verify.h"
+#include "wheel/wheel.h"
 
 /* The files of one wheel, with storage for their paths. */
 struct file_list {

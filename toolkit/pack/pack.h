@@ -1,6 +1,8 @@
 #ifndef TF_PACK_H
 #define TF_PACK_H
 
+#include "attest.h"
+
 /*
  * Pack: turn the wheels of built plans into .whl files. Collects each
  * wheel's files from step stages by its file rules, derives tags the
@@ -12,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "plan.h"
+#include "base/base.h"
+#include "plan/plan.h"
 
 /*
  * Pack every wheel of every plan into out_dir. On success append each

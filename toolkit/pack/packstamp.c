@@ -7,10 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "digestcache.h"
-#include "log.h"
-#include "path.h"
-#include "stamp.h"
+#include "stamp/stamp.h"
+#include "base/base.h"
 
 #define STAMP_MAGIC "tfbuild-pack-stamp 1\n"
 

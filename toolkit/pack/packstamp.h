@@ -22,9 +22,8 @@
  * does with racily clean index entries.
  */
 
-#include "buf.h"
-#include "hash.h"
-#include "plan.h"
+#include "base/base.h"
+#include "plan/plan.h"
 
 /* The key of wheel pw of plan p; 0, or -1 after an error (a file unread). */
 int tf_packstamp_key(const struct tf_plan *p, const struct tf_plan_wheel *pw,

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "path.h"
+#include "base/base.h"
 
 static int has_git(const char *dir)
 {

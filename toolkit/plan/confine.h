@@ -1,7 +1,7 @@
 #ifndef TF_CONFINE_H
 #define TF_CONFINE_H
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * Where a recipe's local files may come from. A `path:` source or a

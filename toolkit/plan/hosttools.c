@@ -11,9 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "path.h"
-#include "signals.h"
+#include "base/base.h"
 #include "plan.h"
 #include "toolfiles.h"
 
@@ -124,14 +122,14 @@ static int listing(struct tf_plan *p, struct tf_strvec *links,
 	int ret = 0;
 
 	for (a = allowed; *a; a++) {
-		char *path = tf_target_which(*a);
+		char *path = tf_run_which(*a);
 
 		if (path)
 			tf_strvec_pushf(links, "%s=%s", *a, path);
 		free(path);
 	}
 	for (i = 0; i < r->nr_host_tools; i++) {
-		char *path = tf_target_which(r->host_tools[i].s);
+		char *path = tf_run_which(r->host_tools[i].s);
 
 		if (!path) {
 			ret = tf_error_at(&r->host_tools[i].pos,
@@ -152,7 +150,7 @@ static int listing(struct tf_plan *p, struct tf_strvec *links,
 	if (*p->target.emulator) {
 		char *prog = tf_strndup(p->target.emulator,
 					strcspn(p->target.emulator, " "));
-		char *path = tf_target_which(prog);
+		char *path = tf_run_which(prog);
 
 		if (path)
 			tf_strvec_pushf(links, "%s=%s", tf_path_basename(prog), path);

@@ -8,59 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 #include "plan.h"
-#include "recipe.h"
-#include "target.h"
+#include "recipe/recipe.h"
+#include "env/env.h"
 #include "toolfiles.h"
 
 extern char **environ;
-
-static const struct {
-	const char *name;    /* as --launcher takes it */
-	const char *prefix;  /* the caller's variables that reach steps */
-	const char *install; /* what to do when it is missing */
-} launchers[] = {
-	{ "ccache", "CCACHE_", "install Debian's ccache" },
-	{ "sccache", "SCCACHE_",
-	  "sccache is not packaged in Debian 12: install its release binary or "
-	  "'cargo install sccache' into /usr/local/bin" },
-	{ "distcc", "DISTCC_", "install Debian's distcc" },
-};
-
-#define NR_LAUNCHERS (sizeof(launchers) / sizeof(*launchers))
-
-const char *const *tf_launcher_choices(void)
-{
-	static const char *choices[NR_LAUNCHERS + 2];
-	size_t i;
-
-	for (i = 0; i < NR_LAUNCHERS; i++)
-		choices[i] = launchers[i].name;
-	choices[i] = "none";
-	return choices;
-}
-
-int tf_launcher_is_known(const char *name)
-{
-	const char *const *c;
-
-	for (c = tf_launcher_choices(); *c; c++)
-		if (!strcmp(*c, name))
-			return 1;
-	return 0;
-}
-
-static int find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NR_LAUNCHERS; i++)
-		if (!strcmp(launchers[i].name, name))
-			return (int)i;
-	return -1;
-}
 
 /* The last `launcher` the target's toolchains (recipe, then file) name. */
 static const char *toolchain_launcher(const struct tf_recipe *r,
@@ -93,25 +47,25 @@ int tf_launcher_plan(struct tf_plan *p, const char *cli,
 {
 	const char *name = cli ? cli : toolchain_launcher(p->recipe, p->target.name);
 	struct tf_launcher *l;
-	int i;
+	const struct tf_launcher_kind *k;
 
 	p->launcher = NULL;
 	if (!name || !strcmp(name, "none"))
 		return 0;
-	i = find(name);
-	if (i < 0)
+	k = tf_launcher_kind(name);
+	if (!k)
 		BUG("launcher '%s' was not checked", name);
 	l = tf_calloc(1, sizeof(*l));
-	l->name = launchers[i].name;
-	l->path = check ? tf_target_which(name) : tf_strdup("");
+	l->name = k->name;
+	l->path = check ? tf_run_which(name) : tf_strdup("");
 	l->dir = tf_xstrfmt("%s/launcher", p->tools_dir);
 	l->distcc_hosts = distcc_hosts ? tf_strdup(distcc_hosts) : NULL;
 	l->base_dir = tf_launcher_base_dir(p->dir, p->recipe->dir);
 	p->launcher = l;
 	if (!l->path)
 		return error("target '%s': launcher '%s' not found in %s; %s",
-			     p->target.name, name, tf_target_path,
-			     launchers[i].install);
+			     p->target.name, name, tf_run_path,
+			     k->install);
 	return 0;
 }
 
@@ -129,7 +83,7 @@ static void sh_quote(struct tf_buf *out, const char *s)
 
 static int write_wrapper(const struct tf_launcher *l, const char *compiler)
 {
-	char *real = tf_target_which(compiler);
+	char *real = tf_run_which(compiler);
 	struct tf_buf path = TF_BUF_INIT, text = TF_BUF_INIT;
 	int ret;
 
@@ -226,7 +180,7 @@ void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env)
 		ccache_env(l, env);
 	else if (!strcmp(l->name, "sccache"))
 		env_set(env, user_cache("SCCACHE_DIR", "sccache"));
-	prefix = launchers[find(l->name)].prefix;
+	prefix = tf_launcher_kind(l->name)->prefix;
 	n = strlen(prefix);
 	for (i = 0; environ[i]; i++)
 		if (!strncmp(environ[i], prefix, n) && strchr(environ[i], '='))

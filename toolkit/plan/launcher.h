@@ -25,7 +25,7 @@
  * environment does.
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 struct tf_plan;
 struct tf_recipe;
@@ -38,11 +38,6 @@ struct tf_launcher {
 	char *base_dir;       /* owned: ccache's base_dir: the directory
 				 holding the build tree and the recipe */
 };
-
-/* The valid --launcher values, NULL-terminated: the launchers, "none". */
-const char *const *tf_launcher_choices(void);
-/* 1 if name is a launcher or "none". */
-int tf_launcher_is_known(const char *name);
 
 /*
  * Choose p's launcher: cli (--launcher, may be NULL) over the last

@@ -4,7 +4,7 @@
  */
 #include "plan.h"
 
-#include "isa.h"
+#include "audit/audit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,19 +12,15 @@
 #include <string.h>
 
 #include "confine.h"
-#include "isa.h"
-#include "log.h"
-#include "path.h"
-#include "signals.h"
-#include "pyname.h"
-#include "url.h"
-#include "wheel.h"
-#include "pytag.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
+#include "fetch/fetch.h"
+#include "wheel/wheel.h"
 #include "hosttools.h"
 #include "launcher.h"
 #include "sysroot.h"
 #include "toolfiles.h"
-#include "recipe_meta.h"
+#include "recipe/recipe.h"
 
 /* Keep s in the plan's store and return the stored copy. */
 static const char *keep(struct tf_plan *p, char *s)
@@ -299,7 +295,7 @@ static void build_binutils(struct tf_strvec *e)
 	size_t i;
 
 	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
-		char *path = tf_target_which(tools[i][1]);
+		char *path = tf_run_which(tools[i][1]);
 
 		if (path)
 			tf_strvec_pushf(e, "%s=%s", tools[i][0], path);
@@ -345,7 +341,7 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	const struct tf_target *t = &p->target;
 	struct tf_strvec *e = &ps->env;
 
-	tf_strvec_pushf(e, "PATH=%s", p->host_tools ? p->host_tools : tf_target_path);
+	tf_strvec_pushf(e, "PATH=%s", p->host_tools ? p->host_tools : tf_run_path);
 	tf_strvec_pushf(e, "HOME=%s/home", p->dir);
 	tf_strvec_pushf(e, "TMPDIR=%s/tmp", p->dir);
 	tf_strvec_push(e, "LC_ALL=C");
@@ -935,6 +931,23 @@ static int has_tests(const struct tf_recipe *r)
 	return 0;
 }
 
+/* The target's toolchain, with the recipe's overrides for it. */
+static int setup_target(struct tf_plan *p, const char *target, int check)
+{
+	const struct tf_toolchain_def *d = tf_recipe_toolchain(p->recipe, target);
+	struct tf_toolchain over;
+
+	if (!d)
+		return tf_target_setup(target, &p->target, check, NULL);
+	over = (struct tf_toolchain){
+		.cc = d->cc.s, .ar = d->ar.s, .strip = d->strip.s,
+		.cflags = d->cflags.s, .ldflags = d->ldflags.s,
+		.sysroot = d->sysroot.s, .python_include = d->python_include.s,
+		.emulator = d->emulator.s,
+	};
+	return tf_target_setup(target, &p->target, check, &over);
+}
+
 int tf_plan_make(const struct tf_recipe *r, const char *target,
 		 const struct tf_plan_opts *o, struct tf_plan *p)
 {
@@ -949,8 +962,7 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
-	if (tf_target_setup(target, &p->target, o->check_tools,
-			    tf_recipe_toolchain(r, target)))
+	if (setup_target(p, target, o->check_tools))
 		return TF_PLAN_TOOLCHAIN;
 	/* Each recipe its own tree: two recipes in one folder never share
 	 * stamps, so building them alternately rebuilds nothing. */

@@ -1,6 +1,8 @@
 #ifndef TF_PLAN_H
 #define TF_PLAN_H
 
+#include "launcher.h"
+
 /*
  * The plan: a recipe expanded for one target. Every ${...} is resolved,
  * every path made absolute and every step's environment built, so all
@@ -10,13 +12,13 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "recipe.h"
-#include "stamp.h"
-#include "target.h"
+#include "base/base.h"
+#include "recipe/recipe.h"
+#include "stamp/stamp.h"
+#include "env/env.h"
 #include "vars.h"
-#include "elf.h"
-#include "wheel.h"
+#include "audit/audit.h"
+#include "wheel/wheel.h"
 
 struct tf_launcher;
 

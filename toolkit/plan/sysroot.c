@@ -12,12 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "log.h"
-#include "path.h"
-#include "signals.h"
+#include "base/base.h"
 #include "plan.h"
-#include "run.h"
 
 /* Packages the cross toolchain provides; never unpacked into a root. */
 static const char *const excluded[] = {
@@ -103,7 +99,7 @@ static int run_apt(const char *const *argv, const char *dir, struct tf_buf *out)
 
 	tf_strvec_pushv(&r.argv, argv);
 	r.clean_env = 1;
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_target_path);
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
 	tf_strvec_push(&r.env, "LC_ALL=C");
 	r.dir = dir;
 	status = tf_run_capture(&r, out, 64 << 20);

@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 #include "plan.h"
 
 static const char *keep(struct tf_plan *p, char *s)
@@ -60,7 +59,7 @@ void tf_toolfiles_plan(struct tf_plan *p)
 /* The full path of a tool when it is installed, else its name. */
 static char *tool_path(const char *name)
 {
-	char *path = tf_target_which(name);
+	char *path = tf_run_which(name);
 
 	return path ? path : tf_strdup(name);
 }

@@ -11,7 +11,7 @@
  * rerun for nothing. docs/cross.md describes what each file holds.
  */
 
-#include "buf.h"
+#include "base/base.h"
 
 struct tf_plan;
 

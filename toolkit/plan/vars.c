@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/base.h"
 
 static struct tf_var *find(const struct tf_vars *vars, const char *name,
 			   size_t len)

@@ -7,8 +7,8 @@
  * first use with cycle detection. "$$" gives a literal "$".
  */
 
-#include "buf.h"
-#include "recipe.h"
+#include "base/base.h"
+#include "recipe/recipe.h"
 
 struct tf_var {
 	char *name;               /* owned */

@@ -14,15 +14,11 @@
 
 #include <yaml.h>
 
-#include "hash.h"
-#include "isa.h"
-#include "launcher.h"
-#include "libs.h"
+#include "base/base.h"
+#include "audit/audit.h"
+
 #include "recipe_meta.h"
-#include "log.h"
-#include "opt.h"
-#include "target.h"
-#include "path.h"
+#include "env/env.h"
 
 /* Recipes are small; a cap keeps a hostile file from eating memory. */
 #define RECIPE_MAX_BYTES (4 << 20)
@@ -1077,8 +1073,8 @@ static int parse_tf_toolchain_def_launcher(struct loader *l, yaml_node_t *v,
 		return -1;
 	if (tf_launcher_is_known(s->s))
 		return 0;
-	near = tf_opt_nearest(s->s, tf_launcher_choices());
-	tf_opt_join(tf_launcher_choices(), &valid);
+	near = tf_words_nearest(s->s, tf_launcher_choices());
+	tf_words_join(tf_launcher_choices(), &valid);
 	ret = bad(l, v, "unknown launcher '%s' (valid: %s)%s%s%s", s->s, valid.buf,
 		  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 	tf_buf_release(&valid);

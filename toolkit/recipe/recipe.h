@@ -1,6 +1,8 @@
 #ifndef TF_RECIPE_H
 #define TF_RECIPE_H
 
+#include "recipe_meta.h"
+
 /*
  * The recipe: parsed from YAML with libyaml (recipe.c is the only file
  * that includes it) and checked against schema 1 (docs/recipe.md).
@@ -11,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 /* A position in the recipe file, 1-based. */
 struct tf_pos {

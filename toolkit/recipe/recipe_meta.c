@@ -1,13 +1,12 @@
 /*
  * Checking a recipe wheel's core metadata at load time, with positions.
  */
-#include "recipe_meta.h"
+#include "recipe.h"
 
 #include <string.h>
 
-#include "buf.h"
-#include "metadata.h"
-#include "path.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 
 static int uses_vars(const struct tf_str *s)
 {

@@ -9,7 +9,9 @@
  * "FILE:LINE:COL: ..." (exit 3 from the command).
  */
 
-#include "recipe.h"
+struct tf_recipe;
+struct tf_wheel_def;
+struct tf_str;
 
 /*
  * Check w's literal values when the recipe is loaded: values using

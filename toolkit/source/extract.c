@@ -8,12 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "dl.h"
-#include "limit.h"
-#include "log.h"
-#include "path.h"
-#include "xzmem.h"
+#include "base/base.h"
+#include "dl/dl.h"
 
 /* Read-ahead per read(2): small, so memory stays flat for any archive. */
 #define BLOCK_SIZE 16384

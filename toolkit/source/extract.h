@@ -1,7 +1,7 @@
 #ifndef TF_EXTRACT_H
 #define TF_EXTRACT_H
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * Extract: unpack a source archive with libarchive (tar, tar.gz, tar.xz,

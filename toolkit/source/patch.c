@@ -5,10 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "log.h"
-#include "path.h"
-#include "run.h"
+#include "base/base.h"
 
 /* Longest patch line we read whole; a file name is far shorter. */
 #define LINE_CAP 65536

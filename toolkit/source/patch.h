@@ -1,7 +1,7 @@
 #ifndef TF_PATCH_H
 #define TF_PATCH_H
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * Patch: apply a unified diff to a tree with GNU patch, zero fuzz.

@@ -6,12 +6,10 @@
 #include <unistd.h>
 
 #include "extract.h"
-#include "log.h"
+#include "base/base.h"
 #include "patch.h"
-#include "path.h"
-#include "signals.h"
-#include "stamp.h"
-#include "ui.h"
+#include "stamp/stamp.h"
+#include "ui/ui.h"
 
 int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 {

@@ -6,8 +6,8 @@
  * prepared tree (extract.c or a copy, then patch.c), atomically.
  */
 
-#include "fetch.h"
-#include "plan.h"
+#include "fetch/fetch.h"
+#include "plan/plan.h"
 
 /*
  * Fetch every remote source of plan p into the cache and record each

@@ -8,11 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
-#include "path.h"
-#include "signals.h"
-#include "strpool.h"
+#include "base/base.h"
 
 #define MAGIC "tfbuild-file-digests 1\n"
 

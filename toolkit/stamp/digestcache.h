@@ -21,7 +21,7 @@
 
 #include <sys/stat.h>
 
-#include "hash.h"
+#include "base/base.h"
 
 void tf_digest_cache_open(const char *path);
 /* 1 and md set if path with this stat identity was digested before. */

@@ -8,8 +8,7 @@
 #include <unistd.h>
 
 #include "digestcache.h"
-#include "log.h"
-#include "path.h"
+#include "base/base.h"
 
 void tf_stamp_add_hex(struct tf_stamp *s, const char *name, const char *hex)
 {

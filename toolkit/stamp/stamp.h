@@ -1,6 +1,8 @@
 #ifndef TF_STAMP_H
 #define TF_STAMP_H
 
+#include "digestcache.h"
+
 /*
  * Stamps: what a step or source tree was last built from. A stamp lists
  * named input digests (the step's script, environment, toolchain, the
@@ -9,8 +11,7 @@
  * `tfbuild explain` say which input changed.
  */
 
-#include "buf.h"
-#include "hash.h"
+#include "base/base.h"
 
 struct tf_stamp {
 	struct tf_strvec names;   /* owned: input names, e.g. "source:backend" */

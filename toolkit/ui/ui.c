@@ -15,10 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "log.h"
-#include "path.h"
-#include "signals.h"
+#include "base/base.h"
 
 #define MAX_RUNNING 64
 

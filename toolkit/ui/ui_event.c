@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "log.h"
+#include "base/base.h"
 
 static struct timespec t0;
 

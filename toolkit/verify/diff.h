@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "wheelread.h"
+#include "base/base.h"
+#include "wheel/wheel.h"
 
 /*
  * Compare listings a and b; append one line per difference to out (at

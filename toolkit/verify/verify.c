@@ -7,7 +7,7 @@
  * streams every entry through sha256 and checks it against RECORD.
  */
 #include "verify.h"
-#include "zipcheck.h"
+#include "wheel/wheel.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,17 +22,9 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "abi3.h"
-#include "conventions.h"
-#include "elf.h"
-#include "isa.h"
-#include "hash.h"
-#include "libs.h"
-#include "log.h"
-#include "metadata.h"
-#include "path.h"
-#include "pyname.h"
-#include "pytag.h"
+#include "audit/audit.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 
 /* Caps for what is held in memory from untrusted input. */
 /* RECORD: about 100 bytes a line, so 64 MiB lists some 600,000 entries

@@ -1,13 +1,15 @@
 #ifndef TF_VERIFY_H
 #define TF_VERIFY_H
 
+#include "diff.h"
+
 /*
  * Verify: check an existing wheel independently of how it was made.
  */
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * Check the wheel at path: the filename parses (name, version, tags);

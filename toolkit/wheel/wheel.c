@@ -20,12 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "log.h"
-#include "path.h"
-#include "signals.h"
-#include "spool.h"
-#include "pyname.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 #include "zipout.h"
 
 /* Zip (DOS) times start at 1980-01-01 00:00:00 UTC. */

@@ -1,6 +1,9 @@
 #ifndef TF_WHEEL_H
 #define TF_WHEEL_H
 
+#include "wheelread.h"
+#include "zipcheck.h"
+
 /*
  * Wheel: write a PyPA binary distribution (.whl), deflating entries in
  * parallel (zip/zipout.h).
@@ -10,8 +13,7 @@
 
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "hash.h"
+#include "base/base.h"
 
 struct tf_wheel_file {
 	const char *src; /* borrowed; file on disk (links are followed) */

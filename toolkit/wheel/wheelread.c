@@ -7,8 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "buf.h"
-#include "log.h"
+#include "base/base.h"
 
 static struct tf_wheel_entry *add(struct tf_wheel_listing *l)
 {

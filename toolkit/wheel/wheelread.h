@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "hash.h"
+#include "base/base.h"
 
 struct tf_wheel_entry {
 	char *name;         /* owned: as stored */

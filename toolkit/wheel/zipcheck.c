@@ -10,8 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "limit.h"
-#include "log.h"
+#include "base/base.h"
 
 #define CHUNK 65536
 

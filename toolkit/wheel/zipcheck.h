@@ -1,7 +1,7 @@
 #ifndef TF_ZIPCHECK_H
 #define TF_ZIPCHECK_H
 
-#include "buf.h"
+#include "base/base.h"
 
 /*
  * The zip structure of a wheel, checked before its content: an

@@ -14,10 +14,7 @@
 #include <minizip/zip.h>
 #include <zlib.h>
 
-#include "buf.h"
-#include "hash.h"
-#include "log.h"
-#include "signals.h"
+#include "base/base.h"
 
 /* Entries this large need ZIP64 fields (minizip's limit is 4 GiB - 1). */
 #define ZIP64_MIN 0xffff0000LL

@@ -32,7 +32,7 @@
 
 #include <stddef.h>
 
-#include "hash.h"
+#include "base/base.h"
 
 #define TF_ZIPOUT_BLOCK (256 * 1024)
 

@@ -1,5 +1,5 @@
-#ifndef TF_CMD_H
-#define TF_CMD_H
+#ifndef TF_CLI_H
+#define TF_CLI_H
 
 /*
  * Subcommands: one thin cmd_<name>.c each, listed in the command table
@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "buf.h"
+#include "base/base.h"
 #include "opt.h"
-#include "target.h"
+#include "env/env.h"
 
 /* Everything a command line can say; fields are borrowed from argv. */
 struct tf_args {

@@ -1,0 +1,201 @@
+"""The house rules of toolkit/, derived from the tree itself.
+
+usage: python3 tests/lib/layers.py [TOOLKIT_DIR]
+
+Reads TOOLKIT_DIR/LAYERS (the layers, lowest first, and where some
+calls may stand) and every .c, .h and .inc file below TOOLKIT_DIR, then
+prints one line per broken rule and exits 1, or prints nothing and
+exits 0. The rules:
+
+- every file is in a folder, and every folder is on exactly one layer;
+- an #include "..." names a file that exists: first beside the including
+  file, then from TOOLKIT_DIR (the only include path the build gives);
+- a file includes headers of its own folder, or the door of a folder on
+  a lower layer (FOLDER/FOLDER.h), never anything else;
+- no circle of includes between modules (x.c and x.h are module x; a
+  door's includes of its own folder's headers only list what the folder
+  shows, so they are not counted), nor between folders;
+- a `calls` line of LAYERS limits where a name may be called:
+  `calls die: cli/` lets only files under cli/ call die(), and
+  `calls archive_read*: ...` names a prefix;
+- no .c or .h file has more than MAX_LINES lines.
+"""
+
+import os
+import re
+import sys
+
+MAX_LINES = 1000
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def strip_comments(text):
+    """Text with C comments and string literals blanked, lines kept."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r'[^\n]', ' ', text[i:j]))
+            i = j
+        elif text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            out.append(' ' * (j - i))
+            i = j
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c and text[j] != '\n':
+                j += 2 if text[j] == '\\' else 1
+            out.append(c + ' ' * (min(j, n) - i - 1) + (c if j < n else ''))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
+
+
+def read_layers(path):
+    """([[folder, ...] per layer, lowest first], [(names, [prefix])])."""
+    layers, calls = [], []
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            word, _, rest = line.partition(' ')
+            if word == 'layer':
+                layers.append(rest.split())
+            elif word == 'calls':
+                names, _, where = rest.partition(':')
+                calls.append((names.split(), where.split()))
+            else:
+                sys.exit(f'{path}:{no}: expected "layer" or "calls", not {word!r}')
+    return layers, calls
+
+
+def circles(edges):
+    """The strongly connected parts of {node: {node}} with more than one
+    node, each as a sorted list: every circle lies within one of them."""
+    index, low, on, stack, found = {}, {}, set(), [], []
+
+    def visit(n):
+        index[n] = low[n] = len(index)
+        stack.append(n)
+        on.add(n)
+        for m in sorted(edges.get(n, ())):
+            if m not in index:
+                visit(m)
+                low[n] = min(low[n], low[m])
+            elif m in on:
+                low[n] = min(low[n], index[m])
+        if low[n] == index[n]:
+            part = []
+            while True:
+                m = stack.pop()
+                on.discard(m)
+                part.append(m)
+                if m == n:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for n in sorted(edges):
+        if n not in index:
+            visit(n)
+    return found
+
+
+def main(top):
+    problems = []
+    layers, calls = read_layers(os.path.join(top, 'LAYERS'))
+    layer_of = {}
+    for i, folders in enumerate(layers):
+        for d in folders:
+            if d in layer_of:
+                problems.append(f'LAYERS: folder {d}/ is on two layers')
+            layer_of[d] = i
+    files = []
+    for d, dirs, names in os.walk(top):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(('.c', '.h', '.inc')):
+                files.append(os.path.relpath(os.path.join(d, name), top))
+    for d in sorted(layer_of):
+        if not os.path.isdir(os.path.join(top, d)):
+            problems.append(f'LAYERS: folder {d}/ does not exist')
+
+    module_edges, folder_edges = {}, {}
+    for rel in files:
+        folder = rel.split('/')[0] if '/' in rel else None
+        if folder is None:
+            problems.append(f'{rel}: not in a folder')
+            continue
+        if folder not in layer_of:
+            problems.append(f'{rel}: folder {folder}/ is on no layer in LAYERS')
+            continue
+        with open(os.path.join(top, rel), errors='replace') as f:
+            text = f.read()
+        if rel.endswith(('.c', '.h')) and text.count('\n') > MAX_LINES:
+            problems.append(f'{rel}: {text.count(chr(10))} lines, over {MAX_LINES}')
+        module = os.path.splitext(rel)[0]
+        for m in INCLUDE.finditer(text):
+            line = text.count('\n', 0, m.start()) + 1
+            name = m.group(1)
+            beside = os.path.normpath(os.path.join(os.path.dirname(rel), name))
+            if os.path.exists(os.path.join(top, beside)):
+                target = beside
+            elif os.path.exists(os.path.join(top, name)):
+                target = os.path.normpath(name)
+            else:
+                problems.append(f'{rel}:{line}: includes "{name}", which is not there')
+                continue
+            tfolder = target.split('/')[0]
+            # A door's includes of its own folder list what the folder
+            # shows; they are no module's dependency.
+            is_door = rel == f'{folder}/{folder}.h'
+            if (target.endswith('.h') and os.path.splitext(target)[0] != module
+                    and not (is_door and target.split('/')[0] == folder)):
+                module_edges.setdefault(module, set()).add(os.path.splitext(target)[0])
+            if tfolder == folder:
+                continue
+            folder_edges.setdefault(folder, set()).add(tfolder)
+            door = f'{tfolder}/{tfolder}.h'
+            if target != door:
+                problems.append(f'{rel}:{line}: includes "{name}" inside {tfolder}/; '
+                                f'only its door "{door}" may be included from outside')
+            if tfolder not in layer_of:
+                continue
+            if layer_of[tfolder] == layer_of[folder]:
+                problems.append(f'{rel}:{line}: includes "{name}": {folder}/ and '
+                                f'{tfolder}/ are on the same layer')
+            elif layer_of[tfolder] > layer_of[folder]:
+                problems.append(f'{rel}:{line}: includes "{name}": an arrow up, '
+                                f'from {folder}/ (layer {layer_of[folder] + 1}) '
+                                f'to {tfolder}/ (layer {layer_of[tfolder] + 1})')
+        code = None
+        for names, where in calls:
+            if any(rel.startswith(w) if w.endswith('/') else rel == w for w in where):
+                continue
+            if code is None:
+                code = strip_comments(text)
+            for name in names:
+                pattern = re.escape(name.rstrip('*')) + (r'\w*' if name.endswith('*') else '')
+                for c in re.finditer(r'(?<![\w.>])' + pattern + r'\s*\(', code):
+                    line = code.count('\n', 0, c.start()) + 1
+                    called = c.group(0).rstrip('( \t\n')
+                    problems.append(f'{rel}:{line}: calls {called}(), which only '
+                                    f'{" ".join(where)} may call')
+
+    for edges, what in ((module_edges, 'modules'), (folder_edges, 'folders')):
+        for part in circles(edges):
+            problems.append(f'a circle of includes between {what}: ' + ', '.join(part))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else 'toolkit'))
