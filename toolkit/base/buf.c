@@ -8,9 +8,13 @@
 char tf_buf_empty[1];
 char *tf_strvec_empty[1];
 
-static void oom(size_t n)
+void tf_out_of_memory(size_t n)
 {
-	die(TF_EXIT_FAILURE, "out of memory allocating %zu bytes", n);
+	if (n)
+		error("out of memory allocating %zu bytes", n);
+	else
+		error("out of memory");
+	exit(TF_EXIT_FAILURE);
 }
 
 void *tf_malloc(size_t n)
@@ -18,7 +22,7 @@ void *tf_malloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		oom(n);
+		tf_out_of_memory(n);
 	return p;
 }
 
@@ -27,7 +31,7 @@ void *tf_calloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 
 	if (!p)
-		oom(nmemb * size);
+		tf_out_of_memory(nmemb * size);
 	return p;
 }
 
@@ -36,7 +40,7 @@ void *tf_realloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 
 	if (!q)
-		oom(n);
+		tf_out_of_memory(n);
 	return q;
 }
 
@@ -113,7 +117,7 @@ int tf_buf_grow(struct tf_buf *b, size_t n)
 	size_t want;
 
 	if (n > (size_t)-1 / 2 - b->len)
-		oom(n);
+		tf_out_of_memory(n);
 	want = b->len + n + 1;
 	if (b->cap && b->len + n > b->cap)
 		return -1;

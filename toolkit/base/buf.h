@@ -45,6 +45,12 @@ int tf_buf_setf(struct tf_buf *b, const char *fmt, ...) TF_PRINTF(2, 3);
 void tf_buf_setlen(struct tf_buf *b, size_t len);
 
 /* Allocation that aborts with a message instead of returning NULL. */
+/*
+ * Running out of memory is the one failure no caller handles: report it
+ * (with the size asked for, when n is not 0) and exit 1 at once, from
+ * any layer, as BUG() aborts from any layer.
+ */
+TF_NORETURN void tf_out_of_memory(size_t n);
 void *tf_malloc(size_t n);
 void *tf_calloc(size_t nmemb, size_t size);
 void *tf_realloc(void *p, size_t n);
