@@ -54,7 +54,7 @@ SRCS     = $(sort $(wildcard toolkit/*.c toolkit/*/*.c))
 OBJS     = $(addprefix $(O)/,$(notdir $(SRCS:.c=.o)))
 vpath %.c toolkit $(TK_DIRS)
 # Test tools and unit tests link everything but main() and the commands.
-LIB_OBJS = $(filter-out $(O)/main.o $(O)/cmd_%.o,$(OBJS))
+LIB_OBJS = $(filter-out $(O)/main.o $(O)/commands.o $(O)/cmd_%.o,$(OBJS))
 UNIT_SRCS = $(sort $(wildcard tests/unit/*_test.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/unit/%)
 

@@ -38,7 +38,7 @@ static void test_redact(void)
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		tf_buf_reset(&b);
 		tf_buf_addstr(&b, "> ");
-		tf_fetch_redact_url(cases[i].url, &b);
+		tf_url_redact(cases[i].url, &b);
 		CHECK_STR(b.buf + 2, cases[i].want);
 	}
 	tf_buf_release(&b);

@@ -9,6 +9,7 @@
 
 #include <openssl/evp.h>
 
+#include "buf.h"
 #include "log.h"
 
 struct tf_sha256 {
@@ -31,7 +32,7 @@ static const EVP_MD *sha256(void)
 {
 	pthread_once(&sha256_once, sha256_fetch);
 	if (!sha256_md)
-		die(TF_EXIT_FAILURE, "cannot start a sha256 digest");
+		BUG("OpenSSL has no sha256 digest");
 	return sha256_md;
 }
 
@@ -39,9 +40,10 @@ struct tf_sha256 *tf_sha256_new(void)
 {
 	struct tf_sha256 *h = malloc(sizeof(*h));
 
-	if (!h || !(h->ctx = EVP_MD_CTX_new()) ||
-	    EVP_DigestInit_ex(h->ctx, sha256(), NULL) != 1)
-		die(TF_EXIT_FAILURE, "cannot start a sha256 digest");
+	if (!h || !(h->ctx = EVP_MD_CTX_new()))
+		tf_out_of_memory(sizeof(*h));
+	if (EVP_DigestInit_ex(h->ctx, sha256(), NULL) != 1)
+		BUG("OpenSSL cannot start a sha256 digest");
 	return h;
 }
 
@@ -156,9 +158,10 @@ struct tf_digest *tf_digest_new(const char *name)
 	if (!md)
 		return NULL;
 	h = malloc(sizeof(*h));
-	if (!h || !(h->ctx = EVP_MD_CTX_new()) ||
-	    EVP_DigestInit_ex(h->ctx, md, NULL) != 1)
-		die(TF_EXIT_FAILURE, "cannot start a %s digest", name);
+	if (!h || !(h->ctx = EVP_MD_CTX_new()))
+		tf_out_of_memory(sizeof(*h));
+	if (EVP_DigestInit_ex(h->ctx, md, NULL) != 1)
+		BUG("OpenSSL cannot start a %s digest", name);
 	return h;
 }
 

@@ -5,9 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/ui.h"
-
 int tf_verbosity = 1;
+
+/* Before a sink is set (and in the test tools): the plain form. */
+static void plain(enum tf_level level, const char *file, int line, int col,
+		  const char *msg)
+{
+	char where[1024] = "";
+
+	if (file)
+		snprintf(where, sizeof(where), "%s:%d:%d: ", file, line, col);
+	fprintf(stderr, "tfbuild: %s%s%s\n",
+		level == TF_LEVEL_WARNING ? "warning: " : "", where, msg);
+	fflush(stderr);
+}
+
+static tf_log_sink *sink = plain;
+
+void tf_log_set_sink(tf_log_sink *fn)
+{
+	sink = fn ? fn : plain;
+}
 
 /*
  * The one place where text from input is made safe to show: control
@@ -33,7 +51,7 @@ static void vreport_at(enum tf_level level, const char *file, int line,
 		snprintf(msg + n, sizeof(msg) - n, ": %s", suffix);
 	}
 	clean(msg);
-	tf_ui_report(level, file, line, col, msg);
+	sink(level, file, line, col, msg);
 }
 
 static void vreport(enum tf_level level, const char *fmt, va_list ap,
@@ -102,16 +120,6 @@ void verbose(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(TF_LEVEL_VERBOSE, fmt, ap, NULL);
 	va_end(ap);
-}
-
-void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(TF_LEVEL_ERROR, fmt, ap, NULL);
-	va_end(ap);
-	exit(code);
 }
 
 void tf_bug(const char *file, int line, const char *fmt, ...)

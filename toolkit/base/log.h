@@ -39,6 +39,25 @@ enum tf_exit {
 	TF_EXIT_BUSY = 7,    /* build tree or output folder locked by another run */
 };
 
+/* How much a message matters: error(), warning(), info(), verbose(). */
+enum tf_level {
+	TF_LEVEL_ERROR,
+	TF_LEVEL_WARNING,
+	TF_LEVEL_INFO,
+	TF_LEVEL_VERBOSE,
+};
+
+/*
+ * Where every message goes, once its text is made safe (rule 6): FILE
+ * is NULL or the recipe position's file. The default prints
+ * "tfbuild: [warning: ][FILE:LINE:COL: ]MSG" on stderr; the UI, a layer
+ * above, sets its own (ui/ui.h: colours, the status line, annotations,
+ * JSON events) when it is set up. NULL sets the default back.
+ */
+typedef void tf_log_sink(enum tf_level level, const char *file, int line,
+			 int col, const char *msg);
+void tf_log_set_sink(tf_log_sink *sink);
+
 /* 0 quiet (-q), 1 normal, 2 verbose (-v), 3 and up more verbose. */
 extern int tf_verbosity;
 
@@ -63,8 +82,6 @@ void warning(const char *fmt, ...) TF_PRINTF(1, 2);
 void info(const char *fmt, ...) TF_PRINTF(1, 2);
 /* Detail shown only with -v. */
 void verbose(const char *fmt, ...) TF_PRINTF(1, 2);
-/* Print "tfbuild: MSG" and exit with CODE. Top level only. */
-TF_NORETURN void die(int code, const char *fmt, ...) TF_PRINTF(2, 3);
 
 TF_NORETURN void tf_bug(const char *file, int line, const char *fmt, ...)
 	TF_PRINTF(3, 4);

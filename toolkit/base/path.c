@@ -89,22 +89,22 @@ void tf_path_join(struct tf_buf *out, const char *a, const char *b)
 	tf_buf_addstr(out, b);
 }
 
-void tf_path_absolute(struct tf_buf *out, const char *path)
+int tf_path_absolute(struct tf_buf *out, const char *path)
 {
 	char cwd[PATH_MAX];
 
 	if (path[0] == '/') {
 		tf_buf_addstr(out, path);
-		return;
+		return 0;
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
-		die(TF_EXIT_FAILURE, "cannot get the current directory: %s",
-		    strerror(errno));
+		return error_errno("cannot get the current directory");
 	while (path[0] == '.' && path[1] == '/')
 		path += 2;
 	if (!strcmp(path, "."))
 		path = "";
 	tf_path_join(out, cwd, path);
+	return 0;
 }
 
 void tf_path_dirname(struct tf_buf *out, const char *path)

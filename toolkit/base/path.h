@@ -16,8 +16,12 @@ int tf_mkdir_p(const char *path);
 int tf_rm_rf(const char *path);
 /* Append "a/b" to out, without doubling or dropping slashes. */
 void tf_path_join(struct tf_buf *out, const char *a, const char *b);
-/* Make path absolute against the current directory (no symlink resolution). */
-void tf_path_absolute(struct tf_buf *out, const char *path);
+/*
+ * Append path made absolute against the current directory (no symlink
+ * resolution) to out. 0, or -1 after an error when the current
+ * directory cannot be had (removed, or deeper than PATH_MAX).
+ */
+int tf_path_absolute(struct tf_buf *out, const char *path);
 /* The directory part of path ("." when there is none), appended to out. */
 void tf_path_dirname(struct tf_buf *out, const char *path);
 /* The last component of path (borrowed pointer into path). */

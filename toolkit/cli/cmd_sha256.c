@@ -25,7 +25,7 @@ static void print_line(const char *hex, const char *arg)
 {
 	struct tf_buf shown = TF_BUF_INIT;
 
-	tf_fetch_redact_url(arg, &shown);
+	tf_url_redact(arg, &shown);
 	printf("%s  %s\n", hex, shown.buf);
 	fflush(stdout);
 	tf_buf_release(&shown);

@@ -56,7 +56,8 @@ static int cache_options(struct tf_options *o, const struct tf_args *a,
 		co->signing_key = a->signing_key;
 	if (a->no_store)
 		co->store = 0;
-	tf_path_absolute(&abs, o->cache_dir);
+	if (tf_path_absolute(&abs, o->cache_dir) < 0)
+		return TF_EXIT_FAILURE;
 	tf_strvec_push(&o->cache_keep, abs.buf);
 	co->dir = o->cache_keep.v[o->cache_keep.nr - 1];
 	tf_buf_release(&abs);
@@ -310,7 +311,10 @@ int tf_session_open(struct tf_session *s, int check_tools)
 		tf_path_join(&dir, s->recipe.dir, "build");
 		s->opt.build_dir = tf_buf_detach(&dir);
 	} else if (s->opt.build_dir[0] != '/') {
-		tf_path_absolute(&dir, s->opt.build_dir);
+		if (tf_path_absolute(&dir, s->opt.build_dir) < 0) {
+			tf_strvec_release(&targets);
+			return TF_EXIT_FAILURE;
+		}
 		free((char *)s->opt.build_dir);
 		s->opt.build_dir = tf_buf_detach(&dir);
 	}
@@ -325,7 +329,10 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	po.launcher = s->opt.launcher;
 	po.distcc_hosts = s->opt.distcc_hosts;
 	/* Target roots and their wrappers are used from other directories. */
-	tf_path_absolute(&cache, s->opt.cache_dir);
+	if (tf_path_absolute(&cache, s->opt.cache_dir) < 0) {
+		tf_strvec_release(&targets);
+		return TF_EXIT_FAILURE;
+	}
 	po.cache_dir = cache.buf;
 	/* Tool identities are remembered in the build tree (probe.h). */
 	tf_path_join(&probes, s->opt.build_dir, ".tool-probes");

@@ -43,5 +43,5 @@ int tf_dl_check(const struct tf_dl_lib *lib)
 void tf_dl_need(const struct tf_dl_lib *lib)
 {
 	if (!lib->ok)
-		die(TF_EXIT_FAILURE, "%s", lib->why);
+		BUG("called without its entry point's check: %s", lib->why);
 }

@@ -16,7 +16,8 @@
  * not loaded yet. The entry points of fetching and archive handling call
  * tf_dl_curl() / tf_dl_archive() first, which report a missing library
  * as an ordinary error naming it; a forwarder reached without that (a
- * missed entry point) dies with the same message rather than crash.
+ * missed entry point) is a BUG() that says so, with the same message,
+ * rather than a crash.
  *
  * For tests only: TFBUILD_DLOPEN_LIBCURL and TFBUILD_DLOPEN_LIBARCHIVE
  * name another file to dlopen instead of the soname the binary was built
@@ -47,14 +48,14 @@ struct tf_dl_lib {
 void tf_dl_load(struct tf_dl_lib *lib);
 /* After the once: 0, or -1 after error() with lib->why. */
 int tf_dl_check(const struct tf_dl_lib *lib);
-/* After the once, in a forwarder: return, or die with lib->why. */
+/* After the once, in a forwarder: return, or BUG() with lib->why. */
 void tf_dl_need(const struct tf_dl_lib *lib);
 
 /*
  * The glue of one library's file (libcurl.c, ...), given its struct
  * tf_dl_lib: `int entry(void)`, which loads it once and reports a
  * missing library as an error, and `static void need(void)` for the
- * forwarders, which die instead. TF_DL_FORWARD and TF_DL_FORWARD_V make
+ * forwarders, which stop at a BUG() instead. TF_DL_FORWARD and TF_DL_FORWARD_V make
  * the forwarders from a list of X(ret, name, params, args), calling
  * through the file's `fn` struct of pointers.
  */

@@ -90,39 +90,6 @@ enum outcome {
 	FAIL,    /* permanent failure: give up on this URL */
 };
 
-/* Length of a leading "scheme://", or 0 if url does not start with one. */
-static size_t scheme_len(const char *url)
-{
-	size_t n = 0;
-
-	if (!((url[0] >= 'a' && url[0] <= 'z') || (url[0] >= 'A' && url[0] <= 'Z')))
-		return 0;
-	while (url[n] && strchr("abcdefghijklmnopqrstuvwxyz"
-				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.", url[n]))
-		n++;
-	return strncmp(url + n, "://", 3) ? 0 : n + 3;
-}
-
-void tf_fetch_redact_url(const char *url, struct tf_buf *out)
-{
-	size_t start = scheme_len(url), end, i;
-	const char *at = NULL;
-
-	/* The authority runs to the first '/', '?' or '#'; credentials end
-	   at its last '@'. Without a scheme it is not a URL: leave it. */
-	end = start ? start + strcspn(url + start, "/?#") : 0;
-	for (i = start; i < end; i++)
-		if (url[i] == '@')
-			at = url + i;
-	if (!at) {
-		tf_buf_addstr(out, url);
-		return;
-	}
-	tf_buf_add(out, url, start);
-	tf_buf_addstr(out, "***");
-	tf_buf_addstr(out, at);
-}
-
 static int global_init(void)
 {
 	static int done;
@@ -412,9 +379,9 @@ static int fetch_url(const struct tf_fetch_opts *o, const char *label,
 	char hex[TF_SHA256_HEX_LEN + 1];
 	int fd = -1, ret = -1;
 
-	tf_fetch_redact_url(url, &shown);
+	tf_url_redact(url, &shown);
 	tf_buf_addf(&subject, "%s: %s", label, shown.buf);
-	if (!scheme_len(url)) {
+	if (!tf_url_scheme_len(url)) {
 		error("%s: not a URL", subject.buf);
 		goto out;
 	}
@@ -575,13 +542,13 @@ int tf_fetch_digest(const struct tf_fetch_opts *o, const char *url,
 	unsigned char md[TF_SHA256_LEN];
 	int ret;
 
-	if (!scheme_len(url)) {
+	if (!tf_url_scheme_len(url)) {
 		if (tf_sha256_file(url, md, NULL) < 0)
 			return -1;
 		tf_sha256_hex(md, hex);
 		return 0;
 	}
-	tf_fetch_redact_url(url, &shown);
+	tf_url_redact(url, &shown);
 	if (o->offline && strncasecmp(url, "file://", 7))
 		ret = error("%s: not fetched: --offline given", shown.buf);
 	else

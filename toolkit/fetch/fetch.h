@@ -53,7 +53,4 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 int tf_fetch_digest(const struct tf_fetch_opts *o, const char *url,
 		    char hex[65]);
 
-/* Append url to out with any user:password@ credentials replaced by "***@". */
-void tf_fetch_redact_url(const char *url, struct tf_buf *out);
-
 #endif

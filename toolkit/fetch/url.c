@@ -3,7 +3,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fetch.h"
+#include "base/base.h"
+
+size_t tf_url_scheme_len(const char *url)
+{
+	size_t n = 0;
+
+	if (!((url[0] >= 'a' && url[0] <= 'z') || (url[0] >= 'A' && url[0] <= 'Z')))
+		return 0;
+	while (url[n] && strchr("abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.", url[n]))
+		n++;
+	return strncmp(url + n, "://", 3) ? 0 : n + 3;
+}
+
+void tf_url_redact(const char *url, struct tf_buf *out)
+{
+	size_t start = tf_url_scheme_len(url), end, i;
+	const char *at = NULL;
+
+	/* The authority runs to the first '/', '?' or '#'; credentials end
+	   at its last '@'. Without a scheme it is not a URL: leave it. */
+	end = start ? start + strcspn(url + start, "/?#") : 0;
+	for (i = start; i < end; i++)
+		if (url[i] == '@')
+			at = url + i;
+	if (!at) {
+		tf_buf_addstr(out, url);
+		return;
+	}
+	tf_buf_add(out, url, start);
+	tf_buf_addstr(out, "***");
+	tf_buf_addstr(out, at);
+}
 
 /* Split an absolute path into components, resolving "." and ".." lexically. */
 static void components(const char *path, struct tf_strvec *out)
@@ -46,7 +78,7 @@ void tf_url_canonical(const char *url, const char *recipe_dir,
 {
 	struct tf_buf shown = TF_BUF_INIT;
 
-	tf_fetch_redact_url(url, &shown);
+	tf_url_redact(url, &shown);
 	if (!strncmp(shown.buf, "file://", 7) && shown.buf[7] == '/' &&
 	    recipe_dir && recipe_dir[0] == '/') {
 		tf_buf_addstr(out, "file:");

@@ -12,6 +12,10 @@
 
 #include "base/base.h"
 
+/* Length of a leading "scheme://", or 0 if url does not start with one. */
+size_t tf_url_scheme_len(const char *url);
+/* Append url to out with any user:password@ credentials replaced by "***@". */
+void tf_url_redact(const char *url, struct tf_buf *out);
 /* Append the canonical form of url to out; recipe_dir is absolute. */
 void tf_url_canonical(const char *url, const char *recipe_dir,
 		      struct tf_buf *out);

@@ -534,7 +534,8 @@ int tf_patch_apply(const char *tree, const char *patch_path,
 	if (scan_file(patch_path, label, strip) < 0)
 		return -1;
 	/* patch -d changes directory before it opens -i. */
-	tf_path_absolute(&abs, patch_path);
+	if (tf_path_absolute(&abs, patch_path) < 0)
+		return -1;
 	ret = run_patch(tree, abs.buf, label, strip, 1);
 	if (!ret)
 		ret = run_patch(tree, abs.buf, label, strip, 0);

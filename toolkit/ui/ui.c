@@ -145,6 +145,7 @@ int tf_ui_setup(const char *color, int json)
 	const char *gha = getenv("GITHUB_ACTIONS");
 	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 
+	tf_log_set_sink(tf_ui_report);
 	tf_ui_event_open();
 	ui.json = json;
 	ui.gha = gha && !strcmp(gha, "true");

@@ -5,8 +5,9 @@
  * What the user (or a CI log, or a pipeline) sees of a run; the one door
  * to ui.c (terminal, colours, GitHub Actions) and ui_event.c (--json).
  *
- * Every message goes through tf_ui_report() (log.c calls it, after
- * cleaning control characters). The stages tell the UI what happens with
+ * Every message goes through tf_ui_report(): tf_ui_setup() makes it the
+ * sink of log.c, which hands it each line after cleaning control
+ * characters. The stages tell the UI what happens with
  * one-line calls (tf_ui_step_started() and friends); the UI decides how
  * to show it:
  *   - on a terminal, a status line at the bottom, redrawn in place: the
@@ -23,12 +24,7 @@
 
 #include <stddef.h>
 
-enum tf_level {
-	TF_LEVEL_ERROR,
-	TF_LEVEL_WARNING,
-	TF_LEVEL_INFO,
-	TF_LEVEL_VERBOSE,
-};
+#include "base/base.h"
 
 /* How a step ended. */
 enum tf_ui_step {
