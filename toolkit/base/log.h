@@ -2,27 +2,38 @@
 #define TF_LOG_H
 
 /*
- * Messages and exit codes, and the error convention every file follows.
+ * Messages and exit codes, and the one failure convention every file in
+ * toolkit/ follows:
  *
  * 1. A function that can fail returns 0, or -1 after reporting the
  *    failure once, with error(), where its context is known, as one line:
  *      tfbuild: recipes/demo.yaml:12:5: unknown key 'sourse' in 'sources[0]'
- *    so failure paths read `return error(...)`. Errors at a recipe
- *    position go through tf_error_at() (recipe.h), which keeps FILE, LINE
- *    and COL apart for CI annotations and JSON events.
- * 2. A pure check that must not print is named *_check and explains a
- *    refusal in a `why` buffer: `int tf_x_check(const char *v, struct
- *    tf_buf *why)` returns 0, or -1 with why filled; its caller reports.
- * 3. A result with more than two outcomes is a named enum, never a
- *    meaning given to -1, 0 and 1 (e.g. enum tf_plan_result).
+ *    so failure paths read `return error(...)`, and a caller that gets -1
+ *    reports nothing more. Errors at a recipe position go through
+ *    tf_error_at() (recipe/recipe.h), which keeps FILE, LINE and COL apart
+ *    for CI annotations and JSON events.
+ * 2. A function with more than two outcomes returns a named enum (enum
+ *    tf_plan_result, enum tf_elf_read, ...), never a meaning given to -1,
+ *    0 and 1, nor a count of errors.
+ * 3. A function named *_check never prints: it explains a refusal in a
+ *    `why` buffer, `int tf_x_check(const char *v, struct tf_buf *why)`,
+ *    returns 0, or -1 with why filled, and its caller reports. A function
+ *    that checks and reports is named for what it does (*_verify,
+ *    *_validate).
  * 4. --help, -V and usage errors are handled by the command table
- *    (cmd.h), never signalled by a parser's return value.
- * 5. Only main() exits; commands turn a failing stage into an exit code
- *    from enum tf_exit. die() is for the top level only.
+ *    (cli/cli.h), never signalled by a parser's return value.
+ * 5. Only the commands (cli/) decide exit codes, from enum tf_exit;
+ *    main() is the only exit. Below them nothing exits but
+ *    tf_out_of_memory() (base/buf.h) and BUG(), for the two failures no
+ *    caller can handle. toolkit/LAYERS holds `calls die: cli/`, so no
+ *    die() can come back below the commands.
  * 6. Text that came from input (archive member names, patch file names,
  *    URLs, recipe strings) is passed to the reporting functions as is:
  *    they, and only they, show control characters as '?' so that no
  *    message can drive the terminal or break a log line.
+ *
+ * The exit codes are listed, with what each command returns, in
+ * docs/exit-codes.md and by `tfbuild --help`.
  */
 
 #include <stdarg.h>
