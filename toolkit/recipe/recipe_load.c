@@ -50,7 +50,7 @@ static void remember(struct expansion *x, const char *name,
 	x->names = realloc(x->names, (x->nr + 1) * sizeof(*x->names));
 	x->counts = realloc(x->counts, (x->nr + 1) * sizeof(*x->counts));
 	if (!x->names || !x->counts)
-		die(TF_EXIT_FAILURE, "out of memory");
+		tf_out_of_memory(0);
 	x->names[x->nr] = strdup(name);
 	x->counts[x->nr++] = n;
 }
