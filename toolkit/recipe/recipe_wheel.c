@@ -527,7 +527,7 @@ static int check_wheel_item(struct loader *l, yaml_node_t *n, void *item,
 {
 	((struct tf_wheel_def *)item)->pos = pos_of(l, n);
 	/* Metadata values are checked now, before anything is fetched. */
-	return tf_wheel_def_check_metadata(l->r, item) ? -1 : 0;
+	return tf_wheel_def_validate_metadata(l->r, item);
 }
 
 int tf_load_wheels(struct loader *l, yaml_node_t *v, void *obj,
