@@ -4,8 +4,9 @@
 #include "recipe_meta.h"
 
 /*
- * The recipe: parsed from YAML with libyaml (recipe.c is the only file
- * that includes it) and checked against schema 1 (docs/recipe.md).
+ * The recipe: parsed from YAML with libyaml (only recipe/ includes it,
+ * through recipe_internal.h) and checked against schema 1
+ * (docs/recipe.md).
  * Every value keeps its position so later stages can report errors as
  * FILE:LINE:COLUMN. All memory lives in the recipe's arena and goes at
  * once with tf_recipe_release().
@@ -183,7 +184,8 @@ struct tf_recipe {
 	size_t nr_wheels;
 	struct tf_toolchain_def *toolchains; /* recipe's, then --toolchain file's */
 	size_t nr_toolchains;
-	struct tf_step *tests;    /* parsed `tests`; resolve() appends them to steps */
+	struct tf_step *tests;    /* parsed `tests`; tf_load_resolve() appends
+				     them to steps */
 	size_t nr_tests;
 	struct tf_str *target_packages; /* Debian packages the target build needs */
 	size_t nr_target_packages;

@@ -28,8 +28,8 @@ static const char *kind_name(enum tf_meta_kind kind)
 	return "value";
 }
 
-int tf_wheel_meta_check_value(const struct tf_str *s, const char *v,
-			      enum tf_meta_kind kind)
+int tf_wheel_meta_validate_value(const struct tf_str *s, const char *v,
+				 enum tf_meta_kind kind)
 {
 	struct tf_buf why = TF_BUF_INIT;
 	int ret = 0;
@@ -65,12 +65,12 @@ int tf_wheel_meta_check_value(const struct tf_str *s, const char *v,
 		tf_error_at(&s->pos, "%s '%s' is not a PEP 508 requirement: %s",
 			    kind_name(kind), v, why.buf);
 	tf_buf_release(&why);
-	return 1;
+	return -1;
 }
 
 /* A literal file relative to the recipe's directory. */
-static int check_file(const struct tf_recipe *r, const struct tf_str *s,
-		      const char *key)
+static int validate_file(const struct tf_recipe *r, const struct tf_str *s,
+			 const char *key)
 {
 	struct tf_buf path = TF_BUF_INIT;
 	int ret = 0;
@@ -84,16 +84,16 @@ static int check_file(const struct tf_recipe *r, const struct tf_str *s,
 	if (!tf_path_exists(path.buf) || tf_path_is_dir(path.buf))
 		ret = tf_error_at(&s->pos, "%s '%s' does not exist or is not a "
 				  "file (paths are relative to the recipe)",
-				  key, s->s) ? 1 : 0;
+				  key, s->s);
 	tf_buf_release(&path);
 	return ret;
 }
 
-static int check_literal(const struct tf_str *s, enum tf_meta_kind kind)
+static int validate_literal(const struct tf_str *s, enum tf_meta_kind kind)
 {
 	if (!s->s || uses_vars(s))
 		return 0;
-	return tf_wheel_meta_check_value(s, s->s, kind);
+	return tf_wheel_meta_validate_value(s, s->s, kind);
 }
 
 const char *tf_readme_content_type(const char *file, const char *declared)
@@ -111,51 +111,52 @@ const char *tf_readme_content_type(const char *file, const char *declared)
 	return NULL;
 }
 
-static int check_readme(const struct tf_recipe *r, const struct tf_wheel_def *w)
+static int validate_readme(const struct tf_recipe *r,
+			   const struct tf_wheel_def *w)
 {
 	struct tf_buf why = TF_BUF_INIT;
 	const char *type;
-	int errors = 0;
+	int ret;
 
 	if (!w->readme.s)
 		return 0;
-	errors += check_file(r, &w->readme, "readme");
+	ret = validate_file(r, &w->readme, "readme");
 	type = tf_readme_content_type(w->readme.s, w->readme_type.s);
 	if (!type)
-		errors += tf_error_at(&w->readme.pos, "cannot tell the content "
-				      "type of readme '%s' from its extension; "
-				      "give readme: {file: ..., content-type: ...}",
-				      w->readme.s) ? 1 : 0;
+		ret = tf_error_at(&w->readme.pos, "cannot tell the content "
+				  "type of readme '%s' from its extension; "
+				  "give readme: {file: ..., content-type: ...}",
+				  w->readme.s);
 	else if (w->readme_type.s && tf_content_type_check(type, &why))
-		errors += tf_error_at(&w->readme_type.pos, "%s", why.buf) ? 1 : 0;
+		ret = tf_error_at(&w->readme_type.pos, "%s", why.buf);
 	tf_buf_release(&why);
-	return errors;
+	return ret;
 }
 
-static int check_people(const struct tf_person *p, size_t n)
+static int validate_people(const struct tf_person *p, size_t n)
 {
 	struct tf_buf why = TF_BUF_INIT;
-	int errors = 0;
+	int ret = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		tf_buf_reset(&why);
 		if (p[i].email.s && !uses_vars(&p[i].email) &&
 		    tf_email_check(p[i].email.s, &why))
-			errors += tf_error_at(&p[i].email.pos, "%s", why.buf) ? 1 : 0;
+			ret = tf_error_at(&p[i].email.pos, "%s", why.buf);
 		if (p[i].name.s && strpbrk(p[i].name.s, ",<>\n"))
-			errors += tf_error_at(&p[i].name.pos, "name '%s' may not "
-					      "contain ',', '<', '>' or a line "
-					      "break", p[i].name.s) ? 1 : 0;
+			ret = tf_error_at(&p[i].name.pos, "name '%s' may not "
+					  "contain ',', '<', '>' or a line "
+					  "break", p[i].name.s);
 	}
 	tf_buf_release(&why);
-	return errors;
+	return ret;
 }
 
-static int check_lists(const struct tf_wheel_def *w)
+static int validate_lists(const struct tf_wheel_def *w)
 {
 	struct tf_buf why = TF_BUF_INIT;
-	int errors = 0;
+	int ret = 0;
 	size_t i;
 
 	for (i = 0; i < w->nr_urls; i++) {
@@ -163,42 +164,44 @@ static int check_lists(const struct tf_wheel_def *w)
 
 		tf_buf_reset(&why);
 		if (strlen(u->key.s) > 32 || !*u->key.s || strchr(u->key.s, ','))
-			errors += tf_error_at(&u->key.pos, "URL label '%s' must be "
-					      "1 to 32 characters without ','",
-					      u->key.s) ? 1 : 0;
+			ret = tf_error_at(&u->key.pos, "URL label '%s' must be "
+					  "1 to 32 characters without ','",
+					  u->key.s);
 		if (!uses_vars(&u->value) && tf_url_check(u->value.s, &why))
-			errors += tf_error_at(&u->value.pos, "%s", why.buf) ? 1 : 0;
+			ret = tf_error_at(&u->value.pos, "%s", why.buf);
 	}
 	for (i = 0; i < w->nr_keywords; i++)
 		if (!*w->keywords[i].s || strpbrk(w->keywords[i].s, ",\n"))
-			errors += tf_error_at(&w->keywords[i].pos, "keyword '%s' "
-					      "must be non-empty without ','",
-					      w->keywords[i].s) ? 1 : 0;
+			ret = tf_error_at(&w->keywords[i].pos, "keyword '%s' "
+					  "must be non-empty without ','",
+					  w->keywords[i].s);
 	for (i = 0; i < w->nr_classifiers; i++)
 		if (!strstr(w->classifiers[i].s, " :: ") ||
 		    strchr(w->classifiers[i].s, '\n'))
-			errors += tf_error_at(&w->classifiers[i].pos, "classifier "
-					      "'%s' is not 'Topic :: ...'",
-					      w->classifiers[i].s) ? 1 : 0;
+			ret = tf_error_at(&w->classifiers[i].pos, "classifier "
+					  "'%s' is not 'Topic :: ...'",
+					  w->classifiers[i].s);
 	tf_buf_release(&why);
-	return errors;
+	return ret;
 }
 
-int tf_wheel_def_check_metadata(const struct tf_recipe *r,
-				const struct tf_wheel_def *w)
+int tf_wheel_def_validate_metadata(const struct tf_recipe *r,
+				   const struct tf_wheel_def *w)
 {
-	int errors = 0;
+	int ret = 0;
 	size_t i;
 
-	errors += check_literal(&w->license, TF_META_LICENSE);
-	errors += check_literal(&w->requires_python, TF_META_REQUIRES_PYTHON);
+	/* Every check runs, so that all problems are reported at once. */
+	ret |= validate_literal(&w->license, TF_META_LICENSE);
+	ret |= validate_literal(&w->requires_python, TF_META_REQUIRES_PYTHON);
 	for (i = 0; i < w->nr_requires_dist; i++)
-		errors += check_literal(&w->requires_dist[i], TF_META_REQUIREMENT);
-	errors += check_readme(r, w);
+		ret |= validate_literal(&w->requires_dist[i],
+					TF_META_REQUIREMENT);
+	ret |= validate_readme(r, w);
 	for (i = 0; i < w->nr_license_files; i++)
-		errors += check_file(r, &w->license_files[i], "license-files");
-	errors += check_people(w->authors, w->nr_authors);
-	errors += check_people(w->maintainers, w->nr_maintainers);
-	errors += check_lists(w);
-	return errors;
+		ret |= validate_file(r, &w->license_files[i], "license-files");
+	ret |= validate_people(w->authors, w->nr_authors);
+	ret |= validate_people(w->maintainers, w->nr_maintainers);
+	ret |= validate_lists(w);
+	return ret ? -1 : 0;
 }

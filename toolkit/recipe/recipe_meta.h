@@ -6,7 +6,8 @@
  * written: license, requires-python, requires-dist, readme,
  * license-files, urls, authors, maintainers, keywords, classifiers
  * (validators in metadata.c). Each problem is printed as
- * "FILE:LINE:COL: ..." (exit 3 from the command).
+ * "FILE:LINE:COL: ..." (exit 3 from the command); all of them, not
+ * only the first.
  */
 
 struct tf_recipe;
@@ -14,13 +15,14 @@ struct tf_wheel_def;
 struct tf_str;
 
 /*
- * Check w's literal values when the recipe is loaded: values using
- * ${...} wait for tf_wheel_meta_check_expanded(). Files (readme,
- * license-files) must exist, relative to the recipe's directory.
- * Returns the number of problems printed.
+ * Validate w's literal values when the recipe is loaded: values using
+ * ${...} wait for the plan, which expands them and calls
+ * tf_wheel_meta_validate_value(). Files (readme, license-files) must
+ * exist, relative to the recipe's directory. Returns 0, or -1 after
+ * printing every problem.
  */
-int tf_wheel_def_check_metadata(const struct tf_recipe *r,
-				const struct tf_wheel_def *w);
+int tf_wheel_def_validate_metadata(const struct tf_recipe *r,
+				   const struct tf_wheel_def *w);
 
 enum tf_meta_kind {
 	TF_META_LICENSE,         /* SPDX expression */
@@ -30,11 +32,11 @@ enum tf_meta_kind {
 };
 
 /*
- * Check one expanded value v of kind, written at s (for its position).
- * Returns 0, or 1 after printing the problem.
+ * Validate one expanded value v of kind, written at s (for its
+ * position). Returns 0, or -1 after printing the problem.
  */
-int tf_wheel_meta_check_value(const struct tf_str *s, const char *v,
-			      enum tf_meta_kind kind);
+int tf_wheel_meta_validate_value(const struct tf_str *s, const char *v,
+				 enum tf_meta_kind kind);
 
 /*
  * The content type of a readme: its declared type, or from its
