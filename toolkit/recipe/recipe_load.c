@@ -51,7 +51,7 @@ static void remember(struct expansion *x, const char *name,
 	x->counts = realloc(x->counts, (x->nr + 1) * sizeof(*x->counts));
 	if (!x->names || !x->counts)
 		tf_out_of_memory(0);
-	x->names[x->nr] = strdup(name);
+	x->names[x->nr] = tf_strdup(name);
 	x->counts[x->nr++] = n;
 }
 
@@ -94,7 +94,7 @@ static int count_event(struct expansion *x, const yaml_event_t *e)
 			return 0; /* check_depth reports it */
 		x->depth++;
 		x->open[x->depth] = 1;
-		x->anchor[x->depth] = anchor ? strdup(anchor) : NULL;
+		x->anchor[x->depth] = anchor ? tf_strdup(anchor) : NULL;
 		return 0;
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
@@ -208,7 +208,9 @@ int tf_recipe_load(const char *path, struct tf_recipe *r)
 
 	memset(r, 0, sizeof(*r));
 	r->path = tf_arena_strdup(r, path);
-	tf_path_absolute(&abs, path);
+	ret = tf_path_absolute(&abs, path);
+	if (ret)
+		goto out;
 	tf_path_dirname(&dir, abs.buf);
 	r->dir = tf_arena_strdup(r, dir.buf);
 	text.cap = RECIPE_MAX_BYTES;
