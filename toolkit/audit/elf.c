@@ -24,7 +24,7 @@
 /* Which exported symbols to keep while reading. */
 struct want {
 	int all;                  /* keep every exported symbol */
-	const char **names;       /* else only these (borrowed strings) */
+	const char *const *names; /* else only these (borrowed strings) */
 	size_t nr;
 	struct tf_strvec *undefined; /* NULL, or where strong undefined
 					symbols go (tf_elf_read_undefined) */
@@ -493,6 +493,15 @@ int tf_elf_read_undefined(const char *path, const char *shown,
 	struct want all = { 1, NULL, 0, undefined };
 
 	return read_elf(path, shown, out, &all);
+}
+
+int tf_elf_read_exports(const char *path, const char *shown,
+			struct tf_elf_info *out, const char *const *names,
+			size_t nr)
+{
+	struct want some = { 0, names, nr, NULL };
+
+	return read_elf(path, shown, out, &some);
 }
 
 void tf_elf_info_release(struct tf_elf_info *info)
@@ -1073,21 +1082,20 @@ static int read_and_check(const char *path, const char *shown,
 			  const struct tf_elf_rules *rules,
 			  struct tf_elf_info *info)
 {
-	struct want want = { 0, NULL, 0, NULL };
+	const char **names = tf_calloc(rules->nr_exports, sizeof(*names));
 	struct tf_buf full = TF_BUF_INIT;
-	size_t i;
+	size_t i, nr = 0;
 	int ret;
 
-	want.names = tf_calloc(rules->nr_exports, sizeof(*want.names));
 	for (i = 0; i < rules->nr_exports; i++)
 		if (!strcmp(rules->exports[i].file, shown))
-			want.names[want.nr++] = rules->exports[i].symbol;
+			names[nr++] = rules->exports[i].symbol;
 	add_context(&full, rules->context);
 	tf_buf_addstr(&full, shown);
-	ret = read_elf(path, full.buf, info, &want);
+	ret = tf_elf_read_exports(path, full.buf, info, names, nr);
 	if (!ret)
 		ret = tf_elf_check(info, rules, shown);
-	free(want.names);
+	free(names);
 	tf_buf_release(&full);
 	return ret;
 }

@@ -78,6 +78,14 @@ int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out);
  */
 int tf_elf_read_undefined(const char *path, const char *shown,
 			  struct tf_elf_info *out, struct tf_strvec *undefined);
+/*
+ * tf_elf_read(), keeping of the exported symbols only those named in
+ * names[0..nr) (borrowed), as the checks read files: memory then stays
+ * small whatever a library exports.
+ */
+int tf_elf_read_exports(const char *path, const char *shown,
+			struct tf_elf_info *out, const char *const *names,
+			size_t nr);
 /* Free everything; safe on NULL and twice. Leaves out initialized. */
 void tf_elf_info_release(struct tf_elf_info *info);
 
