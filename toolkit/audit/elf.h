@@ -14,6 +14,8 @@
  * (one line). Only what the dynamic loader maps is checked in full:
  * object files (ET_REL) only have to match the architecture, as they are
  * for a later link on the target; static archives are not ELF files.
+ *
+ * elf.c reads files with libelf; elf_verify.c checks them against rules.
  */
 
 #include <stddef.h>
