@@ -7,11 +7,11 @@
  *   test-elf [-v] check (--platform TAG | --compute ARCH) [--context C]
  *       [--allow-needed NAME]... [--isa-level N] [--export FILE:SYMBOL]...
  *       FILE=INWHEEL...
- *       runs tf_elf_check_wheel(); prints "platform: TAG" (the computed
+ *       runs tf_elf_verify_wheel(); prints "platform: TAG" (the computed
  *       one, or TAG as given); -v shows what decided a computed one
  *   test-elf verify --platform TAG [--context C] [--entry NAME]...
  *       FILE=INWHEEL...
- *       runs tf_elf_check_file() on each file with tf_elf_rules_for_platform()
+ *       runs tf_elf_verify_file() on each file with tf_elf_rules_for_platform()
  *       (the wheel's entries are the INWHEELs and the NAMEs); prints
  *       "ok: INWHEEL" or "skip: INWHEEL (not ELF)" for each
  *
@@ -186,7 +186,7 @@ static int cmd_check(struct args *a)
 		die(2, "--platform '%s': %s", a->platform, platform.buf);
 	if (!a->platform && a->rules.platform.kind != TF_PLATFORM_MANYLINUX)
 		usage();
-	ret = tf_elf_check_wheel(a->files, a->nr_files, &a->rules, &platform);
+	ret = tf_elf_verify_wheel(a->files, a->nr_files, &a->rules, &platform);
 	if (!ret)
 		printf("platform: %s\n", a->platform ? a->platform : platform.buf);
 	tf_buf_release(&platform);
@@ -205,7 +205,7 @@ static int cmd_verify(struct args *a)
 	rules.wheel_files = (const char *const *)a->entries.v;
 	rules.nr_wheel_files = a->entries.nr;
 	for (i = 0; i < a->nr_files; i++) {
-		ret = tf_elf_check_file(a->files[i].src, a->files[i].dst, &rules);
+		ret = tf_elf_verify_file(a->files[i].src, a->files[i].dst, &rules);
 		if (ret < 0)
 			return 1;
 		printf("%s: %s%s\n", ret ? "skip" : "ok", a->files[i].dst,

@@ -314,7 +314,7 @@ static void make_info(const struct check_case *c, struct tf_elf_info *info)
 	tf_strvec_release(&vers);
 }
 
-/* Run tf_elf_check with stderr captured into msg. */
+/* Run tf_elf_verify with stderr captured into msg. */
 static int check_captured(const struct tf_elf_info *info,
 			  const struct tf_elf_rules *rules, struct tf_buf *msg)
 {
@@ -323,7 +323,7 @@ static int check_captured(const struct tf_elf_info *info,
 
 	fflush(stderr);
 	dup2(fileno(tmp), 2);
-	ret = tf_elf_check(info, rules, "pkg/lib/a.so");
+	ret = tf_elf_verify(info, rules, "pkg/lib/a.so");
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

@@ -69,8 +69,8 @@ struct tf_elf_info {
  * Returns 1 if the file is not ELF (not an error; nothing printed), 0 on
  * success, -1 if it cannot be opened or is a malformed ELF file (printed
  * as "tfbuild: SHOWN: malformed ELF: ..."). Memory grows with the number
- * of exported symbols; checks go through tf_elf_check_file() and
- * tf_elf_check_wheel(), which keep only the symbols they look for.
+ * of exported symbols; checks go through tf_elf_verify_file() and
+ * tf_elf_verify_wheel(), which keep only the symbols they look for.
  */
 int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out);
 /*
@@ -142,7 +142,7 @@ struct tf_elf_rules {
 	int abi3_minor;               /* X of a cp3X-abi3 wheel: Python C API
 					 imports must be in the stable ABI of
 					 3.X (abi3.h); 0: not audited */
-	const unsigned char *not_elf; /* tf_elf_check_wheel: files[i] for
+	const unsigned char *not_elf; /* tf_elf_verify_wheel: files[i] for
 					 i < nr_not_elf with not_elf[i] set
 					 were read by the caller and do not
 					 start with the ELF magic: not opened
@@ -160,19 +160,19 @@ struct tf_elf_rules {
  * wheel, against rules. Returns 0, or -1 after printing the first rule it
  * breaks as "tfbuild: CONTEXT: SHOWN: what, the offending value". With a
  * platform to compute, versions and libraries only have to be allowed by
- * some policy: tf_elf_check_wheel() then picks the lowest. Under "any"
+ * some policy: tf_elf_verify_wheel() then picks the lowest. Under "any"
  * every ELF file is refused; platforms of kind OTHER are not checked.
  */
-int tf_elf_check(const struct tf_elf_info *info,
-		 const struct tf_elf_rules *rules, const char *shown);
+int tf_elf_verify(const struct tf_elf_info *info,
+		  const struct tf_elf_rules *rules, const char *shown);
 
 /*
  * Read and check the file at path, found at `shown` inside the wheel.
  * Returns 1 if it is not ELF (nothing to check), 0 if it passes, -1
  * after printing why not (or why it cannot be read).
  */
-int tf_elf_check_file(const char *path, const char *shown,
-		      const struct tf_elf_rules *rules);
+int tf_elf_verify_file(const char *path, const char *shown,
+		       const struct tf_elf_rules *rules);
 
 /*
  * Check every file of a wheel (src on disk, dst inside the wheel; files
@@ -185,9 +185,9 @@ int tf_elf_check_file(const char *path, const char *shown,
  * otherwise platform_out is left alone. Returns 0, or -1 after printing
  * the first defect.
  */
-int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
-		       const struct tf_elf_rules *rules,
-		       struct tf_buf *platform_out);
+int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
+			const struct tf_elf_rules *rules,
+			struct tf_buf *platform_out);
 
 /*
  * Rules for `tfbuild verify`, from the wheel's platform tag alone:

@@ -508,8 +508,8 @@ static int loadable(const struct tf_elf_info *info)
 	return info->type == ET_DYN || info->type == ET_EXEC;
 }
 
-int tf_elf_check(const struct tf_elf_info *info,
-		 const struct tf_elf_rules *rules, const char *shown)
+int tf_elf_verify(const struct tf_elf_info *info,
+		  const struct tf_elf_rules *rules, const char *shown)
 {
 	struct checker c = { rules, info, shown, NULL };
 	unsigned type = info->type;
@@ -532,9 +532,9 @@ int tf_elf_check(const struct tf_elf_info *info,
 }
 
 /* Read the file keeping only the exports rules ask of it, and check it. */
-static int read_and_check(const char *path, const char *shown,
-			  const struct tf_elf_rules *rules,
-			  struct tf_elf_info *info)
+static int read_and_verify(const char *path, const char *shown,
+			   const struct tf_elf_rules *rules,
+			   struct tf_elf_info *info)
 {
 	const char **names = tf_calloc(rules->nr_exports, sizeof(*names));
 	struct tf_buf full = TF_BUF_INIT;
@@ -548,17 +548,17 @@ static int read_and_check(const char *path, const char *shown,
 	tf_buf_addstr(&full, shown);
 	ret = tf_elf_read_exports(path, full.buf, info, names, nr);
 	if (!ret)
-		ret = tf_elf_check(info, rules, shown);
+		ret = tf_elf_verify(info, rules, shown);
 	free(names);
 	tf_buf_release(&full);
 	return ret;
 }
 
-int tf_elf_check_file(const char *path, const char *shown,
-		      const struct tf_elf_rules *rules)
+int tf_elf_verify_file(const char *path, const char *shown,
+		       const struct tf_elf_rules *rules)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	int ret = read_and_check(path, shown, rules, &info);
+	int ret = read_and_verify(path, shown, rules, &info);
 
 	tf_elf_info_release(&info);
 	return ret;
@@ -673,9 +673,9 @@ static void computed_tag(const struct tf_elf_rules *rules,
 		p != oldest ? need->why.buf : "no file needs a newer policy");
 }
 
-int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
-		       const struct tf_elf_rules *rules,
-		       struct tf_buf *platform_out)
+int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
+			const struct tf_elf_rules *rules,
+			struct tf_buf *platform_out)
 {
 	struct tf_elf_rules r = *rules;
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
@@ -697,7 +697,7 @@ int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
 	for (i = 0; !ret && i < nr_files; i++) {
 		if (i < r.nr_not_elf && r.not_elf[i])
 			continue;
-		ret = read_and_check(files[i].src, files[i].dst, &r, &info);
+		ret = read_and_verify(files[i].src, files[i].dst, &r, &info);
 		elf[i] = ret == 0;
 		if (ret == 1)
 			ret = 0;

@@ -348,8 +348,8 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 				    tf_arch_from_name(p->target.name));
 	}
 	if (!ret)
-		ret = tf_elf_check_wheel(res->files, res->nr_files, &rules,
-					 platform);
+		ret = tf_elf_verify_wheel(res->files, res->nr_files, &rules,
+					  platform);
 	free(not_elf);
 	tf_buf_release(&context);
 	tf_buf_release(&why);
