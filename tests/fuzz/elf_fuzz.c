@@ -56,7 +56,7 @@ static void check_file(const char *path)
 	struct tf_elf_rules rules;
 	size_t i;
 
-	if (tf_elf_read(path, SHOWN, &info))
+	if (tf_elf_read(path, SHOWN, &info) != TF_ELF_READ_OK)
 		return;
 	check_info(&info);
 	computed_rules(&rules, info.machine);

@@ -86,17 +86,17 @@ static void print_info(const struct tf_elf_info *info)
 static int cmd_info(int argc, char **argv)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	int ret;
+	enum tf_elf_read_result ret;
 
 	if (argc != 3)
 		usage();
 	ret = tf_elf_read(argv[2], argv[2], &info);
-	if (ret == 1)
+	if (ret == TF_ELF_READ_NOT_ELF)
 		printf("not ELF\n");
-	else if (!ret)
+	else if (ret == TF_ELF_READ_OK)
 		print_info(&info);
 	tf_elf_info_release(&info);
-	return ret < 0 ? 1 : 0;
+	return ret == TF_ELF_READ_ERROR ? 1 : 0;
 }
 
 /* Keep a copy of s[0..n) alive until exit, and return it. */
@@ -196,8 +196,8 @@ static int cmd_check(struct args *a)
 static int cmd_verify(struct args *a)
 {
 	struct tf_elf_rules rules;
+	enum tf_elf_verify_result ret;
 	size_t i;
-	int ret;
 
 	if (!a->platform ||
 	    tf_elf_rules_for_platform(&rules, a->platform, a->rules.context))
@@ -206,10 +206,11 @@ static int cmd_verify(struct args *a)
 	rules.nr_wheel_files = a->entries.nr;
 	for (i = 0; i < a->nr_files; i++) {
 		ret = tf_elf_verify_file(a->files[i].src, a->files[i].dst, &rules);
-		if (ret < 0)
+		if (ret == TF_ELF_VERIFY_FAILED)
 			return 1;
-		printf("%s: %s%s\n", ret ? "skip" : "ok", a->files[i].dst,
-		       ret ? " (not ELF)" : "");
+		printf("%s: %s%s\n", ret == TF_ELF_VERIFY_NOT_ELF ? "skip" : "ok",
+		       a->files[i].dst,
+		       ret == TF_ELF_VERIFY_NOT_ELF ? " (not ELF)" : "");
 	}
 	return 0;
 }

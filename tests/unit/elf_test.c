@@ -402,7 +402,7 @@ static void test_read_self(void)
 	size_t i;
 	int glibc = 0;
 
-	CHECK_INT(tf_elf_read("/proc/self/exe", "self", &info), 0);
+	CHECK_INT(tf_elf_read("/proc/self/exe", "self", &info), TF_ELF_READ_OK);
 	CHECK_INT(info.elf_class, 64);
 	CHECK_INT(info.big_endian, 0);
 #if defined(__x86_64__)
@@ -434,7 +434,7 @@ static void test_read_not_elf(void)
 	CHECK(fd >= 0);
 	CHECK(write(fd, "#!/bin/sh\n", 10) == 10);
 	close(fd);
-	CHECK_INT(tf_elf_read(path, path, &info), 1);
+	CHECK_INT(tf_elf_read(path, path, &info), TF_ELF_READ_NOT_ELF);
 	CHECK(info.needed.nr == 0);
 	unlink(path);
 }

@@ -414,50 +414,58 @@ static void sort_unique(struct tf_strvec *sv)
 	sv->v[sv->nr] = NULL;
 }
 
-/* 1 if fd starts with the ELF magic, 0 if not, -1 with errno on error. */
-static int has_elf_magic(int fd)
+/* OK if fd starts with the ELF magic, NOT_ELF if not, ERROR with errno
+   set (nothing printed) if it cannot be read. */
+static enum tf_elf_read_result read_magic(int fd)
 {
 	unsigned char magic[SELFMAG];
 	ssize_t n = pread(fd, magic, sizeof(magic), 0);
 
 	if (n < 0)
-		return -1;
-	return n == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG);
+		return TF_ELF_READ_ERROR;
+	if (n == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG))
+		return TF_ELF_READ_OK;
+	return TF_ELF_READ_NOT_ELF;
 }
 
-/* Open path: 0 with *fd open on an ELF file, 1 if it is not ELF, -1. */
-static int open_elf(const char *path, const char *shown, int *fd)
+/* Open path: OK with *fd open on an ELF file, NOT_ELF, or ERROR (printed). */
+static enum tf_elf_read_result open_elf(const char *path, const char *shown,
+					int *fd)
 {
-	int magic, ret;
+	enum tf_elf_read_result ret;
 
 	/* O_NONBLOCK: a FIFO in a stage must not hang the check. */
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (*fd < 0)
-		return error_errno("%s: cannot open '%s'", shown, path);
-	magic = has_elf_magic(*fd);
-	if (magic < 0)
-		ret = error_errno("%s: cannot read '%s'", shown, path);
-	else if (!magic)
-		ret = 1;
-	else if (elf_version(EV_CURRENT) == EV_NONE)
-		ret = error("libelf: %s", elf_errmsg(-1));
-	else
-		return 0;
+	if (*fd < 0) {
+		error_errno("%s: cannot open '%s'", shown, path);
+		return TF_ELF_READ_ERROR;
+	}
+	ret = read_magic(*fd);
+	if (ret == TF_ELF_READ_ERROR) {
+		error_errno("%s: cannot read '%s'", shown, path);
+	} else if (ret == TF_ELF_READ_OK) {
+		if (elf_version(EV_CURRENT) != EV_NONE)
+			return TF_ELF_READ_OK;
+		error("libelf: %s", elf_errmsg(-1));
+		ret = TF_ELF_READ_ERROR;
+	}
 	close(*fd);
 	return ret;
 }
 
-static int read_elf(const char *path, const char *shown,
-		    struct tf_elf_info *out, const struct want *want)
+static enum tf_elf_read_result read_elf(const char *path, const char *shown,
+					struct tf_elf_info *out,
+					const struct want *want)
 {
 	struct reader r = { NULL, shown, out, want, NULL, NULL, NULL,
 			    0, 0, 0, 0 };
-	int fd, ret;
+	enum tf_elf_read_result opened;
+	int fd, ret = 0;
 
 	tf_elf_info_release(out);
-	ret = open_elf(path, shown, &fd);
-	if (ret)
-		return ret;
+	opened = open_elf(path, shown, &fd);
+	if (opened != TF_ELF_READ_OK)
+		return opened;
 	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!r.elf)
 		ret = bad_libelf(&r, "cannot read the file");
@@ -470,31 +478,35 @@ static int read_elf(const char *path, const char *shown,
 	close(fd);
 	if (ret) {
 		tf_elf_info_release(out);
-	} else {
-		sort_unique(&out->exports);
-		sort_unique(&out->python_imports);
+		return TF_ELF_READ_ERROR;
 	}
-	return ret;
+	sort_unique(&out->exports);
+	sort_unique(&out->python_imports);
+	return TF_ELF_READ_OK;
 }
 
-int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out)
+enum tf_elf_read_result tf_elf_read(const char *path, const char *shown,
+				    struct tf_elf_info *out)
 {
 	struct want all = { 1, NULL, 0, NULL };
 
 	return read_elf(path, shown, out, &all);
 }
 
-int tf_elf_read_undefined(const char *path, const char *shown,
-			  struct tf_elf_info *out, struct tf_strvec *undefined)
+enum tf_elf_read_result tf_elf_read_undefined(const char *path,
+					      const char *shown,
+					      struct tf_elf_info *out,
+					      struct tf_strvec *undefined)
 {
 	struct want all = { 1, NULL, 0, undefined };
 
 	return read_elf(path, shown, out, &all);
 }
 
-int tf_elf_read_exports(const char *path, const char *shown,
-			struct tf_elf_info *out, const char *const *names,
-			size_t nr)
+enum tf_elf_read_result tf_elf_read_exports(const char *path,
+					    const char *shown,
+					    struct tf_elf_info *out,
+					    const char *const *names, size_t nr)
 {
 	struct want some = { 0, names, nr, NULL };
 
@@ -639,18 +651,19 @@ static int read_code(struct reader *r, struct tf_elf_code *c)
 	return 0;
 }
 
-int tf_elf_code_read(const char *path, const char *shown,
-		     struct tf_elf_code *out)
+enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
+					 struct tf_elf_code *out)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	struct reader r = { NULL, shown, &info, NULL, NULL, NULL, NULL,
 			    0, 0, 0, 0 };
-	int ret;
+	enum tf_elf_read_result opened;
+	int ret = 0;
 
 	tf_elf_code_release(out);
-	ret = open_elf(path, shown, &out->fd);
-	if (ret)
-		return ret;
+	opened = open_elf(path, shown, &out->fd);
+	if (opened != TF_ELF_READ_OK)
+		return opened;
 	r.elf = elf_begin(out->fd, ELF_C_READ_MMAP, NULL);
 	out->elf = r.elf;
 	if (!r.elf)
@@ -662,9 +675,11 @@ int tf_elf_code_read(const char *path, const char *shown,
 	out->machine = info.machine;
 	out->type = info.type;
 	tf_elf_info_release(&info);
-	if (ret)
+	if (ret) {
 		tf_elf_code_release(out);
-	return ret;
+		return TF_ELF_READ_ERROR;
+	}
+	return TF_ELF_READ_OK;
 }
 
 void tf_elf_code_release(struct tf_elf_code *c)

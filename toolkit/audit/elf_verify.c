@@ -227,50 +227,63 @@ static int needed_exempt(const struct tf_elf_rules *rules,
 	       shipped(rules, info, shown, lib);
 }
 
+/* How a DT_NEEDED library is resolved (resolve_needed()). */
+enum resolution {
+	NEEDED_BY_LIST,  /* the manylinux allow-list decides */
+	NEEDED_RESOLVED, /* exempt, or found as declared */
+	NEEDED_REFUSED,  /* not found as declared: printed */
+};
+
 /*
  * Check how lib is resolved when the recipe (or the wheel's record)
- * declares it: the one rule pack and verify share. Returns 1 when it is
- * resolved, 0 when the allow-list decides, -1 after printing why not.
+ * declares it: the one rule pack and verify share. Returns
+ * NEEDED_RESOLVED when it is resolved, NEEDED_BY_LIST when the
+ * allow-list decides, NEEDED_REFUSED after printing why not.
  */
-static int resolve_needed(const struct checker *c, const char *lib)
+static enum resolution resolve_needed(const struct checker *c, const char *lib)
 {
 	const struct tf_elf_rules *r = c->rules;
 	const struct tf_lib *d = tf_libs_find(r->libs, r->nr_libs, lib);
 	const char *path = run_path(c->info);
 
 	if (!d)
-		return needed_exempt(r, c->info, c->shown, lib);
+		return needed_exempt(r, c->info, c->shown, lib) ?
+		       NEEDED_RESOLVED : NEEDED_BY_LIST;
 	switch (d->kind) {
 	case TF_LIB_SYSTEM:
-		return 1;
+		return NEEDED_RESOLVED;
 	case TF_LIB_VENDOR:
 		if (shipped(r, c->info, c->shown, lib))
-			return 1;
-		return refuse(c, "needs '%s' (DT_NEEDED), declared vendored, "
-			      "which is not shipped in the wheel on an $ORIGIN "
-			      "RUNPATH", lib);
+			return NEEDED_RESOLVED;
+		refuse(c, "needs '%s' (DT_NEEDED), declared vendored, which is "
+		       "not shipped in the wheel on an $ORIGIN RUNPATH", lib);
+		return NEEDED_REFUSED;
 	case TF_LIB_PROVIDED:
-		if (!tf_libs_runpath_has(path, d->runpath))
-			return refuse(c, "needs '%s' (DT_NEEDED) from '%s', but "
-				      "its RUNPATH ('%s') lacks '%s'", lib,
-				      d->from, path ? path : "", d->runpath);
+		if (!tf_libs_runpath_has(path, d->runpath)) {
+			refuse(c, "needs '%s' (DT_NEEDED) from '%s', but its "
+			       "RUNPATH ('%s') lacks '%s'", lib, d->from,
+			       path ? path : "", d->runpath);
+			return NEEDED_REFUSED;
+		}
 		if (!tf_libs_requirement_listed(d->from, r->requires,
-						r->nr_requires))
-			return refuse(c, "needs '%s' (DT_NEEDED) from '%s', "
-				      "which is not in Requires-Dist", lib,
-				      d->from);
-		return 1;
+						r->nr_requires)) {
+			refuse(c, "needs '%s' (DT_NEEDED) from '%s', which is "
+			       "not in Requires-Dist", lib, d->from);
+			return NEEDED_REFUSED;
+		}
+		return NEEDED_RESOLVED;
 	case TF_LIB_FRAMEWORK:
 		/* Loaded by the framework before the wheel's binaries;
 		   framework.c checked the symbols against it. */
 		if (!tf_libs_requirement_listed(d->from, r->requires,
-						r->nr_requires))
-			return refuse(c, "needs '%s' (DT_NEEDED) from framework "
-				      "'%s', which is not in Requires-Dist", lib,
-				      d->from);
-		return 1;
+						r->nr_requires)) {
+			refuse(c, "needs '%s' (DT_NEEDED) from framework '%s', "
+			       "which is not in Requires-Dist", lib, d->from);
+			return NEEDED_REFUSED;
+		}
+		return NEEDED_RESOLVED;
 	}
-	return 0;
+	return NEEDED_BY_LIST;
 }
 
 /* Under linux_* and musllinux_* the manylinux allow-list is not the rule:
@@ -371,16 +384,17 @@ static int check_needed(const struct checker *c)
 	const struct tf_platform *p = &c->rules->platform;
 	unsigned minor = c->policy ? c->policy->glibc_minor : 0;
 	struct tf_buf list = TF_BUF_INIT;
+	enum resolution res;
 	const char *lib;
 	size_t i;
 	int since;
 
 	for (i = 0; i < c->info->needed.nr; i++) {
 		lib = c->info->needed.v[i];
-		since = resolve_needed(c, lib);
-		if (since < 0)
+		res = resolve_needed(c, lib);
+		if (res == NEEDED_REFUSED)
 			return -1;
-		if (since)
+		if (res == NEEDED_RESOLVED)
 			continue;
 		since = tf_manylinux_library_since(p->arch, lib);
 		if (since && (!c->policy || (unsigned)since <= minor))
@@ -532,33 +546,38 @@ int tf_elf_verify(const struct tf_elf_info *info,
 }
 
 /* Read the file keeping only the exports rules ask of it, and check it. */
-static int read_and_verify(const char *path, const char *shown,
-			   const struct tf_elf_rules *rules,
-			   struct tf_elf_info *info)
+static enum tf_elf_verify_result
+read_and_verify(const char *path, const char *shown,
+		const struct tf_elf_rules *rules, struct tf_elf_info *info)
 {
 	const char **names = tf_calloc(rules->nr_exports, sizeof(*names));
+	enum tf_elf_verify_result ret = TF_ELF_VERIFY_FAILED;
 	struct tf_buf full = TF_BUF_INIT;
+	enum tf_elf_read_result res;
 	size_t i, nr = 0;
-	int ret;
 
 	for (i = 0; i < rules->nr_exports; i++)
 		if (!strcmp(rules->exports[i].file, shown))
 			names[nr++] = rules->exports[i].symbol;
 	add_context(&full, rules->context);
 	tf_buf_addstr(&full, shown);
-	ret = tf_elf_read_exports(path, full.buf, info, names, nr);
-	if (!ret)
-		ret = tf_elf_verify(info, rules, shown);
+	res = tf_elf_read_exports(path, full.buf, info, names, nr);
+	if (res == TF_ELF_READ_NOT_ELF)
+		ret = TF_ELF_VERIFY_NOT_ELF;
+	else if (res == TF_ELF_READ_OK && !tf_elf_verify(info, rules, shown))
+		ret = TF_ELF_VERIFY_OK;
 	free(names);
 	tf_buf_release(&full);
 	return ret;
 }
 
-int tf_elf_verify_file(const char *path, const char *shown,
-		       const struct tf_elf_rules *rules)
+enum tf_elf_verify_result tf_elf_verify_file(const char *path,
+					     const char *shown,
+					     const struct tf_elf_rules *rules)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	int ret = read_and_verify(path, shown, rules, &info);
+	enum tf_elf_verify_result ret = read_and_verify(path, shown, rules,
+							 &info);
 
 	tf_elf_info_release(&info);
 	return ret;
@@ -685,6 +704,7 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 	int compute = r.platform.kind == TF_PLATFORM_MANYLINUX &&
 		      !r.platform.glibc_minor;
 	const struct tf_manylinux_policy *policy;
+	enum tf_elf_verify_result res;
 	size_t i;
 	int ret;
 
@@ -697,11 +717,11 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 	for (i = 0; !ret && i < nr_files; i++) {
 		if (i < r.nr_not_elf && r.not_elf[i])
 			continue;
-		ret = read_and_verify(files[i].src, files[i].dst, &r, &info);
-		elf[i] = ret == 0;
-		if (ret == 1)
-			ret = 0;
-		else if (!ret && compute && loadable(&info))
+		res = read_and_verify(files[i].src, files[i].dst, &r, &info);
+		elf[i] = res == TF_ELF_VERIFY_OK;
+		if (res == TF_ELF_VERIFY_FAILED)
+			ret = -1;
+		else if (res == TF_ELF_VERIFY_OK && compute && loadable(&info))
 			note_need(&r, &info, files[i].dst, &need);
 	}
 	if (!ret)

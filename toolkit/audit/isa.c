@@ -441,7 +441,7 @@ static int note_level(const char *path, const char *shown)
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	int level = 0;
 
-	if (!tf_elf_read(path, shown, &info))
+	if (tf_elf_read(path, shown, &info) == TF_ELF_READ_OK)
 		level = tf_elf_x86_isa_level(info.x86_isa_needed);
 	tf_elf_info_release(&info);
 	return level;
