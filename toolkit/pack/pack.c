@@ -399,7 +399,7 @@ static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
 	for (i = 0; !ret && i < fl->nr; i++)
 		if (tf_isa_audit_file(fl->v[i].src, fl->v[i].dst, context.buf,
-				      &pol) < 0)
+				      &pol) == TF_ISA_AUDIT_FAILED)
 			ret = -1;
 	if (pol.minimum || pol.nr_dispatch)
 		tf_isa_policy_format(&pol, record);
