@@ -1,5 +1,5 @@
 #!/bin/sh
-# tf_elf_check_wheel through test-elf check: the architecture a wheel's
+# tf_elf_verify_wheel through test-elf check: the architecture a wheel's
 # platform names, aarch64's 64 KiB pages and the x86-64 ISA level, on
 # libraries built here with the host gcc and aarch64-linux-gnu-gcc.
 # Each refusal names the wheel, the file inside it, the rule and the value.

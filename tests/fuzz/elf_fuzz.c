@@ -56,17 +56,17 @@ static void check_file(const char *path)
 	struct tf_elf_rules rules;
 	size_t i;
 
-	if (tf_elf_read(path, SHOWN, &info))
+	if (tf_elf_read(path, SHOWN, &info) != TF_ELF_READ_OK)
 		return;
 	check_info(&info);
 	computed_rules(&rules, info.machine);
-	tf_elf_check(&info, &rules, SHOWN);
+	tf_elf_verify(&info, &rules, SHOWN);
 	for (i = 0; i < sizeof(tags) / sizeof(*tags); i++) {
 		if (tf_elf_rules_for_platform(&rules, tags[i], "x.whl"))
 			FUZZ_ASSERT(!"a published platform has rules");
 		rules.wheel_files = wheel_files;
 		rules.nr_wheel_files = 2;
-		tf_elf_check(&info, &rules, SHOWN);
+		tf_elf_verify(&info, &rules, SHOWN);
 	}
 	tf_elf_info_release(&info);
 	tf_elf_info_release(&info);
@@ -82,7 +82,7 @@ static void check_wheel(const char *path, const uint8_t *data, size_t size)
 
 	computed_rules(&rules, size > 19 && data[18] == EM_AARCH64 ?
 				       EM_AARCH64 : EM_X86_64);
-	if (!tf_elf_check_wheel(files, 1, &rules, &tag))
+	if (!tf_elf_verify_wheel(files, 1, &rules, &tag))
 		FUZZ_ASSERT(tag.len && !tf_platform_parse(tag.buf, &p, &why) &&
 			    p.kind == TF_PLATFORM_MANYLINUX);
 	tf_buf_release(&tag);

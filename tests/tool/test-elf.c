@@ -7,11 +7,11 @@
  *   test-elf [-v] check (--platform TAG | --compute ARCH) [--context C]
  *       [--allow-needed NAME]... [--isa-level N] [--export FILE:SYMBOL]...
  *       FILE=INWHEEL...
- *       runs tf_elf_check_wheel(); prints "platform: TAG" (the computed
+ *       runs tf_elf_verify_wheel(); prints "platform: TAG" (the computed
  *       one, or TAG as given); -v shows what decided a computed one
  *   test-elf verify --platform TAG [--context C] [--entry NAME]...
  *       FILE=INWHEEL...
- *       runs tf_elf_check_file() on each file with tf_elf_rules_for_platform()
+ *       runs tf_elf_verify_file() on each file with tf_elf_rules_for_platform()
  *       (the wheel's entries are the INWHEELs and the NAMEs); prints
  *       "ok: INWHEEL" or "skip: INWHEEL (not ELF)" for each
  *
@@ -86,17 +86,17 @@ static void print_info(const struct tf_elf_info *info)
 static int cmd_info(int argc, char **argv)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	int ret;
+	enum tf_elf_read_result ret;
 
 	if (argc != 3)
 		usage();
 	ret = tf_elf_read(argv[2], argv[2], &info);
-	if (ret == 1)
+	if (ret == TF_ELF_READ_NOT_ELF)
 		printf("not ELF\n");
-	else if (!ret)
+	else if (ret == TF_ELF_READ_OK)
 		print_info(&info);
 	tf_elf_info_release(&info);
-	return ret < 0 ? 1 : 0;
+	return ret == TF_ELF_READ_ERROR ? 1 : 0;
 }
 
 /* Keep a copy of s[0..n) alive until exit, and return it. */
@@ -186,7 +186,7 @@ static int cmd_check(struct args *a)
 		die(2, "--platform '%s': %s", a->platform, platform.buf);
 	if (!a->platform && a->rules.platform.kind != TF_PLATFORM_MANYLINUX)
 		usage();
-	ret = tf_elf_check_wheel(a->files, a->nr_files, &a->rules, &platform);
+	ret = tf_elf_verify_wheel(a->files, a->nr_files, &a->rules, &platform);
 	if (!ret)
 		printf("platform: %s\n", a->platform ? a->platform : platform.buf);
 	tf_buf_release(&platform);
@@ -196,8 +196,8 @@ static int cmd_check(struct args *a)
 static int cmd_verify(struct args *a)
 {
 	struct tf_elf_rules rules;
+	enum tf_elf_verify_result ret;
 	size_t i;
-	int ret;
 
 	if (!a->platform ||
 	    tf_elf_rules_for_platform(&rules, a->platform, a->rules.context))
@@ -205,11 +205,12 @@ static int cmd_verify(struct args *a)
 	rules.wheel_files = (const char *const *)a->entries.v;
 	rules.nr_wheel_files = a->entries.nr;
 	for (i = 0; i < a->nr_files; i++) {
-		ret = tf_elf_check_file(a->files[i].src, a->files[i].dst, &rules);
-		if (ret < 0)
+		ret = tf_elf_verify_file(a->files[i].src, a->files[i].dst, &rules);
+		if (ret == TF_ELF_VERIFY_FAILED)
 			return 1;
-		printf("%s: %s%s\n", ret ? "skip" : "ok", a->files[i].dst,
-		       ret ? " (not ELF)" : "");
+		printf("%s: %s%s\n", ret == TF_ELF_VERIFY_NOT_ELF ? "skip" : "ok",
+		       a->files[i].dst,
+		       ret == TF_ELF_VERIFY_NOT_ELF ? " (not ELF)" : "");
 	}
 	return 0;
 }

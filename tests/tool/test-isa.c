@@ -22,18 +22,20 @@ static int scan(int argc, char **argv)
 {
 	struct tf_isa_report rep = TF_ISA_REPORT_INIT;
 	struct tf_buf what = TF_BUF_INIT;
-	int i, ret = 0, r;
+	enum tf_isa_scan_result r;
+	int i, ret = 0;
 
 	for (i = 0; i < argc; i++) {
 		r = tf_isa_scan(argv[i], argv[i], &rep);
 		tf_buf_reset(&what);
-		if (r < 0) {
+		if (r == TF_ISA_SCAN_ERROR) {
 			ret = 1;
 			continue;
 		}
-		if (r == 0)
+		if (r == TF_ISA_SCAN_OK)
 			tf_isa_describe(&rep, &what);
-		printf("%s: %s\n", argv[i], r ? "nothing to audit" : what.buf);
+		printf("%s: %s\n", argv[i],
+		       r == TF_ISA_SCAN_NOTHING ? "nothing to audit" : what.buf);
 	}
 	tf_isa_report_release(&rep);
 	tf_buf_release(&what);
@@ -68,7 +70,8 @@ static int audit(int argc, char **argv)
 			return 2;
 		}
 		*eq = '\0';
-		if (tf_isa_audit_file(argv[i], eq + 1, context, &p) < 0)
+		if (tf_isa_audit_file(argv[i], eq + 1, context, &p) ==
+		    TF_ISA_AUDIT_FAILED)
 			ret = 1;
 		else
 			printf("ok: %s\n", eq + 1);

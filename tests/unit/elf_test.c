@@ -314,7 +314,7 @@ static void make_info(const struct check_case *c, struct tf_elf_info *info)
 	tf_strvec_release(&vers);
 }
 
-/* Run tf_elf_check with stderr captured into msg. */
+/* Run tf_elf_verify with stderr captured into msg. */
 static int check_captured(const struct tf_elf_info *info,
 			  const struct tf_elf_rules *rules, struct tf_buf *msg)
 {
@@ -323,7 +323,7 @@ static int check_captured(const struct tf_elf_info *info,
 
 	fflush(stderr);
 	dup2(fileno(tmp), 2);
-	ret = tf_elf_check(info, rules, "pkg/lib/a.so");
+	ret = tf_elf_verify(info, rules, "pkg/lib/a.so");
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -402,7 +402,7 @@ static void test_read_self(void)
 	size_t i;
 	int glibc = 0;
 
-	CHECK_INT(tf_elf_read("/proc/self/exe", "self", &info), 0);
+	CHECK_INT(tf_elf_read("/proc/self/exe", "self", &info), TF_ELF_READ_OK);
 	CHECK_INT(info.elf_class, 64);
 	CHECK_INT(info.big_endian, 0);
 #if defined(__x86_64__)
@@ -434,7 +434,7 @@ static void test_read_not_elf(void)
 	CHECK(fd >= 0);
 	CHECK(write(fd, "#!/bin/sh\n", 10) == 10);
 	close(fd);
-	CHECK_INT(tf_elf_read(path, path, &info), 1);
+	CHECK_INT(tf_elf_read(path, path, &info), TF_ELF_READ_NOT_ELF);
 	CHECK(info.needed.nr == 0);
 	unlink(path);
 }

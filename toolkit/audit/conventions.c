@@ -347,15 +347,16 @@ static int check_libraries(const struct wheel_view *w, int jax)
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	struct tf_strvec undefined = TF_STRVEC_INIT;
 	size_t i;
-	int ret = 0, has_pjrt_api = 0, r;
+	enum tf_elf_read_result r;
+	int ret = 0, has_pjrt_api = 0;
 
 	for (i = 0; i < w->elf_src.nr && !ret; i++) {
 		const char *dst = w->elf_dst.v[i];
 
 		tf_strvec_release(&undefined);
 		r = tf_elf_read_undefined(w->elf_src.v[i], dst, &info, &undefined);
-		if (r) {
-			ret = r < 0 ? -1 : 0;
+		if (r != TF_ELF_READ_OK) {
+			ret = r == TF_ELF_READ_ERROR ? -1 : 0;
 			continue;
 		}
 		has_pjrt_api |= exports(&info, "GetPjrtApi");

@@ -14,6 +14,8 @@
  * (one line). Only what the dynamic loader maps is checked in full:
  * object files (ET_REL) only have to match the architecture, as they are
  * for a later link on the target; static archives are not ELF files.
+ *
+ * elf.c reads files with libelf; elf_verify.c checks them against rules.
  */
 
 #include <stddef.h>
@@ -60,24 +62,43 @@ struct tf_elf_info {
 #define TF_ELF_INFO_INIT { 0, 0, 0, 0, TF_STRVEC_INIT, NULL, NULL, NULL, 0, \
 			   NULL, 0, TF_STRVEC_INIT, 0, 0, TF_STRVEC_INIT }
 
+/* What reading a file gave: tf_elf_read(), its variants, tf_elf_code_read(). */
+enum tf_elf_read_result {
+	TF_ELF_READ_OK = 0,
+	TF_ELF_READ_NOT_ELF = 1, /* no ELF magic: not an error, nothing printed */
+	TF_ELF_READ_ERROR = -1,  /* cannot be opened, or malformed: printed */
+};
+
 /*
  * Read path's ELF headers, dynamic section, symbol versions, dynamic
  * symbols and notes into out (which must be initialized; it is reset
  * first). `shown` names the file in messages (e.g. "wheel 'x': pkg/a.so").
- * Returns 1 if the file is not ELF (not an error; nothing printed), 0 on
- * success, -1 if it cannot be opened or is a malformed ELF file (printed
- * as "tfbuild: SHOWN: malformed ELF: ..."). Memory grows with the number
- * of exported symbols; checks go through tf_elf_check_file() and
- * tf_elf_check_wheel(), which keep only the symbols they look for.
+ * Returns TF_ELF_READ_OK, TF_ELF_READ_NOT_ELF, or TF_ELF_READ_ERROR if
+ * it cannot be opened or is a malformed ELF file (printed as "tfbuild:
+ * SHOWN: malformed ELF: ..."). Memory grows with the number of exported
+ * symbols; checks go through tf_elf_verify_file() and
+ * tf_elf_verify_wheel(), which keep only the symbols they look for.
  */
-int tf_elf_read(const char *path, const char *shown, struct tf_elf_info *out);
+enum tf_elf_read_result tf_elf_read(const char *path, const char *shown,
+				    struct tf_elf_info *out);
 /*
  * tf_elf_read(), and also append to undefined every strong (not weak)
  * undefined dynamic symbol: "NAME" when it is unversioned, "NAME\tLIB"
  * when it is bound to a version needed from LIB ("libc.so.6").
  */
-int tf_elf_read_undefined(const char *path, const char *shown,
-			  struct tf_elf_info *out, struct tf_strvec *undefined);
+enum tf_elf_read_result tf_elf_read_undefined(const char *path,
+					      const char *shown,
+					      struct tf_elf_info *out,
+					      struct tf_strvec *undefined);
+/*
+ * tf_elf_read(), keeping of the exported symbols only those named in
+ * names[0..nr) (borrowed), as the checks read files: memory then stays
+ * small whatever a library exports.
+ */
+enum tf_elf_read_result tf_elf_read_exports(const char *path,
+					    const char *shown,
+					    struct tf_elf_info *out,
+					    const char *const *names, size_t nr);
 /* Free everything; safe on NULL and twice. Leaves out initialized. */
 void tf_elf_info_release(struct tf_elf_info *info);
 
@@ -132,7 +153,7 @@ struct tf_elf_rules {
 	int abi3_minor;               /* X of a cp3X-abi3 wheel: Python C API
 					 imports must be in the stable ABI of
 					 3.X (abi3.h); 0: not audited */
-	const unsigned char *not_elf; /* tf_elf_check_wheel: files[i] for
+	const unsigned char *not_elf; /* tf_elf_verify_wheel: files[i] for
 					 i < nr_not_elf with not_elf[i] set
 					 were read by the caller and do not
 					 start with the ELF magic: not opened
@@ -150,19 +171,28 @@ struct tf_elf_rules {
  * wheel, against rules. Returns 0, or -1 after printing the first rule it
  * breaks as "tfbuild: CONTEXT: SHOWN: what, the offending value". With a
  * platform to compute, versions and libraries only have to be allowed by
- * some policy: tf_elf_check_wheel() then picks the lowest. Under "any"
+ * some policy: tf_elf_verify_wheel() then picks the lowest. Under "any"
  * every ELF file is refused; platforms of kind OTHER are not checked.
  */
-int tf_elf_check(const struct tf_elf_info *info,
-		 const struct tf_elf_rules *rules, const char *shown);
+int tf_elf_verify(const struct tf_elf_info *info,
+		  const struct tf_elf_rules *rules, const char *shown);
+
+/* What verifying one file gave (tf_elf_verify_file()). */
+enum tf_elf_verify_result {
+	TF_ELF_VERIFY_OK = 0,      /* an ELF file that passes */
+	TF_ELF_VERIFY_NOT_ELF = 1, /* not ELF: nothing to check */
+	TF_ELF_VERIFY_FAILED = -1, /* refused, or unreadable: printed */
+};
 
 /*
  * Read and check the file at path, found at `shown` inside the wheel.
- * Returns 1 if it is not ELF (nothing to check), 0 if it passes, -1
- * after printing why not (or why it cannot be read).
+ * Returns TF_ELF_VERIFY_NOT_ELF if it is not ELF, TF_ELF_VERIFY_OK if
+ * it passes, TF_ELF_VERIFY_FAILED after printing why not (or why it
+ * cannot be read).
  */
-int tf_elf_check_file(const char *path, const char *shown,
-		      const struct tf_elf_rules *rules);
+enum tf_elf_verify_result tf_elf_verify_file(const char *path,
+					     const char *shown,
+					     const struct tf_elf_rules *rules);
 
 /*
  * Check every file of a wheel (src on disk, dst inside the wheel; files
@@ -175,9 +205,9 @@ int tf_elf_check_file(const char *path, const char *shown,
  * otherwise platform_out is left alone. Returns 0, or -1 after printing
  * the first defect.
  */
-int tf_elf_check_wheel(const struct tf_wheel_file *files, size_t nr_files,
-		       const struct tf_elf_rules *rules,
-		       struct tf_buf *platform_out);
+int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
+			const struct tf_elf_rules *rules,
+			struct tf_buf *platform_out);
 
 /*
  * Rules for `tfbuild verify`, from the wheel's platform tag alone:
@@ -229,11 +259,12 @@ struct tf_elf_code {
 
 /*
  * Map path's executable sections and function symbols into out (which
- * must be initialized). Returns 1 if it is not ELF (nothing printed), 0,
- * or -1 after printing "tfbuild: SHOWN: malformed ELF: ...".
+ * must be initialized). Returns TF_ELF_READ_OK, TF_ELF_READ_NOT_ELF
+ * (nothing printed), or TF_ELF_READ_ERROR after printing "tfbuild:
+ * SHOWN: malformed ELF: ...".
  */
-int tf_elf_code_read(const char *path, const char *shown,
-		     struct tf_elf_code *out);
+enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
+					 struct tf_elf_code *out);
 /* Unmap and free; safe on NULL and twice. Leaves c initialized. */
 void tf_elf_code_release(struct tf_elf_code *c);
 /* The function holding addr, or NULL: the last symbol at or below it

@@ -391,11 +391,11 @@ static int read_provider(struct tf_framework *fw, const char *path)
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	struct tf_framework_lib *lib;
 	size_t i;
-	int r = tf_elf_read(path, path, &info);
+	enum tf_elf_read_result r = tf_elf_read(path, path, &info);
 
-	if (r) {
+	if (r != TF_ELF_READ_OK) {
 		tf_elf_info_release(&info);
-		return r < 0 ? -1 : 0; /* not ELF: not a library */
+		return r == TF_ELF_READ_ERROR ? -1 : 0; /* not ELF: not a library */
 	}
 	for (i = 0; i < fw->nr_libs; i++)
 		if (!strcmp(fw->libs[i].path, path))
@@ -623,7 +623,8 @@ int tf_framework_check(struct tf_framework *fw,
 	struct wheel_elf *elfs = tf_calloc(nr_files + 1, sizeof(*elfs));
 	struct tf_strvec wheel_exports = TF_STRVEC_INIT, used = TF_STRVEC_INIT;
 	size_t i, j, nr = 0;
-	int ret = 0, r;
+	enum tf_elf_read_result r;
+	int ret = 0;
 
 	for (i = 0; i < nr_files && !ret; i++) {
 		struct wheel_elf *we = &elfs[nr];
@@ -633,9 +634,9 @@ int tf_framework_check(struct tf_framework *fw,
 		we->file = &files[i];
 		r = tf_elf_read_undefined(files[i].src, files[i].dst, &we->info,
 					  &we->undefined);
-		if (r < 0)
+		if (r == TF_ELF_READ_ERROR)
 			ret = -1;
-		if (r) {
+		if (r != TF_ELF_READ_OK) {
 			tf_elf_info_release(&we->info);
 			tf_strvec_release(&we->undefined);
 			continue;
@@ -793,12 +794,13 @@ static int check_arch(struct tf_framework *fw, const struct tf_wheel_file *files
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	char mine[32], theirs[32];
 	size_t i, j;
-	int ret = 0, r;
+	enum tf_elf_read_result r;
+	int ret = 0;
 
 	for (i = 0; i < nr && !ret; i++) {
 		r = tf_elf_read(files[i].src, files[i].dst, &info);
-		if (r) {
-			ret = r < 0 ? -1 : 0;
+		if (r != TF_ELF_READ_OK) {
+			ret = r == TF_ELF_READ_ERROR ? -1 : 0;
 			continue;
 		}
 		for (j = 0; j < info.needed.nr && !ret; j++) {

@@ -441,33 +441,37 @@ static int note_level(const char *path, const char *shown)
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	int level = 0;
 
-	if (!tf_elf_read(path, shown, &info))
+	if (tf_elf_read(path, shown, &info) == TF_ELF_READ_OK)
 		level = tf_elf_x86_isa_level(info.x86_isa_needed);
 	tf_elf_info_release(&info);
 	return level;
 }
 
-int tf_isa_scan(const char *path, const char *shown, struct tf_isa_report *out)
+enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
+				    struct tf_isa_report *out)
 {
 	struct tf_elf_code code = TF_ELF_CODE_INIT;
 	struct scan s = { out, &code, 0, NULL };
+	enum tf_elf_read_result res;
 	enum tf_isa_family family;
 	size_t i;
-	int ret, f;
+	int f;
 
 	tf_isa_report_release(out);
-	ret = tf_elf_code_read(path, shown, &code);
-	if (ret)
-		return ret;
+	res = tf_elf_code_read(path, shown, &code);
+	if (res == TF_ELF_READ_NOT_ELF)
+		return TF_ISA_SCAN_NOTHING;
+	if (res == TF_ELF_READ_ERROR)
+		return TF_ISA_SCAN_ERROR;
 	family = code.machine == EM_X86_64 ? TF_ISA_X86_64 :
 		 code.machine == EM_AARCH64 ? TF_ISA_AARCH64 : TF_ISA_NONE;
 	if (family == TF_ISA_NONE || (code.type != ET_DYN && code.type != ET_EXEC)) {
 		tf_elf_code_release(&code);
-		return 1;
+		return TF_ISA_SCAN_NOTHING;
 	}
 	if (open_cs(&s, family)) {
 		tf_elf_code_release(&code);
-		return -1;
+		return TF_ISA_SCAN_ERROR;
 	}
 	out->family = family;
 	out->level = tf_isa_baseline(family);
@@ -486,7 +490,7 @@ int tf_isa_scan(const char *path, const char *shown, struct tf_isa_report *out)
 	capstone.free(s.insn, 1);
 	capstone.close(&s.cs);
 	tf_elf_code_release(&code);
-	return 0;
+	return TF_ISA_SCAN_OK;
 }
 
 void tf_isa_report_release(struct tf_isa_report *out)
@@ -602,19 +606,23 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 	return 0;
 }
 
-int tf_isa_audit_file(const char *path, const char *shown, const char *context,
-		      const struct tf_isa_policy *policy)
+enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
+					   const char *context,
+					   const struct tf_isa_policy *policy)
 {
 	struct tf_isa_report rep = TF_ISA_REPORT_INIT;
 	struct tf_buf what = TF_BUF_INIT;
-	int ret = tf_isa_scan(path, shown, &rep);
+	enum tf_isa_scan_result res = tf_isa_scan(path, shown, &rep);
+	enum tf_isa_audit_result ret = res == TF_ISA_SCAN_NOTHING ?
+		TF_ISA_AUDIT_NOTHING : TF_ISA_AUDIT_FAILED;
 
-	if (!ret) {
+	if (res == TF_ISA_SCAN_OK) {
 		tf_isa_describe(&rep, &what);
 		verbose("%s%s%s: isa %s%s", context ? context : "",
 			context ? ": " : "", shown, what.buf,
 			tf_isa_dispatches(policy, shown) ? " (dispatches)" : "");
-		ret = check_report(&rep, shown, context, policy);
+		ret = check_report(&rep, shown, context, policy) ?
+			TF_ISA_AUDIT_FAILED : TF_ISA_AUDIT_OK;
 	}
 	tf_buf_release(&what);
 	tf_isa_report_release(&rep);

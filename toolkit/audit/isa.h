@@ -60,13 +60,23 @@ struct tf_isa_report {
 #define TF_ISA_REPORT_INIT { TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, \
 			     0, 0, 0 }
 
+/* What scanning a file gave (tf_isa_scan()). */
+enum tf_isa_scan_result {
+	TF_ISA_SCAN_OK = 0,
+	TF_ISA_SCAN_NOTHING = 1, /* nothing to audit: not ELF, an object
+				    file, another machine */
+	TF_ISA_SCAN_ERROR = -1,  /* cannot be read: printed */
+};
+
 /*
  * Disassemble the executable sections of the loadable ELF file at path
  * (ET_DYN or ET_EXEC, x86-64 or aarch64) into out (initialized; reset
- * first). Returns 1 when there is nothing to audit (not ELF, an object
- * file, another machine), 0, or -1 after printing why it cannot be read.
+ * first). Returns TF_ISA_SCAN_NOTHING when there is nothing to audit,
+ * TF_ISA_SCAN_OK, or TF_ISA_SCAN_ERROR after printing why it cannot be
+ * read.
  */
-int tf_isa_scan(const char *path, const char *shown, struct tf_isa_report *out);
+enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
+				    struct tf_isa_report *out);
 /* Free; safe on NULL and twice. Leaves out initialized. */
 void tf_isa_report_release(struct tf_isa_report *out);
 
@@ -121,6 +131,13 @@ void tf_isa_policy_format(const struct tf_isa_policy *p, struct tf_buf *out);
 int tf_isa_policy_parse(char *text, struct tf_isa_policy *p,
 			const char ***store, struct tf_buf *why);
 
+/* What auditing a file gave (tf_isa_audit_file()). */
+enum tf_isa_audit_result {
+	TF_ISA_AUDIT_OK = 0,
+	TF_ISA_AUDIT_NOTHING = 1, /* nothing to audit (tf_isa_scan()) */
+	TF_ISA_AUDIT_FAILED = -1, /* refused, or cannot be read: printed */
+};
+
 /*
  * Audit the file at path, shown as `shown` inside the wheel, for a
  * wheel whose platform is for `family`: with context as the message
@@ -129,11 +146,12 @@ int tf_isa_policy_parse(char *text, struct tf_isa_policy *p,
  *   above x86-64-v1, and does not declare run-time dispatch
  * a file that needs more than the policy's minimum without dispatch, and
  * one whose GNU property note claims less than its code needs. With -v,
- * prints what it found. Returns 0, 1 when there was nothing to audit,
- * or -1.
+ * prints what it found. Returns TF_ISA_AUDIT_OK, TF_ISA_AUDIT_NOTHING
+ * when there was nothing to audit, or TF_ISA_AUDIT_FAILED.
  */
-int tf_isa_audit_file(const char *path, const char *shown, const char *context,
-		      const struct tf_isa_policy *policy);
+enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
+					   const char *context,
+					   const struct tf_isa_policy *policy);
 
 /* 1 if the policy declares dispatch for the wheel path. */
 int tf_isa_dispatches(const struct tf_isa_policy *p, const char *shown);

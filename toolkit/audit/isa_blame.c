@@ -27,7 +27,8 @@ static int visit(const char *path, const struct stat *st, int type,
 	(void)ftw;
 	if (type != FTW_F || blame.found >= 10)
 		return 0;
-	if (!tf_isa_scan(path, path, &rep) && rep.family == blame.family &&
+	if (tf_isa_scan(path, path, &rep) == TF_ISA_SCAN_OK &&
+	    rep.family == blame.family &&
 	    rep.level > blame.level) {
 		tf_isa_describe(&rep, &what);
 		error("  suspect: %s: %s", path, what.buf);

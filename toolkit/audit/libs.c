@@ -79,7 +79,7 @@ void tf_libs_record_write(const struct tf_lib *libs, size_t n,
 	json_object_set_new(root, "version", json_integer(1));
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	if (!text)
-		die(TF_EXIT_FAILURE, "out of memory");
+		tf_out_of_memory(0);
 	tf_buf_addstr(out, text);
 	tf_buf_addch(out, '\n');
 	free(text);

@@ -16,7 +16,8 @@
  *             Requires-Dist. No RUNPATH: the framework loaded it first
  *
  * The decisions travel in the wheel as .dist-info/tfbuild/libraries.json,
- * so `tfbuild verify` applies the same rules (elf.c) without the recipe.
+ * so `tfbuild verify` applies the same rules (elf_verify.c) without the
+ * recipe.
  * This file is the only one that writes or reads that record (jansson).
  */
 

@@ -60,7 +60,7 @@ struct tf_platform {
  */
 int tf_platform_parse(const char *tag, struct tf_platform *out,
 		      struct tf_buf *why);
-/* A platform that asks tf_elf_check_wheel to compute the manylinux tag. */
+/* A platform that asks tf_elf_verify_wheel to compute the manylinux tag. */
 void tf_platform_compute(struct tf_platform *p, enum tf_arch arch);
 
 struct tf_manylinux_policy {

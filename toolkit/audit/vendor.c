@@ -124,7 +124,7 @@ static int check_rewrite(const struct state *s, const char *path,
 	const char *bad = NULL;
 	size_t i, j;
 
-	if (tf_elf_read(path, shown, &info))
+	if (tf_elf_read(path, shown, &info) != TF_ELF_READ_OK)
 		return -1;
 	for (i = 0; i < e->nr && !bad; i++) {
 		int found = 0;
@@ -193,7 +193,8 @@ static int find_library(const struct state *s, const char *soname,
 		tf_buf_reset(found);
 		tf_path_join(found, *d, soname);
 		if (tf_path_exists(found->buf) &&
-		    !tf_elf_read(found->buf, found->buf, &info) &&
+		    tf_elf_read(found->buf, found->buf, &info) ==
+			    TF_ELF_READ_OK &&
 		    info.elf_class == 64 && !info.big_endian &&
 		    info.machine == (s->o->arch == TF_ARCH_AARCH64 ?
 				     EM_AARCH64 : EM_X86_64))
@@ -294,7 +295,7 @@ static int vendor_one(struct state *s, const char *soname,
 	s->v[idx].origin = keep(s, found.buf);
 	verbose("%s: vendoring %s as %s", s->o->context, found.buf, shown.buf);
 	/* Its own needs first: they may grow s->v. */
-	if (tf_elf_read(copy.buf, shown.buf, &info) ||
+	if (tf_elf_read(copy.buf, shown.buf, &info) != TF_ELF_READ_OK ||
 	    plan_renames(s, &info, 1, &renames, &nr))
 		goto out;
 	e.renames = renames;
@@ -340,10 +341,12 @@ static int vendor_file(struct state *s, struct tf_wheel_file *f)
 	struct rename *renames = NULL;
 	struct expect e;
 	size_t nr = 0;
-	int ret = tf_elf_read(f->src, f->dst, &info);
+	enum tf_elf_read_result res = tf_elf_read(f->src, f->dst, &info);
+	int ret;
 
-	if (ret || (info.type != ET_DYN && info.type != ET_EXEC)) {
-		ret = ret < 0 ? -1 : 0;
+	if (res != TF_ELF_READ_OK ||
+	    (info.type != ET_DYN && info.type != ET_EXEC)) {
+		ret = res == TF_ELF_READ_ERROR ? -1 : 0;
 		goto out;
 	}
 	ret = -1;

@@ -348,8 +348,8 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 				    tf_arch_from_name(p->target.name));
 	}
 	if (!ret)
-		ret = tf_elf_check_wheel(res->files, res->nr_files, &rules,
-					 platform);
+		ret = tf_elf_verify_wheel(res->files, res->nr_files, &rules,
+					  platform);
 	free(not_elf);
 	tf_buf_release(&context);
 	tf_buf_release(&why);
@@ -399,7 +399,7 @@ static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
 	for (i = 0; !ret && i < fl->nr; i++)
 		if (tf_isa_audit_file(fl->v[i].src, fl->v[i].dst, context.buf,
-				      &pol) < 0)
+				      &pol) == TF_ISA_AUDIT_FAILED)
 			ret = -1;
 	if (pol.minimum || pol.nr_dispatch)
 		tf_isa_policy_format(&pol, record);

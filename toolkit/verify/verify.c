@@ -979,9 +979,11 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 	if (ok && c->failed)
 		ret = defect(v, name, "cannot copy it to check it as ELF: %s",
 			     strerror(errno));
-	else if (ok && tf_elf_check_file(c->path, name, &v->elf) < 0)
+	else if (ok && tf_elf_verify_file(c->path, name, &v->elf) ==
+		       TF_ELF_VERIFY_FAILED)
 		ret = -1;
-	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) < 0)
+	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
+		       TF_ISA_AUDIT_FAILED)
 		ret = -1;
 	unlink(c->path);
 	c->fd = -1;
