@@ -450,6 +450,7 @@ static enum tf_elf_read_result open_elf(const char *path, const char *shown,
 		ret = TF_ELF_READ_ERROR;
 	}
 	close(*fd);
+	*fd = -1;
 	return ret;
 }
 
