@@ -1,26 +1,23 @@
 /*
  * Verify a wheel the way an installer sees it, without trusting who made
- * it: nothing here uses wheel.c. The archive is read through libarchive's
- * seekable zip reader, which walks the central directory as pip's zipfile
- * does. Two passes keep memory bounded by RECORD (capped), not by the
- * wheel: the first reads names and the .dist-info files, the second
- * streams every entry through sha256 and checks it against RECORD.
+ * it: nothing here uses wheel.c. The archive is read through the wheel
+ * reader's seekable mode (wheelread.h), which walks the central
+ * directory as pip's zipfile does. Two passes keep memory bounded by
+ * RECORD (capped), not by the wheel: the first reads names and the
+ * .dist-info files, the second streams every entry through sha256 and
+ * checks it against RECORD.
  */
 #include "verify.h"
 #include "wheel/wheel.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <archive.h>
-#include <archive_entry.h>
 
 #include "audit/audit.h"
 #include "base/base.h"
@@ -309,12 +306,19 @@ static int defect(const struct verifier *v, const char *entry,
 	return -1;
 }
 
-static struct archive *open_wheel(const struct verifier *v)
+/*
+ * Zip entry names are UTF-8 (or flagged as such). In tfbuild's C locale
+ * libarchive cannot convert them and warns, which would hide the other
+ * header warnings (local header disagreeing with the central directory)
+ * that are defects. The reader's UTF-8 mode avoids that; where the
+ * system has no UTF-8 locale, non-ASCII names are reported as
+ * unreadable.
+ */
+static struct tf_wheel_reader *open_wheel(const struct verifier *v)
 {
-	struct archive *a = archive_read_new();
+	struct tf_buf why = TF_BUF_INIT;
+	struct tf_wheel_reader *r;
 
-	if (!a)
-		die(TF_EXIT_FAILURE, "out of memory");
 	/*
 	 * A wheel this process just packed is read by the streaming reader,
 	 * through its local headers (pass 1 compares their names with the
@@ -322,23 +326,13 @@ static struct archive *open_wheel(const struct verifier *v)
 	 * central directory (9 MB at 63,000 entries) on top of RECORD and
 	 * its rows, the peak RSS of a recipe run.
 	 */
-	if ((v->packed ? archive_read_support_format_zip_streamable(a) :
-			 archive_read_support_format_zip_seekable(a)) != ARCHIVE_OK ||
-	    archive_read_open_filename(a, v->path, CHUNK) != ARCHIVE_OK) {
-		defect(v, NULL, "cannot read the zip archive: %s",
-		       archive_error_string(a));
-		archive_read_free(a);
-		return NULL;
-	}
-	return a;
-}
-
-/* The name as stored (zip names are UTF-8 or plain bytes). */
-static const char *entry_name(struct archive_entry *e)
-{
-	const char *name = archive_entry_pathname_utf8(e);
-
-	return name ? name : archive_entry_pathname(e);
+	r = tf_wheel_open(v->path, (v->packed ? TF_WHEEL_STREAMABLE :
+				    TF_WHEEL_SEEKABLE) | TF_WHEEL_UTF8, CHUNK,
+			  &why);
+	if (!r)
+		defect(v, NULL, "cannot read the zip archive: %s", why.buf);
+	tf_buf_release(&why);
+	return r;
 }
 
 static int check_entry_name(const struct verifier *v, const char *name,
@@ -383,14 +377,14 @@ static int note_dist_info(struct verifier *v, const char *name)
 }
 
 /* Read the current entry into b, keeping at most cap bytes. */
-static int read_capped(const struct verifier *v, struct archive *a,
+static int read_capped(const struct verifier *v, struct tf_wheel_reader *r,
 		       const char *name, struct tf_buf *b, size_t cap,
 		       int truncate)
 {
 	char chunk[CHUNK];
-	la_ssize_t n;
+	ssize_t n;
 
-	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+	while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0) {
 		size_t room = cap - b->len;
 
 		if ((size_t)n > room && !truncate)
@@ -403,14 +397,13 @@ static int read_capped(const struct verifier *v, struct archive *a,
 		tf_buf_add(b, chunk, (size_t)n);
 	}
 	if (n < 0)
-		return defect(v, name, "corrupt data: %s",
-			      archive_error_string(a));
+		return defect(v, name, "corrupt data: %s", tf_wheel_error(r));
 	return 0;
 }
 
 /* In pass 1, keep the contents of METADATA, WHEEL and RECORD. */
-static int capture(struct verifier *v, struct archive *a,
-		   struct archive_entry *e, const char *name)
+static int capture(struct verifier *v, struct tf_wheel_reader *r,
+		   const struct tf_wheel_member *m, const char *name)
 {
 	size_t n = v->distinfo.len;
 	const char *base;
@@ -419,21 +412,20 @@ static int capture(struct verifier *v, struct archive *a,
 		return 0;
 	base = name + n + 1;
 	if (!strcmp(base, "METADATA") && !v->have_metadata++)
-		return read_capped(v, a, name, &v->metadata, METADATA_CAP, 1);
+		return read_capped(v, r, name, &v->metadata, METADATA_CAP, 1);
 	if (!strcmp(base, "WHEEL") && !v->have_wheel++)
-		return read_capped(v, a, name, &v->wheel, WHEEL_CAP, 0);
+		return read_capped(v, r, name, &v->wheel, WHEEL_CAP, 0);
 	if (!strcmp(base, "RECORD") && !v->have_record++) {
 		/* Its declared size, if plausible: no slack from growing
 		   (RECORD is some 6 MB at 63,000 entries). */
-		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
-		    archive_entry_size(e) <= RECORD_CAP)
-			tf_buf_grow(&v->record, (size_t)archive_entry_size(e));
-		return read_capped(v, a, name, &v->record, RECORD_CAP, 0);
+		if (m->size_known && m->size > 0 && m->size <= RECORD_CAP)
+			tf_buf_grow(&v->record, (size_t)m->size);
+		return read_capped(v, r, name, &v->record, RECORD_CAP, 0);
 	}
 	if (!strcmp(base, TF_ISA_RECORD) && !v->have_isa++)
-		return read_capped(v, a, name, &v->isa_text, WHEEL_CAP, 0);
+		return read_capped(v, r, name, &v->isa_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
-		return read_capped(v, a, name, &v->libs_text, WHEEL_CAP, 0);
+		return read_capped(v, r, name, &v->libs_text, WHEEL_CAP, 0);
 	return 0;
 }
 
@@ -446,9 +438,9 @@ static int is_self(const struct verifier *v, const char *path);
  * with its local headers', in step, and finds RECORD last.
  */
 static int same_central(const struct verifier *v, struct tf_zip_names *cd,
-			struct archive_entry *e, const char *after_record)
+			const struct tf_wheel_member *m, const char *after_record)
 {
-	const char *local = entry_name(e), *name;
+	const char *local = m->name, *name;
 	int bad;
 
 	if (!cd)
@@ -488,46 +480,46 @@ static int central_ends(const struct verifier *v, struct tf_zip_names *cd)
 
 static int scan(struct verifier *v)
 {
-	struct archive *a = open_wheel(v);
-	struct archive_entry *e;
+	struct tf_wheel_reader *r = open_wheel(v);
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
 	struct tf_zip_names *cd = NULL;
 	struct tf_buf why = TF_BUF_INIT;
 	char *record = NULL; /* RECORD's name once seen (packed) */
-	int r, ret = -1;
+	int ret = -1;
 
-	if (!a)
+	if (!r)
 		return -1;
 	if (v->packed && !(cd = tf_zip_names_open(v->path, &why))) {
 		defect(v, NULL, "%s", why.buf);
 		goto out;
 	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = entry_name(e);
-		int type = (int)archive_entry_filetype(e);
+	while ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER) {
+		const char *name = m->name;
 
-		if (same_central(v, cd, e, record) < 0 ||
-		    check_entry_name(v, name, type == AE_IFDIR) < 0)
+		if (same_central(v, cd, m, record) < 0 ||
+		    check_entry_name(v, name, m->type == TF_WHEEL_DIR) < 0)
 			goto out;
-		if (type == AE_IFDIR)
+		if (m->type == TF_WHEEL_DIR)
 			continue;
-		if (type != AE_IFREG) {
+		if (m->type != TF_WHEEL_FILE) {
 			defect(v, name, "not a regular file");
 			goto out;
 		}
-		if (note_dist_info(v, name) < 0 || capture(v, a, e, name) < 0)
+		if (note_dist_info(v, name) < 0 || capture(v, r, m, name) < 0)
 			goto out;
 		v->conventions |= tf_conventions_relevant(name);
 		if (cd && !record && is_self(v, name))
 			record = tf_strdup(name);
 	}
-	if (r != ARCHIVE_EOF) {
+	if (step != TF_WHEEL_END) {
 		defect(v, NULL, "cannot read the zip archive: %s",
-		       archive_error_string(a));
+		       tf_wheel_error(r));
 		goto out;
 	}
 	ret = central_ends(v, cd);
 out:
-	archive_read_free(a);
+	tf_wheel_close(r);
 	tf_zip_names_close(cd);
 	tf_buf_release(&why);
 	free(record);
@@ -992,7 +984,7 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
  * Stream the current entry through the digest RECORD names for it
  * (sha256 when it names none); libarchive checks the CRC.
  */
-static int hash_entry(const struct verifier *v, struct archive *a,
+static int hash_entry(const struct verifier *v, struct tf_wheel_reader *r,
 		      const char *name, const struct record_row *row,
 		      char b64[TF_DIGEST_B64_MAX], long long *size)
 {
@@ -1000,7 +992,7 @@ static int hash_entry(const struct verifier *v, struct archive *a,
 	char algo[8] = "sha256";
 	struct tf_digest *h;
 	char chunk[CHUNK];
-	la_ssize_t n;
+	ssize_t n;
 
 	if (row && *row->hash)
 		snprintf(algo, sizeof(algo), "%.6s", row->hash);
@@ -1008,7 +1000,7 @@ static int hash_entry(const struct verifier *v, struct archive *a,
 	if (!h)
 		BUG("RECORD hash '%s' passed its check", row->hash);
 	*size = 0;
-	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+	while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0) {
 		tf_digest_update(h, chunk, (size_t)n);
 		elf_copy_chunk(&copy, chunk, (size_t)n, *size);
 		*size += n;
@@ -1016,8 +1008,7 @@ static int hash_entry(const struct verifier *v, struct archive *a,
 	if (n < 0) {
 		tf_digest_free(h);
 		elf_copy_finish(v, &copy, name, 0);
-		return defect(v, name, "corrupt data: %s",
-			      archive_error_string(a));
+		return defect(v, name, "corrupt data: %s", tf_wheel_error(r));
 	}
 	tf_digest_final_b64(h, b64);
 	return elf_copy_finish(v, &copy, name, 1);
@@ -1048,17 +1039,19 @@ static int compare_row(const struct verifier *v, const char *name,
  * the same bytes it compressed, and each compressed block was inflated
  * and compared as it was written (zip/zipout.c).
  */
-static int declared_size(const struct verifier *v, struct archive_entry *e,
-			 const char *name, long long *size)
+static int declared_size(const struct verifier *v,
+			 const struct tf_wheel_member *m, const char *name,
+			 long long *size)
 {
-	if (!archive_entry_size_is_set(e))
+	if (!m->size_known)
 		return defect(v, name, "no uncompressed size in its header");
-	*size = (long long)archive_entry_size(e);
+	*size = m->size;
 	return 0;
 }
 
-static int check_entry(struct verifier *v, struct archive *a,
-		       struct archive_entry *e, const char *name, int *seen_self)
+static int check_entry(struct verifier *v, struct tf_wheel_reader *r,
+		       const struct tf_wheel_member *m, const char *name,
+		       int *seen_self)
 {
 	struct record_row *row = find_row(v, name);
 	int self = is_self(v, name), sig = is_signature(v, name);
@@ -1071,7 +1064,7 @@ static int check_entry(struct verifier *v, struct archive *a,
 	if (seen && (*seen)++)
 		return defect(v, name, "duplicate entry name");
 	if (v->packed) {
-		if (declared_size(v, e, name, &size) < 0)
+		if (declared_size(v, m, name, &size) < 0)
 			return -1;
 		if (self || !row || (sig && !*row->hash))
 			return 0;
@@ -1082,7 +1075,7 @@ static int check_entry(struct verifier *v, struct archive *a,
 				      size, row->size);
 		return 0;
 	}
-	if (hash_entry(v, a, name, row, b64, &size) < 0)
+	if (hash_entry(v, r, name, row, b64, &size) < 0)
 		return -1;
 	/* RECORD cannot hash itself; signatures may go unhashed. */
 	if (self || !row || (sig && !*row->hash))
@@ -1092,26 +1085,27 @@ static int check_entry(struct verifier *v, struct archive *a,
 
 static int check_entries(struct verifier *v)
 {
-	struct archive *a = open_wheel(v);
-	struct archive_entry *e;
-	int r, ret = -1, seen_self = 0;
+	struct tf_wheel_reader *r = open_wheel(v);
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
+	int ret = -1, seen_self = 0;
 
-	if (!a)
+	if (!r)
 		return -1;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		if (archive_entry_filetype(e) == AE_IFDIR)
+	while ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER) {
+		if (m->type == TF_WHEEL_DIR)
 			continue;
-		if (check_entry(v, a, e, entry_name(e), &seen_self) < 0)
+		if (check_entry(v, r, m, m->name, &seen_self) < 0)
 			goto out;
 	}
-	if (r != ARCHIVE_EOF) {
+	if (step != TF_WHEEL_END) {
 		defect(v, NULL, "cannot read the zip archive: %s",
-		       archive_error_string(a));
+		       tf_wheel_error(r));
 		goto out;
 	}
 	ret = 0;
 out:
-	archive_read_free(a);
+	tf_wheel_close(r);
 	return ret;
 }
 
@@ -1124,33 +1118,6 @@ static int check_missing(const struct verifier *v)
 			return defect(v, v->rows[i].path, "listed in RECORD but "
 				      "missing from the archive");
 	return 0;
-}
-
-/*
- * Zip entry names are UTF-8 (or flagged as such). In tfbuild's C locale
- * libarchive cannot convert them and warns, which would hide the other
- * header warnings (local header disagreeing with the central directory)
- * that are defects. A UTF-8 locale for this thread avoids that; where
- * there is none, non-ASCII names are reported as unreadable.
- */
-struct utf8_locale {
-	locale_t utf8; /* owned; 0 if C.UTF-8 is not available */
-	locale_t old;  /* the thread's locale before */
-};
-
-static void utf8_begin(struct utf8_locale *l)
-{
-	l->utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	l->old = l->utf8 ? uselocale(l->utf8) : (locale_t)0;
-}
-
-static void utf8_end(struct utf8_locale *l)
-{
-	if (!l->utf8)
-		return;
-	uselocale(l->old);
-	freelocale(l->utf8);
-	l->utf8 = (locale_t)0;
 }
 
 /*
@@ -1284,19 +1251,12 @@ static int check_extensions(const struct verifier *v)
 
 static int verify_archive(struct verifier *v)
 {
-	struct utf8_locale l;
-	int ret = -1;
-
-	utf8_begin(&l);
 	if (scan(v) < 0 || check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
 	    check_extensions(v) < 0 ||
 	    elf_rules(v) < 0 || check_entries(v) < 0 || check_missing(v) < 0)
-		goto out;
-	ret = 0;
-out:
-	utf8_end(&l);
-	return ret;
+		return -1;
+	return 0;
 }
 
 static int verify_wheel(const char *path, int packed)
