@@ -378,7 +378,7 @@ static int check_libraries(const struct wheel_view *w, int jax)
 	return ret;
 }
 
-int tf_conventions_check(const char *path)
+int tf_conventions_verify(const char *path)
 {
 	struct wheel_view w = { path, TF_STRVEC_INIT, TF_BUF_INIT, TF_BUF_INIT,
 				TF_STRVEC_INIT, TF_STRVEC_INIT };

@@ -613,7 +613,7 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 	json_decref(root);
 }
 
-int tf_framework_check(struct tf_framework *fw,
+int tf_framework_audit(struct tf_framework *fw,
 		       const struct tf_wheel_file *files, size_t nr_files,
 		       const char *context, struct tf_buf *record,
 		       struct tf_strvec *used_out)
@@ -855,7 +855,7 @@ int tf_framework_verify(const char *path, const char *site)
 	    check_arch(&fw, files, x.srcs.nr, path) < 0 ||
 	    compare_build(&fw, fwj, path) < 0)
 		goto out;
-	ret = tf_framework_check(&fw, files, x.srcs.nr, path, NULL, NULL);
+	ret = tf_framework_audit(&fw, files, x.srcs.nr, path, NULL, NULL);
 	if (!ret)
 		info("%s: built for %s %s (%s), and resolves against '%s'", path,
 		     fw.name, fw.version, abi_name(fw.cxx11_abi == 1), fw.site);

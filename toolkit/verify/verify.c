@@ -1291,7 +1291,7 @@ static int verify_wheel(const char *path, int packed)
 	 * name) is not read once more for them.
 	 */
 	if (!ret && v.conventions)
-		ret = tf_conventions_check(path);
+		ret = tf_conventions_verify(path);
 out:
 	tf_buf_release(&why);
 	verifier_release(&v);
