@@ -4,8 +4,6 @@
  */
 #include "conventions.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,6 +12,7 @@
 
 #include "base/base.h"
 #include "elf.h"
+#include "wheel/wheel.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)
 
@@ -72,11 +71,12 @@ static int is_entry_points(const char *name)
 	       !strcmp(slash + 1, "entry_points.txt");
 }
 
-static int extract(struct wheel_view *w, struct archive *a, const char *name)
+static int extract(struct wheel_view *w, struct tf_wheel_reader *r,
+		   const char *name)
 {
 	const char *tmp = getenv("TMPDIR");
 	char chunk[65536];
-	la_ssize_t n;
+	ssize_t n;
 	char *out;
 	int fd, ret = 0;
 
@@ -91,7 +91,7 @@ static int extract(struct wheel_view *w, struct archive *a, const char *name)
 		ret = error_errno("cannot create '%s'", out);
 		goto out;
 	}
-	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
+	while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0)
 		if (tf_write_all(fd, chunk, (size_t)n) < 0) {
 			ret = error_errno("cannot write '%s'", out);
 			break;
@@ -99,7 +99,7 @@ static int extract(struct wheel_view *w, struct archive *a, const char *name)
 	close(fd);
 	if (!ret && n < 0)
 		ret = error("%s: %s: corrupt data: %s", w->path, name,
-			    archive_error_string(a));
+			    tf_wheel_error(r));
 	if (!ret) {
 		tf_strvec_push(&w->elf_src, out);
 		tf_strvec_push(&w->elf_dst, name);
@@ -114,13 +114,26 @@ out:
  * at 63,000 entries), and verify (zipcheck.h) has proven the local
  * headers agree with it before the conventions are checked.
  */
-static int open_wheel(const struct wheel_view *w, struct archive *a)
+static struct tf_wheel_reader *open_wheel(const struct wheel_view *w)
 {
-	archive_read_support_format_zip_streamable(a);
-	if (archive_read_open_filename(a, w->path, 65536) == ARCHIVE_OK)
+	struct tf_buf why = TF_BUF_INIT;
+	struct tf_wheel_reader *r = tf_wheel_open(w->path, TF_WHEEL_STREAMABLE,
+						  65536, &why);
+
+	if (!r)
+		error("%s: cannot read the zip archive: %s", w->path, why.buf);
+	tf_buf_release(&why);
+	return r;
+}
+
+/* After the last member: 0, or -1 after saying why the archive stopped. */
+static int read_to_end(const struct wheel_view *w, struct tf_wheel_reader *r,
+		       enum tf_wheel_step step)
+{
+	if (step == TF_WHEEL_END)
 		return 0;
 	return error("%s: cannot read the zip archive: %s", w->path,
-		     archive_error_string(a));
+		     tf_wheel_error(r));
 }
 
 /*
@@ -130,36 +143,25 @@ static int open_wheel(const struct wheel_view *w, struct archive *a)
  */
 static int read_names(struct wheel_view *w)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	int r, ret = -1;
+	struct tf_wheel_reader *r;
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
+	int ret;
 	size_t i;
 
-	if (!a)
-		die(TF_EXIT_FAILURE, "out of memory");
 	for (i = 0; i < sizeof(module_groups) / sizeof(module_groups[0]); i++)
 		if (w->entry_points.len &&
 		    strstr(w->entry_points.buf, module_groups[i].group))
 			break;
-	if (i == sizeof(module_groups) / sizeof(module_groups[0])) {
-		archive_read_free(a);
+	if (i == sizeof(module_groups) / sizeof(module_groups[0]))
 		return 0;
-	}
-	if (open_wheel(w, a) < 0)
-		goto out;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
-
-		if (name && archive_entry_filetype(e) == AE_IFREG)
-			tf_strvec_push(&w->names, name);
-	}
-	if (r != ARCHIVE_EOF)
-		error("%s: cannot read the zip archive: %s", w->path,
-		      archive_error_string(a));
-	else
-		ret = 0;
-out:
-	archive_read_free(a);
+	if (!(r = open_wheel(w)))
+		return -1;
+	while ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER)
+		if (m->name && m->type == TF_WHEEL_FILE)
+			tf_strvec_push(&w->names, m->name);
+	ret = read_to_end(w, r, step);
+	tf_wheel_close(r);
 	return ret;
 }
 
@@ -187,43 +189,38 @@ int tf_conventions_relevant(const char *name)
  */
 static int read_wheel(struct wheel_view *w, int pass)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
+	struct tf_wheel_reader *r = open_wheel(w);
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
 	char chunk[65536];
-	la_ssize_t n;
-	int r, ret = -1;
+	ssize_t n;
+	int ret = -1;
 
-	if (!a)
-		die(TF_EXIT_FAILURE, "out of memory");
-	if (open_wheel(w, a) < 0)
-		goto out;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	if (!r)
+		return -1;
+	while ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER) {
+		const char *name = m->name;
 
-		if (!name || archive_entry_filetype(e) != AE_IFREG)
+		if (!name || m->type != TF_WHEEL_FILE)
 			continue;
 		if (pass == 2) {
 			if (is_shared_lib_name(name) && !checked_always(name) &&
-			    extract(w, a, name) < 0)
+			    extract(w, r, name) < 0)
 				goto out;
 			continue;
 		}
 		if (is_entry_points(name)) {
-			while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0 &&
+			while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0 &&
 			       w->entry_points.len < ENTRY_POINTS_CAP)
 				tf_buf_add(&w->entry_points, chunk, (size_t)n);
 		} else if (is_shared_lib_name(name) && checked_always(name)) {
-			if (extract(w, a, name) < 0)
+			if (extract(w, r, name) < 0)
 				goto out;
 		}
 	}
-	if (r != ARCHIVE_EOF)
-		error("%s: cannot read the zip archive: %s", w->path,
-		      archive_error_string(a));
-	else
-		ret = 0;
+	ret = read_to_end(w, r, step);
 out:
-	archive_read_free(a);
+	tf_wheel_close(r);
 	return ret;
 }
 
@@ -382,7 +379,7 @@ static int check_libraries(const struct wheel_view *w, int jax)
 	return ret;
 }
 
-int tf_conventions_check(const char *path)
+int tf_conventions_verify(const char *path)
 {
 	struct wheel_view w = { path, TF_STRVEC_INIT, TF_BUF_INIT, TF_BUF_INIT,
 				TF_STRVEC_INIT, TF_STRVEC_INIT };

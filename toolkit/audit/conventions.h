@@ -29,11 +29,11 @@
  * -1 after printing the first broken convention as
  *   tfbuild: WHEEL: ENTRY: what is wrong (CONVENTION: what it needs)
  */
-int tf_conventions_check(const char *path);
+int tf_conventions_verify(const char *path);
 /*
  * 1 if a convention is about the entry of that name: an entry_points.txt
  * or a library checked whatever the entry points say. A wheel without
- * any has nothing tf_conventions_check would read, and passes it.
+ * any has nothing tf_conventions_verify would read, and passes it.
  */
 int tf_conventions_relevant(const char *name);
 

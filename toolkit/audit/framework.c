@@ -4,8 +4,6 @@
  */
 #include "framework.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -615,7 +613,7 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 	json_decref(root);
 }
 
-int tf_framework_check(struct tf_framework *fw,
+int tf_framework_audit(struct tf_framework *fw,
 		       const struct tf_wheel_file *files, size_t nr_files,
 		       const char *context, struct tf_buf *record,
 		       struct tf_strvec *used_out)
@@ -679,30 +677,30 @@ struct extracted {
 
 static int extract_wheel(const char *path, struct extracted *x)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	struct tf_buf out = TF_BUF_INIT;
+	struct tf_wheel_reader *r = NULL;
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
+	struct tf_buf out = TF_BUF_INIT, why = TF_BUF_INIT;
 	const char *tmp = getenv("TMPDIR");
 	char chunk[65536];
-	la_ssize_t n;
-	int r, ret = -1;
+	ssize_t n;
+	int ret = -1;
 
-	if (!a)
-		die(TF_EXIT_FAILURE, "out of memory");
-	archive_read_support_format_zip(a);
 	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-framework", &x->dir) < 0)
 		goto out;
-	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
-		error("%s: cannot read the zip archive: %s", path,
-		      archive_error_string(a));
+	/* Either zip reader: libarchive takes the seekable one if it can. */
+	r = tf_wheel_open(path, TF_WHEEL_SEEKABLE | TF_WHEEL_STREAMABLE,
+			  65536, &why);
+	if (!r) {
+		error("%s: cannot read the zip archive: %s", path, why.buf);
 		goto out;
 	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	while ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER) {
+		const char *name = m->name;
 		const char *slash = name ? strchr(name, '/') : NULL;
 		int fd, is_record;
 
-		if (!name || archive_entry_filetype(e) != AE_IFREG)
+		if (!name || m->type != TF_WHEEL_FILE)
 			continue;
 		/* NAME-VERSION.dist-info/tfbuild/framework.json */
 		is_record = slash && slash - name > 10 &&
@@ -714,7 +712,7 @@ static int extract_wheel(const char *path, struct extracted *x)
 			error_errno("cannot create '%s'", out.buf);
 			goto out;
 		}
-		while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0) {
 			if (tf_write_all(fd, chunk, (size_t)n) < 0) {
 				close(fd);
 				error_errno("cannot write '%s'", out.buf);
@@ -726,21 +724,22 @@ static int extract_wheel(const char *path, struct extracted *x)
 		close(fd);
 		if (n < 0) {
 			error("%s: %s: corrupt data: %s", path, name,
-			      archive_error_string(a));
+			      tf_wheel_error(r));
 			goto out;
 		}
 		x->has_record |= is_record;
 		tf_strvec_push(&x->srcs, out.buf);
 		tf_strvec_push(&x->dsts, name);
 	}
-	if (r != ARCHIVE_EOF)
+	if (step != TF_WHEEL_END)
 		error("%s: cannot read the zip archive: %s", path,
-		      archive_error_string(a));
+		      tf_wheel_error(r));
 	else
 		ret = 0;
 out:
-	archive_read_free(a);
+	tf_wheel_close(r);
 	tf_buf_release(&out);
+	tf_buf_release(&why);
 	return ret;
 }
 
@@ -858,7 +857,7 @@ int tf_framework_verify(const char *path, const char *site)
 	    check_arch(&fw, files, x.srcs.nr, path) < 0 ||
 	    compare_build(&fw, fwj, path) < 0)
 		goto out;
-	ret = tf_framework_check(&fw, files, x.srcs.nr, path, NULL, NULL);
+	ret = tf_framework_audit(&fw, files, x.srcs.nr, path, NULL, NULL);
 	if (!ret)
 		info("%s: built for %s %s (%s), and resolves against '%s'", path,
 		     fw.name, fw.version, abi_name(fw.cxx11_abi == 1), fw.site);

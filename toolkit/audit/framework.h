@@ -80,7 +80,7 @@ const char *tf_framework_soname(const struct tf_framework *fw, size_t i);
  * NULL, append the sonames of the framework's libraries the files need
  * (sorted, unique). Returns 0, or -1 after printing the first defect.
  */
-int tf_framework_check(struct tf_framework *fw,
+int tf_framework_audit(struct tf_framework *fw,
 		       const struct tf_wheel_file *files, size_t nr_files,
 		       const char *context, struct tf_buf *record,
 		       struct tf_strvec *used);

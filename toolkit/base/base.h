@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "hash.h"
 #include "limit.h"
+#include "locale.h"
 #include "lock.h"
 #include "log.h"
 #include "path.h"

@@ -426,7 +426,7 @@ static int check_framework(const struct tf_plan_wheel *pw,
 				context.buf) ||
 	      tf_framework_check_version(fw, pw->framework_version,
 					 context.buf) ||
-	      tf_framework_check(fw, fl->v, fl->nr, context.buf, &record, used);
+	      tf_framework_audit(fw, fl->v, fl->nr, context.buf, &record, used);
 	if (!ret) {
 		tf_framework_requirement(fw, requirement);
 		tf_path_join(path, dir, "framework.json");

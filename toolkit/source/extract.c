@@ -3,7 +3,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
-#include <locale.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -542,18 +541,13 @@ out:
 int tf_extract(const char *archive, const char *label, const char *dest,
 	       int strip)
 {
-	locale_t utf8, old = (locale_t)0;
+	locale_t old;
 	int ret;
 
 	if (strip < 0)
 		BUG("negative strip %d", strip);
-	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (utf8)
-		old = uselocale(utf8);
+	old = tf_locale_utf8_enter();
 	ret = extract(archive, label, dest, strip);
-	if (utf8) {
-		uselocale(old);
-		freelocale(utf8);
-	}
+	tf_locale_restore(old);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #define TF_VERIFY_H
 
 #include "diff.h"
+#include "wheelname.h"
 
 /*
  * Verify: check an existing wheel independently of how it was made.
@@ -33,28 +34,6 @@ int tf_verify_wheel(const char *path);
  * elsewhere: `tfbuild verify` uses tf_verify_wheel.
  */
 int tf_verify_wheel_packed(const char *path);
-
-/* The parts of a wheel filename, NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl. */
-struct tf_wheel_name {
-	char *name;     /* owned; as written (escaped) */
-	char *version;  /* owned; as written */
-	char *build;    /* owned; NULL when there is no build tag */
-	char *python;   /* owned; may be a compressed set, "py2.py3" */
-	char *abi;      /* owned */
-	char *platform; /* owned */
-};
-
-#define TF_WHEEL_NAME_INIT { NULL, NULL, NULL, NULL, NULL, NULL }
-
-/*
- * Parse a wheel's filename (a directory part is ignored) and check that
- * the name, version, build tag and tags are valid. Returns 0, or -1 with
- * what is wrong appended to why (nothing printed).
- */
-int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
-			struct tf_buf *why);
-/* Free the parts; safe on NULL and twice. */
-void tf_wheel_name_release(struct tf_wheel_name *wn);
 
 /*
  * Reading RECORD, a CSV file as Python's csv module writes it: fields

@@ -1,7 +1,5 @@
 #include "zipcheck.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "wheelread.h"
 
 #define CHUNK 65536
 
@@ -20,13 +19,13 @@
  * this compared took 17 MB, the peak RSS of a recipe run).
  */
 struct lister {
-	struct archive *a;  /* owned */
+	struct tf_wheel_reader *r; /* owned; NULL if it cannot be opened */
 	int seekable;       /* the central directory's reader, or the
 			       local headers' */
 	int state;          /* 0: at an entry, 1: at the end, -1: failed */
-	const char *name;   /* borrowed from a: the entry's, "" if none */
+	const char *name;   /* borrowed from r: the entry's, "" if none */
 	char size[32];      /* its size in decimal, "?" when not known */
-	la_int64_t n;       /* the size */
+	long long n;        /* the size */
 	size_t nr;          /* entries read */
 	struct tf_buf why;  /* why it failed */
 };
@@ -176,56 +175,53 @@ static void cd_close(struct cd_walk *w)
 
 static void lister_open(struct lister *l, const char *path, int seekable)
 {
-	l->a = archive_read_new();
+	struct tf_buf why = TF_BUF_INIT;
+
+	l->r = tf_wheel_open(path, seekable ? TF_WHEEL_SEEKABLE :
+			     TF_WHEEL_STREAMABLE, CHUNK, &why);
 	l->seekable = seekable;
 	l->state = 0;
 	l->name = "";
 	l->nr = 0;
 	l->why = (struct tf_buf)TF_BUF_INIT;
-	if (!l->a)
-		die(TF_EXIT_FAILURE, "out of memory");
-	if (seekable)
-		archive_read_support_format_zip_seekable(l->a);
-	else
-		archive_read_support_format_zip_streamable(l->a);
-	if (archive_read_open_filename(l->a, path, CHUNK) != ARCHIVE_OK) {
-		tf_buf_setf(&l->why, "cannot read the zip archive: %s",
-			    archive_error_string(l->a));
+	if (!l->r) {
+		tf_buf_setf(&l->why, "cannot read the zip archive: %s", why.buf);
 		l->state = -1;
 	}
+	tf_buf_release(&why);
 }
 
 static void lister_next(struct lister *l)
 {
-	struct archive_entry *e;
-	int r;
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
 
 	if (l->state)
 		return;
-	r = archive_read_next_header(l->a, &e);
-	if (r == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		l->name = archive_entry_pathname(e);
+	step = tf_wheel_next(l->r, &m);
+	if (step == TF_WHEEL_MEMBER || step == TF_WHEEL_WARNED) {
+		l->name = m->name;
 		if (!l->name)
 			l->name = "";
-		l->n = archive_entry_size(e);
-		if (archive_entry_size_is_set(e))
-			snprintf(l->size, sizeof(l->size), "%lld", (long long)l->n);
+		l->n = m->size;
+		if (m->size_known)
+			snprintf(l->size, sizeof(l->size), "%lld", l->n);
 		else
 			strcpy(l->size, "?");
 		l->nr++;
 		return;
 	}
-	l->state = r == ARCHIVE_EOF ? 1 : -1;
+	l->state = step == TF_WHEEL_END ? 1 : -1;
 	if (l->state < 0)
 		tf_buf_setf(&l->why, "cannot read the zip archive%s: %s",
 			    l->seekable ? "" : "'s local headers",
-			    archive_error_string(l->a));
+			    tf_wheel_error(l->r));
 }
 
 static void lister_close(struct lister *l)
 {
-	archive_read_free(l->a);
-	l->a = NULL;
+	tf_wheel_close(l->r);
+	l->r = NULL;
 	tf_buf_release(&l->why);
 }
 

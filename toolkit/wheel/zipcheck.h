@@ -7,9 +7,9 @@
  * The zip structure of a wheel, checked before its content: an
  * installer (pip reads the central directory with Python's zipfile) and
  * a streaming reader (the local headers) must see the same wheel. Both
- * listings come from libarchive (its seekable and streamable zip
- * readers); zipcheck.c parses nothing itself but the fixed 22-byte end
- * record, to refuse data after it.
+ * listings come from the wheel reader (wheelread.h: libarchive's
+ * seekable and streamable zip readers); zipcheck.c parses nothing itself
+ * but the fixed 22-byte end record, to refuse data after it.
  */
 
 /*

@@ -1,0 +1,78 @@
+#ifndef TF_VERIFIER_H
+#define TF_VERIFIER_H
+
+/*
+ * Private to verify/: the verifier's state, shared by verify.c (the two
+ * passes over the archive) and distinfo.c (what the .dist-info files
+ * say, read between them).
+ */
+
+#include <stddef.h>
+
+#include "audit/audit.h"
+#include "base/base.h"
+#include "wheelname.h"
+
+struct record_row {
+	const char *path; /* borrowed from verifier.record */
+	const char *hash; /* borrowed; "sha256=..." or "" */
+	const char *size; /* borrowed; digits or "" */
+	size_t line;      /* where it is in RECORD */
+	int seen;         /* 1 once the entry was found in the archive */
+};
+
+struct verifier {
+	const char *path;        /* borrowed; the wheel as the user named it */
+	struct tf_wheel_name wn; /* the filename's parts */
+	struct tf_buf distinfo;  /* the .dist-info directory found, no '/' */
+	struct tf_buf metadata;  /* METADATA's start (capped) */
+	struct tf_buf wheel;     /* WHEEL (capped) */
+	struct tf_buf record;    /* RECORD (capped), parsed in place */
+	int have_metadata, have_wheel, have_record; /* found in pass 1 */
+	struct record_row *rows; /* owned; sorted by path */
+	size_t nr_rows;
+	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
+	const char **entries;    /* owned array of borrowed RECORD paths */
+	struct tf_buf isa_text;  /* .dist-info/tfbuild-isa (capped), parsed in place */
+	int have_isa;
+	struct tf_isa_policy isa; /* its declarations, pointing into isa_text */
+	const char **isa_globs;  /* owned array behind isa.dispatch */
+	struct tf_buf libs_text; /* .dist-info/tfbuild/libraries.json (capped) */
+	int have_libs;
+	struct tf_libs_record libs; /* its decisions */
+	const char **requires;   /* owned array of Requires-Dist values,
+				    pointing into metadata */
+	size_t nr_requires;
+	struct tf_strvec license_files; /* METADATA's License-File values */
+	int conventions;         /* 1: an entry a convention is about */
+	int packed;              /* 1: just written by this process, whose
+				    packer computed every entry's digest from
+				    its source bytes: entries are not inflated
+				    again (tf_verify_wheel_packed) */
+};
+
+#define VERIFIER_INIT                                                      \
+	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
+	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
+	  TF_BUF_INIT, 0, TF_ISA_POLICY_INIT, NULL,                  \
+	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0 }
+
+/* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
+int tf_verify_defect(const struct verifier *v, const char *entry,
+		     const char *fmt, ...) TF_PRINTF(3, 4);
+
+/*
+ * Between the passes: the .dist-info directory matches the filename;
+ * METADATA, WHEEL and RECORD (parsed into v->rows) are sound; extension
+ * modules agree with the tags; and v->elf holds the rules the wheel's
+ * ELF files must satisfy in pass 2. Returns 0, or -1 after the first
+ * defect.
+ */
+int tf_verify_distinfo(struct verifier *v);
+/* 1 if path is the .dist-info directory's RECORD. */
+int tf_verify_is_self(const struct verifier *v, const char *path);
+/* RECORD's row for path, or NULL; rows must be sorted (distinfo.c). */
+struct record_row *tf_verify_find_row(const struct verifier *v,
+				      const char *path);
+
+#endif
