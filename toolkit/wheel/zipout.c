@@ -84,6 +84,7 @@ struct tf_zipout {
 	unsigned long long fill, work, drain; /* next sequence numbers */
 	struct worker *workers;  /* owned: nr_workers threads, or one inline */
 	size_t nr_workers;
+	size_t nr_threads;       /* of them started: joined when stopping */
 	int threaded, stopping;
 	pthread_mutex_t lock;
 	pthread_cond_t work_cv, done_cv;
@@ -506,7 +507,7 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 	pthread_cond_init(&z->done_cv, NULL);
 	for (i = 0; i < z->nr_workers; i++)
 		if (worker_init(&z->workers[i], z) < 0)
-			die(TF_EXIT_FAILURE, "out of memory");
+			tf_out_of_memory(0);
 	/* A whole block of one entry, or up to MAX_PARTS small ones. */
 	z->out_cap = part_room(z, TF_ZIPOUT_BLOCK) + MAX_PARTS * part_room(z, 0);
 	for (i = 0; i < z->nr_slots; i++) {
@@ -519,10 +520,18 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 		tf_zipout_free(z);
 		return NULL;
 	}
-	for (i = 0; z->threaded && i < z->nr_workers; i++)
-		if (pthread_create(&z->workers[i].thread, NULL, worker_main,
-				   &z->workers[i]))
-			die(TF_EXIT_FAILURE, "cannot start a thread");
+	for (i = 0; z->threaded && i < z->nr_workers; i++) {
+		int rc = pthread_create(&z->workers[i].thread, NULL,
+					worker_main, &z->workers[i]);
+
+		if (rc) {
+			error("%s: cannot start a thread: %s", context,
+			      strerror(rc));
+			tf_zipout_free(z);
+			return NULL;
+		}
+		z->nr_threads++;
+	}
 	return z;
 }
 
@@ -648,7 +657,7 @@ static void stop_workers(struct tf_zipout *z)
 	z->stopping = 1;
 	pthread_cond_broadcast(&z->work_cv);
 	pthread_mutex_unlock(&z->lock);
-	for (i = 0; i < z->nr_workers; i++)
+	for (i = 0; i < z->nr_threads; i++)
 		pthread_join(z->workers[i].thread, NULL);
 	z->threaded = 0;
 }
