@@ -1,7 +1,16 @@
 #ifndef TF_BASE_DOOR_H
 #define TF_BASE_DOOR_H
 
-/* base/: DOOR */
+/*
+ * base/: the ground floor, which includes nothing above it: growable
+ * buffers and string vectors (buf.h), paths and files (path.h), SHA-256
+ * and other digests through OpenSSL (hash.h), child processes and the
+ * fixed PATH (run.h), messages and the failure convention (log.h),
+ * signals and temporaries (signals.h), size limits (limit.h), pools of
+ * strings (strpool.h) and of RECORD lines (spool.h), locks on folders
+ * (lock.h), in-memory xz (xzmem.h), the UTF-8 locale switch (locale.h)
+ * and did-you-mean suggestions (words.h).
+ */
 
 #include "buf.h"
 #include "hash.h"

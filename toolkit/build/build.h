@@ -2,6 +2,11 @@
 #define TF_BUILD_H
 
 /*
+ * build/: the steps run: dependency order, `--jobs` children, logs,
+ * stamps and the cache deciding what need not run again (below).
+ */
+
+/*
  * Build: run the steps of one or more plans (one per target) as child
  * processes, in dependency order, up to `jobs` at a time. Steps of
  * different targets are independent, so targets build side by side.

@@ -1,8 +1,12 @@
 #ifndef TF_CACHE_H
 #define TF_CACHE_H
 
-#include "sign.h"
-#include "store.h"
+/*
+ * cache/: the build cache: finished steps' stage trees as deterministic
+ * archives (archive.h) in a local content-addressed store (store.h), a
+ * Bazel HTTP remote cache (remote.h) with Ed25519-signed action entries
+ * (sign.h, acentry.h), and their settings (config.c).
+ */
 
 /*
  * The build cache: finished steps' stage trees, content-addressed in a
@@ -16,6 +20,9 @@
  * that is down, slow, failing or lying, is reported with one warning
  * and the step builds; only verified bytes are used or kept.
  */
+
+#include "sign.h"
+#include "store.h"
 
 #include "base/base.h"
 

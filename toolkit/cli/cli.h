@@ -2,8 +2,15 @@
 #define TF_CLI_H
 
 /*
+ * cli/: the commands, and the only exits: the command table
+ * (commands.c), main() and its one parse of the command line (opt.h),
+ * one thin cmd_<name>.c per command, what recipe, fetch and explain
+ * share (session.h), and help, the man page and completion (cmd_help.c).
+ */
+
+/*
  * Subcommands: one thin cmd_<name>.c each, listed in the command table
- * (main.c) with their options. main() parses the whole command line
+ * (commands.c) with their options. main() parses the whole command line
  * once, with one scheme for every command (opt.h): global options and
  * the command's own, anywhere among the arguments, into struct tf_args;
  * it handles --help, -V and usage errors itself. A command gets the

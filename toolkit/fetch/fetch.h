@@ -1,7 +1,12 @@
 #ifndef TF_FETCH_H
 #define TF_FETCH_H
 
-#include "url.h"
+/*
+ * fetch/: getting a source's bytes: downloads with libcurl into the
+ * content-addressed cache, hashed as they arrive (below), and a URL as
+ * shown and recorded, without credentials or build-machine paths
+ * (url.h).
+ */
 
 /*
  * Fetch: download sources into a content-addressed cache, verifying
@@ -13,6 +18,8 @@
  * and are renamed into place only after their digest matched. A cache hit
  * is trusted without re-hashing unless .recheck is set.
  */
+
+#include "url.h"
 
 #include "base/base.h"
 

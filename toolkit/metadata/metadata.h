@@ -1,13 +1,21 @@
 #ifndef TF_METADATA_H
 #define TF_METADATA_H
 
-#include "pyname.h"
+/*
+ * metadata/: the values of Python's packaging standards, as pure
+ * functions with no I/O: names, PEP 440 versions and wheel tags
+ * (pyname.h), and validators for core metadata values: SPDX expressions,
+ * specifiers, PEP 508 requirements, content types, URLs, e-mails
+ * (below).
+ */
 
 /*
  * Validators for core metadata values (pure functions, no I/O). Each
  * returns 0 if the value is valid, or -1 with what is wrong appended to
  * why (nothing printed): the caller says where the value came from.
  */
+
+#include "pyname.h"
 
 #include "base/base.h"
 

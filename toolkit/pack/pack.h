@@ -1,7 +1,11 @@
 #ifndef TF_PACK_H
 #define TF_PACK_H
 
-#include "attest.h"
+/*
+ * pack/: stage trees to verified wheels in the output folder (below),
+ * with what each wheel was packed from (packstamp.h), and SHA256SUMS and
+ * the in-toto provenance beside them (attest.h).
+ */
 
 /*
  * Pack: turn the wheels of built plans into .whl files. Collects each
@@ -11,6 +15,8 @@
  * output directory. A wheel whose bytes equal the one already there is
  * left alone, so an unchanged rebuild rewrites nothing.
  */
+
+#include "attest.h"
 
 #include <stddef.h>
 

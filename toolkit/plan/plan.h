@@ -1,7 +1,14 @@
 #ifndef TF_PLAN_H
 #define TF_PLAN_H
 
-#include "launcher.h"
+/*
+ * plan/: a recipe expanded for one target (below): variables (vars.h),
+ * paths, scripts, environments and wheel specs, and what a target's
+ * steps are given on disk: CMake and Meson tool files (toolfiles.h),
+ * the allow-listed host tools (hosttools.h), compiler launchers
+ * (launcher.h), target roots of Debian packages (sysroot.h), paths kept
+ * inside a tree (confine.h).
+ */
 
 /*
  * The plan: a recipe expanded for one target. Every ${...} is resolved,
@@ -9,6 +16,8 @@
  * recipe errors surface before anything is fetched or run. Stages take
  * a plan, never the raw recipe strings.
  */
+
+#include "launcher.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,11 @@
 #ifndef TF_RECIPE_H
 #define TF_RECIPE_H
 
-#include "recipe_meta.h"
+/*
+ * recipe/: a YAML recipe read with libyaml and checked against schema 1
+ * into struct tf_recipe (below), every problem reported at its
+ * FILE:LINE:COL, including the wheels' core metadata (recipe_meta.h).
+ */
 
 /*
  * The recipe: parsed from YAML with libyaml (only recipe/ includes it,
@@ -11,6 +15,8 @@
  * FILE:LINE:COLUMN. All memory lives in the recipe's arena and goes at
  * once with tf_recipe_release().
  */
+
+#include "recipe_meta.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,11 @@
 #ifndef TF_STAMP_H
 #define TF_STAMP_H
 
-#include "digestcache.h"
+/*
+ * stamp/: what a step or a source tree was built from: named input
+ * digests and tree digests (below), and the per-file digest cache that
+ * lets a tree digest read only the files that changed (digestcache.h).
+ */
 
 /*
  * Stamps: what a step or source tree was last built from. A stamp lists
@@ -10,6 +14,8 @@
  * key decides whether the step must run again, and the named parts let
  * `tfbuild explain` say which input changed.
  */
+
+#include "digestcache.h"
 
 #include "base/base.h"
 

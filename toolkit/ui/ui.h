@@ -2,6 +2,12 @@
 #define TF_UI_H
 
 /*
+ * ui/: what the user, a CI log or a pipeline sees of a run: the sink of
+ * every message (log.h), the terminal status line, GitHub Actions groups
+ * and annotations (ui.c), and --json events (ui_event.c).
+ */
+
+/*
  * What the user (or a CI log, or a pipeline) sees of a run; the one door
  * to ui.c (terminal, colours, GitHub Actions) and ui_event.c (--json).
  *

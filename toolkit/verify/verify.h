@@ -1,12 +1,19 @@
 #ifndef TF_VERIFY_H
 #define TF_VERIFY_H
 
-#include "diff.h"
-#include "wheelname.h"
+/*
+ * verify/: a finished wheel checked independently of how it was made
+ * (below: the zip and RECORD pass, the .dist-info files, every binary
+ * through audit/), its filename (wheelname.h), and two wheels compared
+ * (diff.h, `tfbuild diff`).
+ */
 
 /*
  * Verify: check an existing wheel independently of how it was made.
  */
+
+#include "diff.h"
+#include "wheelname.h"
 
 #include <stddef.h>
 

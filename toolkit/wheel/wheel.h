@@ -1,13 +1,20 @@
 #ifndef TF_WHEEL_H
 #define TF_WHEEL_H
 
-#include "wheelread.h"
-#include "zipcheck.h"
+/*
+ * wheel/: the wheel as a file: writing one (below; entries deflated in
+ * parallel by zipout.h), the one reader every other folder reads a
+ * wheel through (wheelread.h), and the zip structure's own checks
+ * (zipcheck.h). libarchive reads wheels only in wheelread.c.
+ */
 
 /*
  * Wheel: write a PyPA binary distribution (.whl), deflating entries in
- * parallel (zip/zipout.h).
+ * parallel (zipout.h).
  */
+
+#include "wheelread.h"
+#include "zipcheck.h"
 
 #include <stddef.h>
 
