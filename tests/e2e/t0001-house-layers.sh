@@ -104,4 +104,36 @@ expect_success 'an include of a file that is not there is refused' '
 	grep -x "pack/pack.c:[0-9]*: includes \"elf.h\", which is not there" out
 '
 
+expect_success 'a library header outside the files LAYERS names is refused' '
+	copy &&
+	sed -i "1i #include <yaml.h>" tk/plan/vars.c &&
+	! layers tk >out &&
+	grep -x "plan/vars.c:1: includes <yaml.h>, which only recipe/recipe_internal.h may include" out
+'
+
+# docs/architecture.md matches the tree: a paragraph per folder, every
+# C file named, and the layers as LAYERS has them.
+expect_success 'docs/architecture.md has a paragraph for each folder, naming each C file' '
+	arch="$SRC_ROOT/docs/architecture.md" &&
+	for d in "$SRC_ROOT"/toolkit/*/; do
+		f=$(basename "$d") &&
+		n=$(sed -n "s/^layer \(.*\)/\1/p" "$SRC_ROOT/toolkit/LAYERS" |
+			sed "s/#.*//" | grep -n -w "$f" | cut -d: -f1) &&
+		grep -qx "### \`$f/\` (layer $n)" "$arch" ||
+		{ echo "no paragraph for $f/ (layer $n)"; return 1; } &&
+		for c in "$d"*.c; do
+			grep -q "\`$(basename "$c")\`" "$arch" ||
+			{ echo "$c is not named"; return 1; }
+		done
+	done
+'
+
+expect_success 'each door opens with what its folder owns' '
+	for d in "$SRC_ROOT"/toolkit/*/; do
+		f=$(basename "$d") &&
+		sed -n "4,5p" "$d$f.h" | grep -q "^ \* $f/: " ||
+		{ echo "$d$f.h does not open with \" * $f/: ...\""; return 1; }
+	done
+'
+
 test_done

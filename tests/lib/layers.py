@@ -15,6 +15,9 @@ exits 0. The rules:
 - no circle of includes between modules (x.c and x.h are module x; a
   door's includes of its own folder's headers only list what the folder
   shows, so they are not counted), nor between folders;
+- a `library` line of LAYERS limits which files may include a
+  library's headers (`library yaml.h: recipe/recipe_internal.h`; a
+  name ending in '/' is a folder of headers);
 - a `calls` line of LAYERS limits where a name may be called:
   `calls die: cli/` lets only files under cli/ call die(), and
   `calls archive_read*: ...` names a prefix;
@@ -27,6 +30,7 @@ import sys
 
 MAX_LINES = 1000
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
 
 def strip_comments(text):
@@ -58,8 +62,9 @@ def strip_comments(text):
 
 
 def read_layers(path):
-    """([[folder, ...] per layer, lowest first], [(names, [prefix])])."""
-    layers, calls = [], []
+    """([[folder, ...] per layer, lowest first], [(names, [where])],
+    [(headers, [where])])."""
+    layers, calls, libraries = [], [], []
     with open(path) as f:
         for no, line in enumerate(f, 1):
             line = line.split('#', 1)[0].strip()
@@ -68,12 +73,19 @@ def read_layers(path):
             word, _, rest = line.partition(' ')
             if word == 'layer':
                 layers.append(rest.split())
-            elif word == 'calls':
+            elif word in ('calls', 'library'):
                 names, _, where = rest.partition(':')
-                calls.append((names.split(), where.split()))
+                (calls if word == 'calls' else libraries).append(
+                    (names.split(), where.split()))
             else:
-                sys.exit(f'{path}:{no}: expected "layer" or "calls", not {word!r}')
-    return layers, calls
+                sys.exit(f'{path}:{no}: expected "layer", "calls" or "library", '
+                         f'not {word!r}')
+    return layers, calls, libraries
+
+
+def allowed(rel, where):
+    """Is the file rel one of where (files, or folders ending in '/')?"""
+    return any(rel.startswith(w) if w.endswith('/') else rel == w for w in where)
 
 
 def circles(edges):
@@ -110,7 +122,7 @@ def circles(edges):
 
 def main(top):
     problems = []
-    layers, calls = read_layers(os.path.join(top, 'LAYERS'))
+    layers, calls, libraries = read_layers(os.path.join(top, 'LAYERS'))
     layer_of = {}
     for i, folders in enumerate(layers):
         for d in folders:
@@ -175,9 +187,19 @@ def main(top):
                 problems.append(f'{rel}:{line}: includes "{name}": an arrow up, '
                                 f'from {folder}/ (layer {layer_of[folder] + 1}) '
                                 f'to {tfolder}/ (layer {layer_of[tfolder] + 1})')
+        for m in SYSTEM_INCLUDE.finditer(text):
+            header = m.group(1)
+            for headers, where in libraries:
+                if not any(header == h or (h.endswith('/') and header.startswith(h))
+                           for h in headers):
+                    continue
+                if not allowed(rel, where):
+                    line = text.count('\n', 0, m.start()) + 1
+                    problems.append(f'{rel}:{line}: includes <{header}>, which only '
+                                    f'{" ".join(where)} may include')
         code = None
         for names, where in calls:
-            if any(rel.startswith(w) if w.endswith('/') else rel == w for w in where):
+            if allowed(rel, where):
                 continue
             if code is None:
                 code = strip_comments(text)
