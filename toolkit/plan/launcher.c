@@ -12,7 +12,7 @@
 #include "plan.h"
 #include "recipe/recipe.h"
 #include "env/env.h"
-#include "toolfiles.h"
+#include "write.h"
 
 extern char **environ;
 
