@@ -135,7 +135,7 @@ int tf_cache_archive_write(const char *dir, int fd, const char *const *forbid,
 	int ret;
 
 	if (!w.a)
-		die(TF_EXIT_FAILURE, "out of memory");
+		tf_out_of_memory(0);
 	for (f = forbid; f && *f; f++)
 		if (strlen(*f) > w.longest)
 			w.longest = strlen(*f);
@@ -229,7 +229,7 @@ int tf_cache_archive_read(int fd, const char *dir, struct tf_buf *why)
 	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
 	if (!a || !out)
-		die(TF_EXIT_FAILURE, "out of memory");
+		tf_out_of_memory(0);
 	archive_read_support_format_tar(a);
 	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_PERM |
 				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
