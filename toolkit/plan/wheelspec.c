@@ -5,7 +5,6 @@
 #include "internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
