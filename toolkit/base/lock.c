@@ -62,8 +62,8 @@ static pid_t holder(int fd)
 	return pid;
 }
 
-/* Report that another process holds fd's directory; returns 1. */
-static int busy(const struct tf_lock *l, const char *what, int fd)
+/* Report that another process holds fd's directory. */
+static void busy(const struct tf_lock *l, const char *what, int fd)
 {
 	pid_t pid = holder(fd);
 
@@ -72,7 +72,6 @@ static int busy(const struct tf_lock *l, const char *what, int fd)
 		      what, l->path, (long)pid);
 	else
 		error("%s %s is busy: another tfbuild is using it", what, l->path);
-	return 1;
 }
 
 /* The topmost missing directory on the way to path, or NULL. */
@@ -131,59 +130,73 @@ static int wait_for(const struct tf_lock *l, const char *what, int fd)
 	return 0;
 }
 
-/* One attempt: 0 locked, 1 busy, 2 try again, -1 error. */
-static int attempt(struct tf_lock *l, const char *what, int wait)
+/* What one attempt at the lock gives. */
+enum attempt {
+	LOCKED,   /* l holds the directory */
+	BUSY,     /* another process holds it (reported) */
+	AGAIN,    /* the directory was removed or replaced: try again */
+	FAILED,   /* any other failure (reported) */
+};
+
+static enum attempt attempt(struct tf_lock *l, const char *what, int wait)
 {
 	char *missing = first_missing(l->path);
-	int fd, ret = 0;
+	enum attempt ret = LOCKED;
+	int fd;
 
 	/* Not "missing": a dangling symlink is refused by tf_mkdir_p too. */
 	if (!tf_path_is_dir(l->path) && tf_mkdir_p(l->path)) {
 		free(missing);
-		return -1;
+		return FAILED;
 	}
 	fd = open(l->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		free(missing);
 		if (errno == ENOENT)
-			return 2; /* removed by the run that just let go */
-		return error_errno("cannot open %s %s", what, l->path);
+			return AGAIN; /* removed by the run that just let go */
+		error_errno("cannot open %s %s", what, l->path);
+		return FAILED;
 	}
 	if (lock_fd(fd, 0) < 0) {
-		if (errno != EWOULDBLOCK)
-			ret = error_errno("cannot lock %s %s", what, l->path);
-		else if (!wait)
-			ret = busy(l, what, fd);
-		else
-			ret = wait_for(l, what, fd);
+		if (errno != EWOULDBLOCK) {
+			error_errno("cannot lock %s %s", what, l->path);
+			ret = FAILED;
+		} else if (!wait) {
+			busy(l, what, fd);
+			ret = BUSY;
+		} else if (wait_for(l, what, fd)) {
+			ret = FAILED;
+		}
 	}
-	if (!ret && !still_there(fd, l->path))
-		ret = 2;
-	if (ret) {
+	if (ret == LOCKED && !still_there(fd, l->path))
+		ret = AGAIN;
+	if (ret != LOCKED) {
 		close(fd);
 		free(missing);
 		return ret;
 	}
 	l->fd = fd;
 	l->created = missing;
-	return 0;
+	return LOCKED;
 }
 
-int tf_lock_take(struct tf_lock *l, const char *path, const char *what,
-		 int wait)
+enum tf_lock_result tf_lock_take(struct tf_lock *l, const char *path,
+				 const char *what, int wait)
 {
 	struct tf_buf abs = TF_BUF_INIT;
-	int i, ret = 2;
+	enum attempt ret = AGAIN;
+	int i;
 
 	tf_lock_release(l);
 	tf_path_absolute(&abs, path);
 	l->path = tf_buf_detach(&abs);
-	for (i = 0; ret == 2 && i < MAX_RETRIES; i++)
+	for (i = 0; ret == AGAIN && i < MAX_RETRIES; i++)
 		ret = attempt(l, what, wait);
-	if (ret == 2)
-		ret = error("cannot lock %s %s: it keeps being replaced", what,
-			    l->path);
-	return ret;
+	if (ret == AGAIN)
+		error("cannot lock %s %s: it keeps being replaced", what,
+		      l->path);
+	return ret == LOCKED ? TF_LOCK_TAKEN :
+	       ret == BUSY ? TF_LOCK_BUSY : TF_LOCK_ERROR;
 }
 
 int tf_lock_holds(const struct tf_lock *l, const char *path)

@@ -34,16 +34,22 @@ struct tf_lock {
 
 #define TF_LOCK_INIT { -1, NULL, NULL }
 
+/* What tf_lock_take gives. */
+enum tf_lock_result {
+	TF_LOCK_TAKEN,   /* locked: l holds the directory */
+	TF_LOCK_BUSY,    /* another process holds it (reported) */
+	TF_LOCK_ERROR,   /* any other failure (reported) */
+};
+
 /*
  * Lock directory path (creating it if missing) for this run. what names
  * it in messages ("build tree", "output folder"). If another process
  * holds it: with wait, say so and block until it is free; without,
  * report "WHAT PATH is busy: another tfbuild (pid N) is using it" and
- * return 1. Returns 0 when locked, 1 busy, -1 on another error
- * (reported).
+ * return TF_LOCK_BUSY.
  */
-int tf_lock_take(struct tf_lock *l, const char *path, const char *what,
-		 int wait);
+enum tf_lock_result tf_lock_take(struct tf_lock *l, const char *path,
+				 const char *what, int wait);
 /*
  * 1 if l already holds the directory path (the same inode, under
  * whatever name): locking it a second time from this process would

@@ -20,6 +20,7 @@ struct writer {
 	const char *const *forbid; /* borrowed */
 	size_t longest;            /* longest forbidden string */
 	struct tf_buf *why;        /* a forbidden string found: where */
+	int found;                 /* 1 once one is: the walk stops */
 	char *chunk;               /* CHUNK + longest bytes */
 };
 
@@ -40,7 +41,10 @@ static int arch_error(struct archive *a, const char *what)
 		     archive_error_string(a) ? archive_error_string(a) : "?");
 }
 
-/* Copy a file's bytes, keeping the last bytes of each chunk for the scan. */
+/*
+ * Copy a file's bytes, keeping the last bytes of each chunk for the scan.
+ * 0, or -1 after an error (reported) or a forbidden string (w->found).
+ */
 static int copy_data(struct writer *w, const char *path, const char *rel)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -54,7 +58,8 @@ static int copy_data(struct writer *w, const char *path, const char *rel)
 		if ((hit = forbidden(w, w->chunk, keep + (size_t)n))) {
 			close(fd);
 			tf_buf_setf(w->why, "'%s' contains '%s'", rel, hit);
-			return 1;
+			w->found = 1;
+			return -1;
 		}
 		if (archive_write_data(w->a, w->chunk + keep, (size_t)n) != n) {
 			close(fd);
@@ -77,6 +82,7 @@ static int copy_data(struct writer *w, const char *path, const char *rel)
 	return 0;
 }
 
+/* Add one entry (a tf_dir_each callback); as copy_data. */
 static int add_entry(const char *path, const char *rel, void *arg)
 {
 	struct writer *w = arg;
@@ -106,7 +112,8 @@ static int add_entry(const char *path, const char *rel, void *arg)
 			archive_entry_free(e);
 			tf_buf_setf(w->why, "link '%s' points into '%s'", rel,
 				    forbidden(w, target, (size_t)n));
-			return 1;
+			w->found = 1;
+			return -1;
 		}
 		archive_entry_set_mode(e, AE_IFLNK | 0777);
 		archive_entry_set_symlink(e, target);
@@ -127,15 +134,16 @@ static int add_entry(const char *path, const char *rel, void *arg)
 	return ret;
 }
 
-int tf_cache_archive_write(const char *dir, int fd, const char *const *forbid,
-			   struct tf_buf *why)
+enum tf_cache_archive_result tf_cache_archive_write(const char *dir, int fd,
+						    const char *const *forbid,
+						    struct tf_buf *why)
 {
-	struct writer w = { archive_write_new(), forbid, 0, why, NULL };
+	struct writer w = { archive_write_new(), forbid, 0, why, 0, NULL };
 	const char *const *f;
 	int ret;
 
 	if (!w.a)
-		die(TF_EXIT_FAILURE, "out of memory");
+		tf_out_of_memory(0);
 	for (f = forbid; f && *f; f++)
 		if (strlen(*f) > w.longest)
 			w.longest = strlen(*f);
@@ -150,7 +158,9 @@ int tf_cache_archive_write(const char *dir, int fd, const char *const *forbid,
 		ret = arch_error(w.a, "close");
 	archive_write_free(w.a);
 	free(w.chunk);
-	return ret;
+	if (w.found)
+		return TF_CACHE_ARCHIVE_FORBIDDEN;
+	return ret ? TF_CACHE_ARCHIVE_ERROR : TF_CACHE_ARCHIVE_OK;
 }
 
 /* A link target that stays inside the tree, seen from the link at name. */
@@ -229,7 +239,7 @@ int tf_cache_archive_read(int fd, const char *dir, struct tf_buf *why)
 	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
 	if (!a || !out)
-		die(TF_EXIT_FAILURE, "out of memory");
+		tf_out_of_memory(0);
 	archive_read_support_format_tar(a);
 	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_PERM |
 				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |

@@ -12,14 +12,22 @@
 
 #include "base/base.h"
 
+/* What tf_cache_archive_write gives. */
+enum tf_cache_archive_result {
+	TF_CACHE_ARCHIVE_OK,        /* the whole tree is written */
+	TF_CACHE_ARCHIVE_FORBIDDEN, /* a forbidden string found: the file
+				       and the string in why (no report) */
+	TF_CACHE_ARCHIVE_ERROR,     /* anything else (reported) */
+};
+
 /*
  * Write the tree at dir as a tar to the open file fd. If one of the
  * NULL-terminated strings in forbid occurs in a file or link target
- * (an absolute path of this build, say), stop: returns 1 with the file
- * and the string in why. 0 on success; -1 after reporting an error.
+ * (an absolute path of this build, say), stop there.
  */
-int tf_cache_archive_write(const char *dir, int fd, const char *const *forbid,
-			   struct tf_buf *why);
+enum tf_cache_archive_result tf_cache_archive_write(const char *dir, int fd,
+						    const char *const *forbid,
+						    struct tf_buf *why);
 /*
  * Extract the tar read from fd (from its start) into the existing empty directory dir,
  * refusing absolute names, ".." and links that leave dir. 0, or -1 with

@@ -137,28 +137,29 @@ static int restore_local(struct tf_cache *c, const char *key, const char *stage,
 			 struct tf_ac_entry *e)
 {
 	struct tf_buf why = TF_BUF_INIT;
-	int fd = -1, r;
+	enum tf_store_result r;
+	int fd = -1;
 
 	r = tf_store_get_ac(&c->store, key, e, NULL, &why);
-	if (r == 0) {
+	if (r == TF_STORE_OK) {
 		r = tf_store_open_blob(&c->store, e->cas, e->size, &fd, &why);
-		if (r == 1)
+		if (r == TF_STORE_MISSING)
 			tf_store_drop(&c->store, key, NULL);
 	}
-	if (r == 0 && unpack(fd, stage, e->tree, &why)) {
+	if (r == TF_STORE_OK && unpack(fd, stage, e->tree, &why)) {
 		/* The entry lies about a sound blob: drop the entry only. */
-		r = -1;
+		r = TF_STORE_BAD;
 		tf_store_drop(&c->store, key, NULL);
 	}
 	if (fd >= 0)
 		close(fd);
-	if (r < 0) {
+	if (r == TF_STORE_BAD) {
 		warning("local store %s: the entry of key %.12s... is corrupt (%s); "
 			"removed it, the step builds", c->store.dir, key, why.buf);
 		tf_store_drop(&c->store, key, NULL);
 	}
 	tf_buf_release(&why);
-	return r == 0;
+	return r == TF_STORE_OK;
 }
 
 /* Download blob e->cas into the store and open it; -1 with why. */
@@ -169,9 +170,11 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 	struct tf_sha256 *h;
 	unsigned char md[TF_SHA256_LEN];
 	char got[TF_SHA256_HEX_LEN + 1];
+	enum tf_remote_result rr;
 	int out, r;
 
-	if (c->store_on && tf_store_open_blob(&c->store, e->cas, e->size, fd, why) == 0)
+	if (c->store_on && tf_store_open_blob(&c->store, e->cas, e->size, fd,
+					      why) == TF_STORE_OK)
 		return 0;
 	tf_buf_reset(why);
 	out = tf_store_tmp(&c->store, &tmp);
@@ -181,12 +184,13 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 	}
 	h = tf_sha256_new();
 	tf_buf_addf(&path, "cas/%s", e->cas);
-	r = tf_remote_get(c->remote, path.buf, NULL, out, e->size, h, why);
+	rr = tf_remote_get(c->remote, path.buf, NULL, out, e->size, h, why);
+	r = rr == TF_REMOTE_OK ? 0 : -1;
 	tf_sha256_final(h, md);
 	tf_sha256_hex(md, got);
 	if (close(out) < 0 && !r)
 		r = tf_why(why, "cannot write '%s': %s", tmp.buf, strerror(errno));
-	if (r == 1)
+	if (rr == TF_REMOTE_NOT_FOUND)
 		r = tf_why(why, "GET %s: not found, though an entry names it", path.buf);
 	else if (!r && strcmp(got, e->cas))
 		r = tf_why(why, "GET %s: its bytes hash to %s", path.buf, got);
@@ -199,7 +203,8 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 		unlink(tmp.buf);
 	} else if (!r) {
 		r = tf_store_add_blob(&c->store, tmp.buf, e->cas);
-		if (!r && tf_store_open_blob(&c->store, e->cas, e->size, fd, why))
+		if (!r && tf_store_open_blob(&c->store, e->cas, e->size, fd,
+					     why) != TF_STORE_OK)
 			r = -1;
 	} else {
 		unlink(tmp.buf);
@@ -213,10 +218,12 @@ static int restore_remote(struct tf_cache *c, const char *key, const char *stage
 			  struct tf_ac_entry *e)
 {
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT, path = TF_BUF_INIT;
+	enum tf_remote_result rr;
 	int fd = -1, r;
 
 	tf_buf_addf(&path, "ac/%s", key);
-	r = tf_remote_get(c->remote, path.buf, &text, -1, TF_AC_MAX, NULL, &why);
+	rr = tf_remote_get(c->remote, path.buf, &text, -1, TF_AC_MAX, NULL, &why);
+	r = rr == TF_REMOTE_OK ? 0 : -1;
 	if (r == 0 && tf_ac_verify(text.buf, text.len, key, c->trust, e, &why)) {
 		/* Say which entry: the reason alone does not. */
 		struct tf_buf w = TF_BUF_INIT;
@@ -235,7 +242,7 @@ static int restore_remote(struct tf_cache *c, const char *key, const char *stage
 		close(fd);
 	if (r == 0 && c->store_on)
 		tf_store_put_ac(&c->store, key, text.buf, text.len);
-	if (r < 0)
+	if (r < 0 && rr != TF_REMOTE_NOT_FOUND)
 		remote_fail(c, why.buf);
 	tf_buf_release(&text);
 	tf_buf_release(&why);
@@ -297,6 +304,7 @@ void tf_cache_save(struct tf_cache *c, const char *key, const char *stage,
 	struct tf_buf tmp = TF_BUF_INIT, why = TF_BUF_INIT, text = TF_BUF_INIT;
 	struct tf_ac_entry e;
 	unsigned char md[TF_SHA256_LEN];
+	enum tf_cache_archive_result ar;
 	int fd, r;
 
 	if (!c || (!c->store_on && !(c->remote && c->upload && !c->remote_off)))
@@ -304,10 +312,11 @@ void tf_cache_save(struct tf_cache *c, const char *key, const char *stage,
 	fd = tf_store_tmp(&c->store, &tmp);
 	if (fd < 0)
 		goto out;
-	r = tf_cache_archive_write(stage, fd, forbid, &why);
+	ar = tf_cache_archive_write(stage, fd, forbid, &why);
+	r = ar == TF_CACHE_ARCHIVE_OK ? 0 : -1;
 	if (close(fd) < 0 && !r)
 		r = error_errno("cannot write '%s'", tmp.buf);
-	if (r == 1)
+	if (ar == TF_CACHE_ARCHIVE_FORBIDDEN)
 		verbose("not caching '%s': %s (a path of this build)", stage, why.buf);
 	memset(&e, 0, sizeof(e));
 	if (!r)

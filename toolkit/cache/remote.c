@@ -148,8 +148,9 @@ static int failed(struct tf_remote *r, CURLcode rc, const char *what,
 		      *r->errbuf ? r->errbuf : curl_easy_strerror(rc));
 }
 
-int tf_remote_get(struct tf_remote *r, const char *path, struct tf_buf *out,
-		  int fd, long long cap, struct tf_sha256 *h, struct tf_buf *why)
+enum tf_remote_result tf_remote_get(struct tf_remote *r, const char *path,
+				    struct tf_buf *out, int fd, long long cap,
+				    struct tf_sha256 *h, struct tf_buf *why)
 {
 	struct sink s = { out, fd, cap, 0, h, 0 };
 	long code = 0;
@@ -162,15 +163,17 @@ int tf_remote_get(struct tf_remote *r, const char *path, struct tf_buf *out,
 	rc = curl_easy_perform(r->curl);
 	curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &code);
 	if (code == 404 && (rc == CURLE_OK || rc == CURLE_WRITE_ERROR))
-		return 1;
+		return TF_REMOTE_NOT_FOUND;
 	if (s.over)
-		return tf_why(why, "GET %s: more than the %lld bytes expected",
-			      path, cap);
-	if (rc != CURLE_OK)
-		return failed(r, rc, "GET", path, why);
-	if (code != 200)
-		return tf_why(why, "GET %s: HTTP %ld", path, code);
-	return 0;
+		tf_why(why, "GET %s: more than the %lld bytes expected", path,
+		       cap);
+	else if (rc != CURLE_OK)
+		failed(r, rc, "GET", path, why);
+	else if (code != 200)
+		tf_why(why, "GET %s: HTTP %ld", path, code);
+	else
+		return TF_REMOTE_OK;
+	return TF_REMOTE_ERROR;
 }
 
 int tf_remote_put(struct tf_remote *r, const char *path, const void *data,

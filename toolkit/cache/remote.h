@@ -23,13 +23,20 @@ void tf_remote_free(struct tf_remote *r);
 /* The URL without credentials, for messages. */
 const char *tf_remote_shown(const struct tf_remote *r);
 
+/* What tf_remote_get gives. */
+enum tf_remote_result {
+	TF_REMOTE_OK,         /* got it */
+	TF_REMOTE_NOT_FOUND,  /* the server has no such entry (404) */
+	TF_REMOTE_ERROR,      /* anything else: why says what (no report) */
+};
+
 /*
  * GET base/path into out (at most cap bytes) or, with fd >= 0, into fd
- * (at most cap bytes, hashed into h when h is not NULL). Returns 0, 1
- * if the server has no such entry (404), or -1 with why.
+ * (at most cap bytes, hashed into h when h is not NULL).
  */
-int tf_remote_get(struct tf_remote *r, const char *path, struct tf_buf *out,
-		  int fd, long long cap, struct tf_sha256 *h, struct tf_buf *why);
+enum tf_remote_result tf_remote_get(struct tf_remote *r, const char *path,
+				    struct tf_buf *out, int fd, long long cap,
+				    struct tf_sha256 *h, struct tf_buf *why);
 /*
  * PUT data (len bytes), or the file open at fd (len bytes from its
  * start) when data is NULL, to base/path. 0, or -1 with why.

@@ -47,19 +47,26 @@ void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
 	tf_buf_addf(out, "%s/%s/%.2s/%s", s->dir, kind, hex, hex);
 }
 
-int tf_store_get_ac(const struct tf_store *s, const char *key,
-		    struct tf_ac_entry *e, struct tf_buf *text, struct tf_buf *why)
+enum tf_store_result tf_store_get_ac(const struct tf_store *s,
+				     const char *key, struct tf_ac_entry *e,
+				     struct tf_buf *text, struct tf_buf *why)
 {
 	struct tf_buf path = TF_BUF_INIT, own = TF_BUF_INIT;
 	struct tf_buf *t = text ? text : &own;
-	int fd, ret = 0;
+	enum tf_store_result ret = TF_STORE_OK;
 	ssize_t n;
+	int fd;
 
 	tf_store_path(s, "ac", key, &path);
 	fd = open(path.buf, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		ret = errno == ENOENT ? 1 : tf_why(why, "cannot open '%s': %s",
-						   path.buf, strerror(errno));
+		if (errno == ENOENT) {
+			ret = TF_STORE_MISSING;
+		} else {
+			tf_why(why, "cannot open '%s': %s", path.buf,
+			       strerror(errno));
+			ret = TF_STORE_BAD;
+		}
 		goto out;
 	}
 	tf_buf_reset(t);
@@ -67,13 +74,14 @@ int tf_store_get_ac(const struct tf_store *s, const char *key,
 	n = read(fd, t->buf, TF_AC_MAX + 1);
 	close(fd);
 	if (n < 0) {
-		ret = tf_why(why, "cannot read '%s': %s", path.buf, strerror(errno));
+		tf_why(why, "cannot read '%s': %s", path.buf, strerror(errno));
+		ret = TF_STORE_BAD;
 		goto out;
 	}
 	tf_buf_setlen(t, (size_t)n);
 	if (tf_ac_parse(t->buf, t->len, e, why) || strcmp(e->key, key))
-		ret = -1;
-	if (ret && !why->len)
+		ret = TF_STORE_BAD;
+	if (ret != TF_STORE_OK && !why->len)
 		tf_why(why, "it names another key");
 out:
 	tf_buf_release(&path);
@@ -122,34 +130,37 @@ static int lock(int fd, int shared, int wait)
 	return 0;
 }
 
-int tf_store_open_blob(const struct tf_store *s, const char *hex,
-		       long long size, int *fd, struct tf_buf *why)
+enum tf_store_result tf_store_open_blob(const struct tf_store *s,
+					const char *hex, long long size,
+					int *fd, struct tf_buf *why)
 {
 	struct tf_buf path = TF_BUF_INIT;
 	struct tf_sha256 *h;
 	unsigned char md[TF_SHA256_LEN], *chunk;
 	char got[TF_SHA256_HEX_LEN + 1];
+	enum tf_store_result ret = TF_STORE_MISSING;
 	long long total = 0;
 	ssize_t n;
-	int ret = 0;
 
 	tf_store_path(s, "cas", hex, &path);
 	*fd = open(path.buf, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0) {
-		ret = errno == ENOENT ? 1 : tf_why(why, "cannot open '%s': %s",
-						   path.buf, strerror(errno));
+		if (errno != ENOENT) {
+			tf_why(why, "cannot open '%s': %s", path.buf,
+			       strerror(errno));
+			ret = TF_STORE_BAD;
+		}
 		tf_buf_release(&path);
 		return ret;
 	}
 	if (lock(*fd, 1, 1) < 0) {
-		ret = tf_why(why, "cannot lock '%s': %s", path.buf, strerror(errno));
+		tf_why(why, "cannot lock '%s': %s", path.buf, strerror(errno));
+		ret = TF_STORE_BAD;
 		goto fail;
 	}
 	/* gc may have unlinked it while we waited: then it is gone. */
-	if (!tf_path_exists(path.buf)) {
-		ret = 1;
+	if (!tf_path_exists(path.buf))
 		goto fail;
-	}
 	h = tf_sha256_new();
 	chunk = tf_malloc(1 << 16);
 	while ((n = read(*fd, chunk, 1 << 16)) > 0) {
@@ -159,19 +170,21 @@ int tf_store_open_blob(const struct tf_store *s, const char *hex,
 	free(chunk);
 	tf_sha256_final(h, md);
 	tf_sha256_hex(md, got);
-	if (n < 0)
-		ret = tf_why(why, "cannot read '%s': %s", path.buf, strerror(errno));
-	else if (strcmp(got, hex) || (size >= 0 && total != size))
-		ret = tf_why(why, "'%s' is corrupt: its bytes hash to %s", path.buf,
-			     got);
-	if (ret) {
+	if (n < 0 || strcmp(got, hex) || (size >= 0 && total != size)) {
+		if (n < 0)
+			tf_why(why, "cannot read '%s': %s", path.buf,
+			       strerror(errno));
+		else
+			tf_why(why, "'%s' is corrupt: its bytes hash to %s",
+			       path.buf, got);
 		unlink(path.buf);
+		ret = TF_STORE_BAD;
 		goto fail;
 	}
 	/* The LRU clock: this blob was just used. */
 	futimens(*fd, NULL);
 	tf_buf_release(&path);
-	return 0;
+	return TF_STORE_OK;
 fail:
 	close(*fd);
 	*fd = -1;

@@ -36,12 +36,21 @@ void tf_store_release(struct tf_store *s);
 void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
 		   struct tf_buf *out);
 
+/* What looking up an action entry or a blob gives. */
+enum tf_store_result {
+	TF_STORE_OK,        /* there, and sound */
+	TF_STORE_MISSING,   /* not in the store */
+	TF_STORE_BAD,       /* cannot be read, or corrupt: why says how
+			       (no report) */
+};
+
 /*
- * The action entry of key: 0 with e (and its text in text, if not
- * NULL) filled, 1 if there is none, -1 if it is corrupt (why says how).
+ * The action entry of key: TF_STORE_OK with e (and its text in text, if
+ * not NULL) filled.
  */
-int tf_store_get_ac(const struct tf_store *s, const char *key,
-		    struct tf_ac_entry *e, struct tf_buf *text, struct tf_buf *why);
+enum tf_store_result tf_store_get_ac(const struct tf_store *s,
+				     const char *key, struct tf_ac_entry *e,
+				     struct tf_buf *text, struct tf_buf *why);
 /* Write an action entry's text for key, atomically. */
 int tf_store_put_ac(const struct tf_store *s, const char *key,
 		    const char *text, size_t len);
@@ -51,11 +60,13 @@ void tf_store_drop(const struct tf_store *s, const char *key, const char *hex);
 /*
  * Open the blob hex for reading, holding a read lock on it until *fd is
  * closed, and check that its bytes hash to hex and that it has size
- * bytes (size < 0: any). Returns 0, 1 if it is not there, or -1 with
- * why (the blob is then removed). Marks it used.
+ * bytes (size < 0: any). Marks it used. A blob that fails the check,
+ * or whose bytes cannot be read, is removed. *fd is -1 unless
+ * TF_STORE_OK.
  */
-int tf_store_open_blob(const struct tf_store *s, const char *hex,
-		       long long size, int *fd, struct tf_buf *why);
+enum tf_store_result tf_store_open_blob(const struct tf_store *s,
+					const char *hex, long long size,
+					int *fd, struct tf_buf *why);
 /*
  * A new temporary file in tmp/: its path into path, its fd (read-write)
  * returned, -1 after reporting.

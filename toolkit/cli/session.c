@@ -242,17 +242,18 @@ static void sweep_build_dir(const char *dir, int depth)
  */
 static int take_locks(struct tf_session *s)
 {
-	int rc = tf_lock_take(&s->build_lock, s->opt.build_dir, "build tree",
-			      s->opt.wait);
+	enum tf_lock_result rc = tf_lock_take(&s->build_lock, s->opt.build_dir,
+					      "build tree", s->opt.wait);
 
-	if (!rc && !tf_lock_holds(&s->build_lock, s->opt.out_dir))
+	if (rc == TF_LOCK_TAKEN && !tf_lock_holds(&s->build_lock, s->opt.out_dir))
 		rc = tf_lock_take(&s->out_lock, s->opt.out_dir, "output folder",
 				  s->opt.wait);
-	if (!rc && tf_path_is_dir(s->opt.build_dir))
+	if (rc == TF_LOCK_TAKEN && tf_path_is_dir(s->opt.build_dir))
 		sweep_build_dir(s->opt.build_dir, 0);
-	if (!rc)
+	if (rc == TF_LOCK_TAKEN)
 		sweep_out_dir(s->opt.out_dir);
-	return !rc ? TF_EXIT_OK : rc == 1 ? TF_EXIT_BUSY : TF_EXIT_FAILURE;
+	return rc == TF_LOCK_TAKEN ? TF_EXIT_OK :
+	       rc == TF_LOCK_BUSY ? TF_EXIT_BUSY : TF_EXIT_FAILURE;
 }
 
 /* Turn --target values (or the recipe's default) into a list of names. */

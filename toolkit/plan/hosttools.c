@@ -13,7 +13,6 @@
 
 #include "base/base.h"
 #include "plan.h"
-#include "toolfiles.h"
 
 /* Build-machine programs any build may need; none of them compiles or
  * links target code. */

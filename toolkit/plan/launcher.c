@@ -12,7 +12,7 @@
 #include "plan.h"
 #include "recipe/recipe.h"
 #include "env/env.h"
-#include "toolfiles.h"
+#include "write.h"
 
 extern char **environ;
 
@@ -158,7 +158,7 @@ static void ccache_env(const struct tf_launcher *l, struct tf_strvec *env)
 	env_set(env, user_cache("CCACHE_DIR", "ccache"));
 	if (l->base_dir)
 		env_set(env, tf_xstrfmt("CCACHE_BASEDIR=%s", l->base_dir));
-	/* Prefix maps keep the directory out of the objects (plan.c). */
+	/* Prefix maps keep the directory out of the objects (make.c). */
 	env_set(env, tf_strdup("CCACHE_NOHASHDIR=1"));
 	env_set(env, tf_strdup("CCACHE_COMPILERCHECK=content"));
 	/* Sources are extracted and patched just before they build. */

@@ -9,12 +9,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher.h"
 #include "base/base.h"
+#include "launcher.h"
 #include "plan.h"
+#include "write.h"
 
 static const char *keep(struct tf_plan *p, char *s)
 {
@@ -367,27 +367,6 @@ static void python_script(const struct tf_plan *p, struct tf_buf *out)
 	sh_quote(out, p->target_python_exe);
 	tf_buf_addstr(out, " \"$@\"\n");
 	tf_strvec_release(&emu);
-}
-
-int tf_write_if_changed(const char *path, const char *data, size_t len,
-			unsigned mode)
-{
-	struct tf_buf old = TF_BUF_INIT;
-	struct stat st;
-	int same = 0;
-
-	if (!mode)
-		mode = 0644;
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (st.st_mode & 07777) == mode && (size_t)st.st_size == len) {
-		old.cap = len + 1;
-		same = tf_read_file(path, &old) == 0 && old.len == len &&
-		       !memcmp(old.buf, data, len);
-	}
-	tf_buf_release(&old);
-	if (same)
-		return 0;
-	return tf_write_file_atomic(path, data, len, mode);
 }
 
 /*

@@ -28,8 +28,4 @@ int tf_toolfiles_write(struct tf_plan *p, int write);
 void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out);
 void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out);
 
-/* Write path with data unless it already holds exactly that; mode 0 is 0644. */
-int tf_write_if_changed(const char *path, const char *data, size_t len,
-			unsigned mode);
-
 #endif

@@ -1,0 +1,39 @@
+#ifndef TF_PLAN_INTERNAL_H
+#define TF_PLAN_INTERNAL_H
+
+/*
+ * What the files that make a plan share (make.c, expand.c, wheelspec.c);
+ * private to plan/. Every string they make lives in p->store, owned by
+ * the plan and freed by tf_plan_release. The tf_plan_make_* functions
+ * count errors rather than stop at the first: each returns the number of
+ * problems it reported, at their places in the recipe.
+ */
+
+#include "plan.h"
+
+/* Keep s (malloc'ed; the plan takes it) in p's store; returns s. */
+const char *tf_plan_keep(struct tf_plan *p, char *s);
+/* Format a string into p's store; returns the stored copy. */
+const char *tf_plan_keepf(struct tf_plan *p, const char *fmt, ...)
+	TF_PRINTF(2, 3);
+/*
+ * Expand s into p's store: the stored copy, or NULL when s is unset
+ * or when expanding fails (reported, and *errors bumped).
+ */
+const char *tf_plan_expand(struct tf_plan *p, const struct tf_str *s,
+			   int *errors);
+/* path made absolute against the recipe's directory (maybe in the store). */
+const char *tf_plan_recipe_path(struct tf_plan *p, const char *path);
+
+/* expand.c: set every variable; each recipe variable expanded once. */
+int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o);
+/* expand.c: source i's URLs, local directory and patches. */
+int tf_plan_make_source(struct tf_plan *p, size_t i);
+/* expand.c: step i's script, directories, environment and reads. */
+int tf_plan_make_step(struct tf_plan *p, size_t i);
+/* expand.c: read in place the path sources no step reads (no errors). */
+void tf_plan_set_in_place(struct tf_plan *p);
+/* wheelspec.c: wheel i's spec, metadata, libraries and files. */
+int tf_plan_make_wheel(struct tf_plan *p, size_t i);
+
+#endif

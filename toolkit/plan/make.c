@@ -1,0 +1,297 @@
+/*
+ * Making a plan (plan.h): the target's toolchain and Python headers, its
+ * build environment, then the recipe's variables, sources, steps and
+ * wheels, in that order; the files a plan needs are written last.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "base/base.h"
+#include "hosttools.h"
+#include "launcher.h"
+#include "recipe/recipe.h"
+#include "sysroot.h"
+#include "toolfiles.h"
+
+/* What the shim's entry name links to. */
+static void shim_target(const struct tf_plan *p, const char *name,
+			struct tf_buf *to)
+{
+	if (!strcmp(name, "pyconfig.h"))
+		tf_buf_setf(to, "%s", p->target.pyconfig);
+	else
+		tf_buf_setf(to, "%s/%s", p->target.python_include, name);
+}
+
+/* 1 if shim already holds exactly these links: a no-op rewrites nothing. */
+static int shim_current(const struct tf_plan *p, const char *shim,
+			const struct tf_strvec *names)
+{
+	struct tf_strvec have = TF_STRVEC_INIT;
+	struct tf_buf link = TF_BUF_INIT, to = TF_BUF_INIT;
+	char got[4096];
+	size_t i;
+	int same = tf_path_is_dir(shim) && !tf_list_dir(shim, &have) &&
+		   have.nr == names->nr;
+
+	for (i = 0; same && i < names->nr; i++) {
+		ssize_t n;
+
+		tf_buf_setf(&link, "%s/%s", shim, names->v[i]);
+		shim_target(p, names->v[i], &to);
+		n = readlink(link.buf, got, sizeof(got));
+		same = n >= 0 && (size_t)n == to.len && !memcmp(got, to.buf, to.len);
+	}
+	tf_strvec_release(&have);
+	tf_buf_release(&link);
+	tf_buf_release(&to);
+	return same;
+}
+
+/*
+ * A cross target's Python include directory: the host's headers, shared
+ * by every architecture, with the target's own pyconfig.h, so recipes
+ * pass one -I directory whatever the target. Built in a temporary
+ * directory and renamed, under the build tree.
+ */
+static int python_shim(struct tf_plan *p)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf tmp = TF_BUF_INIT, link = TF_BUF_INIT, to = TF_BUF_INIT;
+	const char *shim = tf_plan_keepf(p, "%s/python-include", p->dir);
+	size_t i;
+	int ret = tf_mkdir_p(p->dir);
+
+	if (!ret)
+		ret = tf_list_dir(p->target.python_include, &names);
+	if (!ret && shim_current(p, shim, &names))
+		goto done;
+	if (!ret)
+		ret = tf_mkdtemp_temp(p->dir, "python-include", &tmp);
+	for (i = 0; !ret && i < names.nr; i++) {
+		tf_buf_setf(&link, "%s/%s", tmp.buf, names.v[i]);
+		shim_target(p, names.v[i], &to);
+		if (symlink(to.buf, link.buf) < 0)
+			ret = error_errno("cannot create '%s'", link.buf);
+	}
+	if (!ret)
+		ret = tf_rm_rf(shim);
+	if (!ret && rename(tmp.buf, shim) < 0)
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, shim);
+	if (ret && tmp.len)
+		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
+done:
+	if (!ret) {
+		free(p->target.python_include);
+		p->target.python_include = tf_strdup(shim);
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&tmp);
+	tf_buf_release(&link);
+	tf_buf_release(&to);
+	return ret;
+}
+
+/*
+ * qemu-ARCH -cpu MODEL for the oldest CPU the target's wheels allow: the
+ * baseline, or the highest minimum the recipe declares for the family.
+ */
+static const char *baseline_emulator(struct tf_plan *p)
+{
+	const struct tf_recipe *r = p->recipe;
+	enum tf_isa_family want = !strcmp(p->target.name, "aarch64") ?
+				  TF_ISA_AARCH64 : TF_ISA_X86_64, fam;
+	int level = tf_isa_baseline(want), l;
+	size_t i, j;
+
+	for (i = 0; i < r->nr_wheels; i++)
+		for (j = 0; j < r->wheels[i].nr_isa_minimum; j++)
+			if (!tf_isa_level_parse(r->wheels[i].isa_minimum[j].s,
+						&fam, &l) && fam == want && l > level)
+				level = l;
+	return tf_plan_keepf(p, "qemu-%s -cpu %s", p->target.name,
+			     tf_isa_cpu_model(want, level));
+}
+
+/* The recipe file's name without .yaml/.yml: unique within its folder. */
+static const char *recipe_stem(struct tf_plan *p)
+{
+	const char *base = tf_path_basename(p->recipe->path);
+	size_t n = strlen(base);
+
+	if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+		n -= 5;
+	else if (n > 4 && !strcmp(base + n - 4, ".yml"))
+		n -= 4;
+	return tf_plan_keep(p, tf_strndup(base, n));
+}
+
+static int has_tests(const struct tf_recipe *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_steps; i++)
+		if (r->steps[i].is_test)
+			return 1;
+	return 0;
+}
+
+/* The target's toolchain, with the recipe's overrides for it. */
+static int setup_target(struct tf_plan *p, const char *target, int check)
+{
+	const struct tf_toolchain_def *d = tf_recipe_toolchain(p->recipe, target);
+	struct tf_toolchain over;
+
+	if (!d)
+		return tf_target_setup(target, &p->target, check, NULL);
+	over = (struct tf_toolchain){
+		.cc = d->cc.s, .ar = d->ar.s, .strip = d->strip.s,
+		.cflags = d->cflags.s, .ldflags = d->ldflags.s,
+		.sysroot = d->sysroot.s, .python_include = d->python_include.s,
+		.emulator = d->emulator.s,
+	};
+	return tf_target_setup(target, &p->target, check, &over);
+}
+
+int tf_plan_make(const struct tf_recipe *r, const char *target,
+		 const struct tf_plan_opts *o, struct tf_plan *p)
+{
+	size_t i;
+	int errors;
+
+	memset(p, 0, sizeof(*p));
+	p->recipe = r;
+	p->jobs = o->jobs;
+	p->store = (struct tf_strvec)TF_STRVEC_INIT;
+	p->toolfiles = (struct tf_buf)TF_BUF_INIT;
+	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
+	if (setup_target(p, target, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
+	/* Each recipe its own tree: two recipes in one folder never share
+	 * stamps, so building them alternately rebuilds nothing. */
+	p->dir = tf_plan_keepf(p, "%s/%s/%s", o->build_dir, recipe_stem(p),
+			       target);
+	p->stamps = tf_plan_keepf(p, "%s/stamps", p->dir);
+	if (o->check_tools && p->target.pyconfig && python_shim(p))
+		return TF_PLAN_TOOLCHAIN;
+	if (o->check_tools && has_tests(r) && tf_target_check_emulator(&p->target))
+		return TF_PLAN_TOOLCHAIN;
+	p->baseline_emulator = baseline_emulator(p);
+	if (o->check_tools && has_tests(r)) {
+		struct tf_target base = p->target;
+
+		base.emulator = (char *)p->baseline_emulator;
+		if (tf_target_check_emulator(&base))
+			return TF_PLAN_TOOLCHAIN;
+	}
+	p->py_major = p->py_minor = -1;
+	if (o->check_tools)
+		tf_pytag_header_version(p->target.python_include, &p->py_major,
+					&p->py_minor);
+	/* Where it was built must not show in what was built. */
+	p->cflags = tf_plan_keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
+				  p->target.cflags, p->dir, target, r->dir);
+	p->ldflags = p->target.ldflags;
+	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
+		return errors;
+	if (p->sysroot) {
+		/* --sysroot: Debian's cross compilers search the build
+		 * machine's /usr/include and /usr/include/<triplet> after
+		 * their own (the cross toolchain's libc headers, which still
+		 * come first); the sysroot makes those two the root's, so no
+		 * header of the build machine is found. -idirafter alone did
+		 * not: /usr/include came before the root (CMake then also
+		 * drops -I<root>/usr/include as an implicit directory). */
+		p->cflags = tf_plan_keepf(p, "%s --sysroot=%s", p->cflags,
+					  p->sysroot);
+		p->ldflags = tf_plan_keepf(p, "%s --sysroot=%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+					   p->ldflags, p->sysroot, p->sysroot,
+					   p->target.triplet, p->sysroot,
+					   p->target.triplet);
+	}
+	tf_toolfiles_plan(p);
+	tf_hosttools_plan(p);
+	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
+	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
+	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
+	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
+	for (i = 0; i < r->nr_sources; i++) {
+		p->sources[i].urls = (struct tf_strvec)TF_STRVEC_INIT;
+		p->sources[i].shown = (struct tf_strvec)TF_STRVEC_INIT;
+		p->sources[i].patches = (struct tf_strvec)TF_STRVEC_INIT;
+		p->sources[i].inputs = (struct tf_stamp)TF_STAMP_INIT;
+	}
+	for (i = 0; i < r->nr_steps; i++)
+		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
+	errors = tf_plan_set_vars(p, o);
+	for (i = 0; i < r->nr_sources; i++)
+		errors += tf_plan_make_source(p, i);
+	for (i = 0; i < r->nr_steps; i++)
+		errors += tf_plan_make_step(p, i);
+	if (!errors)
+		tf_plan_set_in_place(p);
+	for (i = 0; i < r->nr_wheels; i++)
+		errors += tf_plan_make_wheel(p, i);
+	if (errors)
+		return -1;
+	/* Only a recipe without errors gets files written for it. */
+	if ((o->check_tools && tf_sysroot_make(p)) ||
+	    tf_toolfiles_write(p, o->check_tools) ||
+	    (o->check_tools && tf_hosttools_make(p)) ||
+	    (o->check_tools && tf_launcher_write(p)))
+		return TF_PLAN_TOOLCHAIN;
+	return 0;
+}
+
+void tf_plan_release(struct tf_plan *p)
+{
+	size_t i;
+
+	if (!p || !p->recipe)
+		return;
+	for (i = 0; i < p->recipe->nr_sources && p->sources; i++) {
+		tf_strvec_release(&p->sources[i].urls);
+		tf_strvec_release(&p->sources[i].shown);
+		tf_strvec_release(&p->sources[i].patches);
+		tf_stamp_release(&p->sources[i].inputs);
+	}
+	for (i = 0; i < p->recipe->nr_steps && p->steps; i++) {
+		tf_strvec_release(&p->steps[i].env);
+		free(p->steps[i].reads);
+	}
+	for (i = 0; i < p->recipe->nr_wheels && p->wheels; i++) {
+		free(p->wheels[i].requires);
+		free(p->wheels[i].entry_points);
+		free(p->wheels[i].files);
+		free(p->wheels[i].allow_needed);
+		free(p->wheels[i].exports);
+		free(p->wheels[i].libs);
+		free(p->wheels[i].library_dirs);
+		free(p->wheels[i].license_srcs);
+		free(p->wheels[i].license_names);
+		free(p->wheels[i].classifiers);
+		free(p->wheels[i].project_urls);
+	}
+	free(p->sources);
+	free(p->steps);
+	free(p->wheels);
+	tf_vars_release(&p->vars);
+	tf_buf_release(&p->toolfiles);
+	tf_strvec_release(&p->packages);
+	tf_strvec_release(&p->package_digests);
+	tf_strvec_release(&p->package_files);
+	tf_target_release(&p->target);
+	tf_launcher_free(p->launcher);
+	tf_strvec_release(&p->store);
+	memset(p, 0, sizeof(*p));
+}
