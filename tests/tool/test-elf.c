@@ -183,7 +183,10 @@ static int cmd_check(struct args *a)
 
 	if (a->platform &&
 	    tf_platform_parse(a->platform, &a->rules.platform, &platform))
-		die(2, "--platform '%s': %s", a->platform, platform.buf);
+	{
+		error("--platform '%s': %s", a->platform, platform.buf);
+		exit(2);
+	}
 	if (!a->platform && a->rules.platform.kind != TF_PLATFORM_MANYLINUX)
 		usage();
 	ret = tf_elf_verify_wheel(a->files, a->nr_files, &a->rules, &platform);

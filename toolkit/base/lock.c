@@ -188,7 +188,8 @@ enum tf_lock_result tf_lock_take(struct tf_lock *l, const char *path,
 	int i;
 
 	tf_lock_release(l);
-	tf_path_absolute(&abs, path);
+	if (tf_path_absolute(&abs, path) < 0)
+		return TF_LOCK_ERROR;
 	l->path = tf_buf_detach(&abs);
 	for (i = 0; ret == AGAIN && i < MAX_RETRIES; i++)
 		ret = attempt(l, what, wait);

@@ -197,18 +197,18 @@ static int check_expanded(const struct tf_wheel_def *w,
 	size_t j;
 
 	if (w->license.s && strstr(w->license.s, "${") && spec->license)
-		errors += tf_wheel_meta_check_value(&w->license, spec->license,
-						    TF_META_LICENSE);
+		errors += tf_wheel_meta_validate_value(
+			&w->license, spec->license, TF_META_LICENSE) < 0;
 	if (w->requires_python.s && strstr(w->requires_python.s, "${") &&
 	    spec->requires_python)
-		errors += tf_wheel_meta_check_value(&w->requires_python,
-						    spec->requires_python,
-						    TF_META_REQUIRES_PYTHON);
+		errors += tf_wheel_meta_validate_value(
+			&w->requires_python, spec->requires_python,
+			TF_META_REQUIRES_PYTHON) < 0;
 	for (j = 0; j < w->nr_requires_dist; j++)
 		if (strstr(w->requires_dist[j].s, "${") && spec->requires_dist[j])
-			errors += tf_wheel_meta_check_value(&w->requires_dist[j],
-							    spec->requires_dist[j],
-							    TF_META_REQUIREMENT);
+			errors += tf_wheel_meta_validate_value(
+				&w->requires_dist[j], spec->requires_dist[j],
+				TF_META_REQUIREMENT) < 0;
 	return errors;
 }
 
