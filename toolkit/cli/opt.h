@@ -4,7 +4,7 @@
 /*
  * Table-driven command-line options, in the manner of git's
  * parse-options: each command declares its options as an array of
- * struct tf_opt (see cmd.h), and one parser handles all of them with
+ * struct tf_opt (see cli.h), and one parser handles all of them with
  * GNU conventions: options and arguments in any order, "--" ends
  * options, "--name=value" or "--name value", "-xVALUE" or "-x VALUE",
  * clustered short flags ("-vk"). An unknown option or command gets the

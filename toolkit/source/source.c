@@ -212,7 +212,7 @@ static int prepare_and_stamp(struct tf_plan *p, struct tf_plan_source *s)
 }
 
 /*
- * A source read in place (plan.c) has no copy: one left by an earlier
+ * A source read in place (plan/expand.c) has no copy: one left by an earlier
  * run, when a step still used it, goes with its stamp.
  */
 static int drop_copy(struct tf_plan *p, const struct tf_plan_source *s)

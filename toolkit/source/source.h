@@ -30,7 +30,7 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo);
  */
 int tf_sources_stamp(struct tf_plan *p);
 /*
- * As tf_sources_stamp, but a source read in place (plan.c) is left
+ * As tf_sources_stamp, but a source read in place (plan/expand.c) is left
  * without a key: no step reads it, only the wheels, and on a first
  * build its digest is better taken after packing, from what the wheel
  * writer already read (digestcache.c), than by reading it all twice.

@@ -433,7 +433,7 @@ static int compare_row(const struct verifier *v, const char *name,
  * (the writer's count of the bytes it compressed) stands for
  * the inflated size; the digest in RECORD is the packer's, taken from
  * the same bytes it compressed, and each compressed block was inflated
- * and compared as it was written (zip/zipout.c).
+ * and compared as it was written (wheel/zipout.c).
  */
 static int declared_size(const struct verifier *v,
 			 const struct tf_wheel_member *m, const char *name,

@@ -1,6 +1,6 @@
 /*
  * Wheel: write a .whl (a zip, per the binary distribution format) with
- * zipout (zip/zipout.h: blocks deflated in parallel, written by
+ * zipout (zipout.h: blocks deflated in parallel, written by
  * minizip). Each file is read once, in blocks, straight into the
  * writer's buffers: the same bytes go to the sha256 for RECORD and to
  * the compressing threads, so memory stays bounded whatever the file
