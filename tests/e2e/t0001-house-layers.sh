@@ -104,6 +104,18 @@ expect_success 'an include of a file that is not there is refused' '
 	grep -x "pack/pack.c:[0-9]*: includes \"elf.h\", which is not there" out
 '
 
+expect_success 'a *_check function that prints is refused; one that fills a reason is not' '
+	copy &&
+	printf "%s\n" "static int quiet_check(const char *v, struct tf_buf *why)" "{" \
+		"	return *v ? 0 : tf_why(why, \"empty\");" "}" \
+		"int tf_loud_check(const char *v)" "{" "	if (!*v)" \
+		"		return error(\"empty\");" "	return 0;" "}" >>tk/plan/vars.c &&
+	! layers tk >out &&
+	n=$(($(wc -l <"$SRC_ROOT/toolkit/plan/vars.c") + 8)) &&
+	grep -x "plan/vars.c:$n: tf_loud_check() calls error(): a \*_check function fills a reason and never prints" out &&
+	! grep quiet_check out
+'
+
 expect_success 'a library header outside the files LAYERS names is refused' '
 	copy &&
 	sed -i "1i #include <yaml.h>" tk/plan/vars.c &&

@@ -21,6 +21,8 @@ exits 0. The rules:
 - a `calls` line of LAYERS limits where a name may be called:
   `calls die: cli/` lets only files under cli/ call die(), and
   `calls archive_read*: ...` names a prefix;
+- a function named *_check prints nothing: it fills a reason and its
+  caller reports (the failure convention in base/log.h);
 - no .c or .h file has more than MAX_LINES lines.
 """
 
@@ -29,6 +31,9 @@ import re
 import sys
 
 MAX_LINES = 1000
+CHECK_FN = re.compile(r'^[A-Za-z_][\w \t\*]*?\b(\w+_check)\s*\(([^;{}]*)\)\s*\{', re.M)
+PRINTS = re.compile(r'(?<![\w.>])(error|error_errno|error_at|tf_error_at|warning|info|'
+                    r'verbose|printf|fprintf|puts|fputs|perror)\s*\(')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
@@ -198,6 +203,18 @@ def main(top):
                     problems.append(f'{rel}:{line}: includes <{header}>, which only '
                                     f'{" ".join(where)} may include')
         code = None
+        if rel.endswith('.c'):
+            code = strip_comments(text)
+            for f in CHECK_FN.finditer(code):
+                i, depth = f.end(), 1
+                while depth and i < len(code):
+                    depth += {'{': 1, '}': -1}.get(code[i], 0)
+                    i += 1
+                p = PRINTS.search(code, f.end(), i)
+                if p:
+                    line = code.count('\n', 0, p.start()) + 1
+                    problems.append(f'{rel}:{line}: {f.group(1)}() calls {p.group(1)}(): '
+                                    f'a *_check function fills a reason and never prints')
         for names, where in calls:
             if allowed(rel, where):
                 continue

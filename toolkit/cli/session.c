@@ -348,7 +348,8 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	for (i = 0; i < targets.nr; i++) {
 		s->plan_ptrs[i] = &s->plans[i];
 		s->nr_plans++;
-		int rc = tf_plan_make(&s->recipe, targets.v[i], &po, &s->plans[i]);
+		enum tf_plan_result rc =
+			tf_plan_make(&s->recipe, targets.v[i], &po, &s->plans[i]);
 
 		if (rc && !ret)
 			ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD : TF_EXIT_RECIPE;

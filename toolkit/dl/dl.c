@@ -35,7 +35,7 @@ void tf_dl_load(struct tf_dl_lib *lib)
 	lib->ok = 1;
 }
 
-int tf_dl_check(const struct tf_dl_lib *lib)
+int tf_dl_require(const struct tf_dl_lib *lib)
 {
 	return lib->ok ? 0 : error("%s", lib->why);
 }

@@ -53,7 +53,7 @@ struct tf_dl_lib {
 /* Load lib and every symbol of it, once (for pthread_once callbacks). */
 void tf_dl_load(struct tf_dl_lib *lib);
 /* After the once: 0, or -1 after error() with lib->why. */
-int tf_dl_check(const struct tf_dl_lib *lib);
+int tf_dl_require(const struct tf_dl_lib *lib);
 /* After the once, in a forwarder: return, or BUG() with lib->why. */
 void tf_dl_need(const struct tf_dl_lib *lib);
 
@@ -73,7 +73,7 @@ void tf_dl_need(const struct tf_dl_lib *lib);
 	int entry(void)                                                     \
 	{                                                                   \
 		pthread_once(&lib.once, lib##_load);                        \
-		return tf_dl_check(&lib);                                   \
+		return tf_dl_require(&lib);                                   \
 	}                                                                   \
 	static void need(void)                                              \
 	{                                                                   \

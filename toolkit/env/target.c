@@ -173,7 +173,7 @@ static int cross_pyconfig(struct tf_target *t, size_t i)
 		     t->name, t->pyconfig, targets[i].debarch, targets[i].debarch);
 }
 
-int tf_target_check_emulator(const struct tf_target *t)
+int tf_target_need_emulator(const struct tf_target *t)
 {
 	char *prog = tf_strndup(t->emulator, strcspn(t->emulator, " "));
 	int ok = !*prog || in_path(prog);

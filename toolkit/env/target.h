@@ -74,7 +74,7 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
  * Check that the target's emulator exists (for recipes with tests that
  * run target code), naming the package to install if not.
  */
-int tf_target_check_emulator(const struct tf_target *t);
+int tf_target_need_emulator(const struct tf_target *t);
 void tf_target_release(struct tf_target *t);
 
 

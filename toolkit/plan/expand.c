@@ -199,7 +199,7 @@ int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 			errors++;
 		tf_buf_release(&b);
 	}
-	return errors;
+	return errors ? -1 : 0;
 }
 
 static int url_ok(const char *url)
@@ -297,7 +297,7 @@ int tf_plan_make_source(struct tf_plan *p, size_t i)
 		}
 		tf_strvec_push(&ps->patches, v);
 	}
-	return errors;
+	return errors ? -1 : 0;
 }
 
 /*
@@ -481,5 +481,5 @@ int tf_plan_make_step(struct tf_plan *p, size_t i)
 			tf_strvec_pushf(&ps->env, "%s=%s", s->env[j].key.s, v);
 	}
 	find_reads(p, ps);
-	return errors;
+	return errors ? -1 : 0;
 }

@@ -5,8 +5,8 @@
  * What the files that make a plan share (make.c, expand.c, wheelspec.c);
  * private to plan/. Every string they make lives in p->store, owned by
  * the plan and freed by tf_plan_release. The tf_plan_make_* functions
- * count errors rather than stop at the first: each returns the number of
- * problems it reported, at their places in the recipe.
+ * do not stop at the first problem: each reports every one it finds, at
+ * its place in the recipe, and then returns -1 (0 when there was none).
  */
 
 #include "plan.h"

@@ -160,9 +160,11 @@ static int setup_target(struct tf_plan *p, const char *target, int check)
 	return tf_target_setup(target, &p->target, check, &over);
 }
 
-int tf_plan_make(const struct tf_recipe *r, const char *target,
-		 const struct tf_plan_opts *o, struct tf_plan *p)
+enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
+				 const char *target,
+				 const struct tf_plan_opts *o, struct tf_plan *p)
 {
+	enum tf_plan_result resolved;
 	size_t i;
 	int errors;
 
@@ -183,14 +185,14 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->stamps = tf_plan_keepf(p, "%s/stamps", p->dir);
 	if (o->check_tools && p->target.pyconfig && python_shim(p))
 		return TF_PLAN_TOOLCHAIN;
-	if (o->check_tools && has_tests(r) && tf_target_check_emulator(&p->target))
+	if (o->check_tools && has_tests(r) && tf_target_need_emulator(&p->target))
 		return TF_PLAN_TOOLCHAIN;
 	p->baseline_emulator = baseline_emulator(p);
 	if (o->check_tools && has_tests(r)) {
 		struct tf_target base = p->target;
 
 		base.emulator = (char *)p->baseline_emulator;
-		if (tf_target_check_emulator(&base))
+		if (tf_target_need_emulator(&base))
 			return TF_PLAN_TOOLCHAIN;
 	}
 	p->py_major = p->py_minor = -1;
@@ -201,8 +203,9 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->cflags = tf_plan_keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 				  p->target.cflags, p->dir, target, r->dir);
 	p->ldflags = p->target.ldflags;
-	if (o->check_tools && (errors = tf_sysroot_resolve(p, o)))
-		return errors;
+	if (o->check_tools &&
+	    (resolved = tf_sysroot_resolve(p, o)) != TF_PLAN_OK)
+		return resolved;
 	if (p->sysroot) {
 		/* --sysroot: Debian's cross compilers search the build
 		 * machine's /usr/include and /usr/include/<triplet> after
@@ -233,24 +236,25 @@ int tf_plan_make(const struct tf_recipe *r, const char *target,
 	}
 	for (i = 0; i < r->nr_steps; i++)
 		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
-	errors = tf_plan_set_vars(p, o);
+	/* Every problem of the recipe is reported, not only the first. */
+	errors = tf_plan_set_vars(p, o) < 0;
 	for (i = 0; i < r->nr_sources; i++)
-		errors += tf_plan_make_source(p, i);
+		errors += tf_plan_make_source(p, i) < 0;
 	for (i = 0; i < r->nr_steps; i++)
-		errors += tf_plan_make_step(p, i);
+		errors += tf_plan_make_step(p, i) < 0;
 	if (!errors)
 		tf_plan_set_in_place(p);
 	for (i = 0; i < r->nr_wheels; i++)
-		errors += tf_plan_make_wheel(p, i);
+		errors += tf_plan_make_wheel(p, i) < 0;
 	if (errors)
-		return -1;
+		return TF_PLAN_RECIPE;
 	/* Only a recipe without errors gets files written for it. */
 	if ((o->check_tools && tf_sysroot_make(p)) ||
 	    tf_toolfiles_write(p, o->check_tools) ||
 	    (o->check_tools && tf_hosttools_make(p)) ||
 	    (o->check_tools && tf_launcher_write(p)))
 		return TF_PLAN_TOOLCHAIN;
-	return 0;
+	return TF_PLAN_OK;
 }
 
 void tf_plan_release(struct tf_plan *p)

@@ -167,8 +167,9 @@ enum tf_plan_result { TF_PLAN_OK = 0, TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -
  * reporting every problem in the recipe, or TF_PLAN_TOOLCHAIN when the
  * target's toolchain is missing (reported, naming what to install).
  */
-int tf_plan_make(const struct tf_recipe *r, const char *target,
-		 const struct tf_plan_opts *o, struct tf_plan *p);
+enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
+				 const char *target,
+				 const struct tf_plan_opts *o, struct tf_plan *p);
 void tf_plan_release(struct tf_plan *p);
 
 #endif

@@ -447,12 +447,12 @@ static void record(struct tf_plan *p, struct closure *c, const char *cache)
 }
 
 /* Native: each package must be installed; record its version. */
-static int resolve_native(struct tf_plan *p)
+static enum tf_plan_result resolve_native(struct tf_plan *p)
 {
 	const struct tf_recipe *r = p->recipe;
 	struct tf_buf out = TF_BUF_INIT;
 	size_t i;
-	int ret = 0;
+	enum tf_plan_result ret = TF_PLAN_OK;
 
 	for (i = 0; i < r->nr_target_packages; i++) {
 		const struct tf_str *s = &r->target_packages[i];
@@ -560,19 +560,20 @@ static void save(const struct tf_plan *p, const char *path)
 	tf_buf_release(&dir);
 }
 
-int tf_sysroot_resolve(struct tf_plan *p, const struct tf_plan_opts *o)
+enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
+				       const struct tf_plan_opts *o)
 {
 	const struct tf_recipe *r = p->recipe;
 	struct closure c = { NULL, 0, 0, p->target.debarch };
 	int python = !p->target.native && wants_python(r);
 	char *cache, *saved;
 	size_t i;
-	int ret = 0;
+	enum tf_plan_result ret = TF_PLAN_OK;
 
 	if (p->target.native)
 		return resolve_native(p);
 	if (!r->nr_target_packages && !python)
-		return 0;
+		return TF_PLAN_OK;
 	for (i = 0; i < r->nr_target_packages; i++)
 		add_root(&c, r->target_packages[i].s, &r->target_packages[i].pos);
 	/* What programs built for the target need to run under the emulator

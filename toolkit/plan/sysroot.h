@@ -26,8 +26,7 @@
  * (tests keep it outside their scratch directories).
  */
 
-struct tf_plan;
-struct tf_plan_opts;
+#include "plan.h"
 
 /*
  * Work out the packages and their versions (apt-cache, dpkg-query; no
@@ -36,7 +35,8 @@ struct tf_plan_opts;
  * position in the recipe) a package the archive does not have, or
  * TF_PLAN_TOOLCHAIN when a native package is not installed or apt fails.
  */
-int tf_sysroot_resolve(struct tf_plan *p, const struct tf_plan_opts *o);
+enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
+				       const struct tf_plan_opts *o);
 /* Download and unpack p->sysroot if it is not there yet. 0 or -1. */
 int tf_sysroot_make(struct tf_plan *p);
 

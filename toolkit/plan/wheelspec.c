@@ -358,5 +358,6 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 	pw->framework_version = tf_plan_expand(p, &w->framework.version, &errors);
 	errors += plan_libraries(p, pw);
 	errors += plan_metadata(p, pw);
-	return errors + plan_files(p, pw);
+	errors += plan_files(p, pw);
+	return errors ? -1 : 0;
 }
