@@ -61,15 +61,16 @@ static int add_file(const char *path, const struct stat *st, int type,
 
 		if (nr_pieces == alloc_pieces) {
 			alloc_pieces = alloc_pieces ? 2 * alloc_pieces : 4096;
-			pieces = realloc(pieces, alloc_pieces * sizeof(*pieces));
+			pieces =
+				realloc(pieces, alloc_pieces * sizeof(*pieces));
 			if (!pieces)
 				return -1;
 		}
 		p = &pieces[nr_pieces++];
 		p->path = name;
 		p->off = off;
-		p->len = st->st_size - off < PIECE ? (size_t)(st->st_size - off) :
-						     PIECE;
+		p->len = st->st_size - off < PIECE ? (size_t)(st->st_size - off)
+						   : PIECE;
 		p->window = st->st_size <= WINDOW;
 		off += PIECE;
 	} while (off < st->st_size);
@@ -99,9 +100,8 @@ static void *work(void *arg)
 			w->failed = 1;
 		} else {
 			w->in += p->len;
-			w->out += libdeflate_deflate_compress(p->window ? c6 : c7,
-							      in, p->len, out,
-							      room);
+			w->out += libdeflate_deflate_compress(
+				p->window ? c6 : c7, in, p->len, out, room);
 		}
 		if (fd >= 0)
 			close(fd);
@@ -147,7 +147,9 @@ int main(int argc, char **argv)
 		failed |= w[i].failed;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("%.3f %llu %llu\n", (double)(t1.tv_sec - t0.tv_sec) +
-	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, in, out);
+	printf("%.3f %llu %llu\n",
+	       (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       in, out);
 	return failed;
 }

@@ -24,9 +24,11 @@ static void check_info(const struct tf_elf_info *info)
 
 	FUZZ_ASSERT(info->elf_class == 32 || info->elf_class == 64);
 	for (i = 1; i < info->exports.nr; i++)
-		FUZZ_ASSERT(strcmp(info->exports.v[i - 1], info->exports.v[i]) < 0);
+		FUZZ_ASSERT(strcmp(info->exports.v[i - 1], info->exports.v[i]) <
+			    0);
 	for (i = 0; i < info->nr_versions; i++)
-		FUZZ_ASSERT(info->versions[i].library && info->versions[i].name);
+		FUZZ_ASSERT(info->versions[i].library &&
+			    info->versions[i].name);
 }
 
 /* Rules that compute the lowest manylinux policy, as packing does. */
@@ -36,8 +38,9 @@ static void computed_rules(struct tf_elf_rules *rules, unsigned machine)
 
 	*rules = empty;
 	rules->context = "wheel 'x'";
-	tf_platform_compute(&rules->platform, machine == EM_AARCH64 ?
-				      TF_ARCH_AARCH64 : TF_ARCH_X86_64);
+	tf_platform_compute(&rules->platform, machine == EM_AARCH64
+						      ? TF_ARCH_AARCH64
+						      : TF_ARCH_X86_64);
 	rules->allow_needed = allow_needed;
 	rules->nr_allow_needed = 1;
 	rules->isa_level = 2;
@@ -80,8 +83,8 @@ static void check_wheel(const char *path, const uint8_t *data, size_t size)
 	struct tf_platform p = TF_PLATFORM_INIT;
 	struct tf_elf_rules rules;
 
-	computed_rules(&rules, size > 19 && data[18] == EM_AARCH64 ?
-				       EM_AARCH64 : EM_X86_64);
+	computed_rules(&rules, size > 19 && data[18] == EM_AARCH64 ? EM_AARCH64
+								   : EM_X86_64);
 	if (!tf_elf_verify_wheel(files, 1, &rules, &tag))
 		FUZZ_ASSERT(tag.len && !tf_platform_parse(tag.buf, &p, &why) &&
 			    p.kind == TF_PLATFORM_MANYLINUX);

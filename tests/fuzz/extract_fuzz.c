@@ -49,10 +49,12 @@ static int check_entry(const char *src, const char *dst, void *arg)
 		n = readlink(src, target, sizeof(target) - 1);
 		FUZZ_ASSERT(n >= 0);
 		target[n] = '\0';
-		FUZZ_ASSERT(tf_extract_check_symlink(dst, target) == TF_LINK_INSIDE);
+		FUZZ_ASSERT(tf_extract_check_symlink(dst, target) ==
+			    TF_LINK_INSIDE);
 		return 0;
 	}
-	FUZZ_ASSERT(!(st.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWGRP | S_IWOTH)));
+	FUZZ_ASSERT(!(st.st_mode &
+		      (S_ISUID | S_ISGID | S_ISVTX | S_IWGRP | S_IWOTH)));
 	if (S_ISDIR(st.st_mode))
 		return tf_dir_each(src, dst, check_entry, arg);
 	FUZZ_ASSERT(S_ISREG(st.st_mode));

@@ -31,8 +31,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 void fuzz_fail(const char *file, int line, const char *what)
 {
 	char msg[512];
-	int n = snprintf(msg, sizeof(msg), "fuzz: %s:%d: broken invariant: %s\n",
-			 file, line, what);
+	int n = snprintf(msg, sizeof(msg),
+			 "fuzz: %s:%d: broken invariant: %s\n", file, line,
+			 what);
 
 	if (n > 0)
 		tf_write_all(fuzz_report_fd, msg, strlen(msg));
@@ -44,7 +45,8 @@ void fuzz_dir_make(struct tf_buf *dir)
 	const char *tmp = getenv("TMPDIR");
 
 	if (tf_mkdtemp_in(tmp && *tmp == '/' ? tmp : "/tmp", "fuzz", dir) < 0)
-		fuzz_fail(__FILE__, __LINE__, "cannot create a scratch directory");
+		fuzz_fail(__FILE__, __LINE__,
+			  "cannot create a scratch directory");
 }
 
 void fuzz_write(const char *dir, const char *name, const uint8_t *data,
@@ -61,7 +63,8 @@ void fuzz_write(const char *dir, const char *name, const uint8_t *data,
 void fuzz_dir_remove(struct tf_buf *dir)
 {
 	if (tf_rm_rf(dir->buf) < 0)
-		fuzz_fail(__FILE__, __LINE__, "cannot remove a scratch directory");
+		fuzz_fail(__FILE__, __LINE__,
+			  "cannot remove a scratch directory");
 	tf_buf_release(dir);
 }
 

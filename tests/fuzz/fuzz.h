@@ -43,10 +43,10 @@ char *fuzz_string(const uint8_t *data, size_t size);
 extern int fuzz_report_fd;
 
 /* Tell a broken harness invariant on fuzz_report_fd and abort. */
-#define FUZZ_ASSERT(cond)                                                 \
-	do {                                                              \
-		if (!(cond))                                              \
-			fuzz_fail(__FILE__, __LINE__, #cond);             \
+#define FUZZ_ASSERT(cond)                                     \
+	do {                                                  \
+		if (!(cond))                                  \
+			fuzz_fail(__FILE__, __LINE__, #cond); \
 	} while (0)
 TF_NORETURN void fuzz_fail(const char *file, int line, const char *what);
 

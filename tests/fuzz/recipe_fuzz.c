@@ -12,7 +12,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const targets[] = { "x86_64", "aarch64" };
-	struct tf_buf dir = TF_BUF_INIT, path = TF_BUF_INIT, build = TF_BUF_INIT;
+	struct tf_buf dir = TF_BUF_INIT, path = TF_BUF_INIT,
+		      build = TF_BUF_INIT;
 	struct tf_recipe r = TF_RECIPE_INIT;
 	struct tf_plan plan;
 	size_t i;
@@ -21,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write(dir.buf, "recipe.yaml", data, size, &path);
 	tf_path_join(&build, dir.buf, "build");
 	if (!tf_recipe_load(path.buf, &r)) {
-		struct tf_plan_opts o = { build.buf, 2, NULL, 0, NULL, NULL, NULL };
+		struct tf_plan_opts o = { build.buf, 2,    NULL, 0,
+					  NULL,      NULL, NULL };
 
 		for (i = 0; i < sizeof(targets) / sizeof(*targets); i++) {
 			tf_plan_make(&r, targets[i], &o, &plan);

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	while ((got = tf_record_next(&r)) > 0) {
 		FUZZ_ASSERT(r.pos > last && r.pos <= buf + len);
-		FUZZ_ASSERT(inside(r.path, buf, len) && inside(r.hash, buf, len) &&
+		FUZZ_ASSERT(inside(r.path, buf, len) &&
+			    inside(r.hash, buf, len) &&
 			    inside(r.size, buf, len));
 		FUZZ_ASSERT(r.row_line >= 1 && r.row_line <= r.line);
 		last = r.pos;

@@ -53,11 +53,11 @@ int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
 
 /* What runs now, for the crash handlers (which may only call write(2)). */
 static struct {
-	const char *seed;    /* borrowed; the seed file */
-	long mutation;       /* 0 for the seed itself */
-	const char *data;    /* borrowed; the bytes being run */
+	const char *seed; /* borrowed; the seed file */
+	long mutation;    /* 0 for the seed itself */
+	const char *data; /* borrowed; the bytes being run */
 	size_t size;
-	char saved[512];     /* where a crashing input is written */
+	char saved[512]; /* where a crashing input is written */
 } now;
 
 static int test_nr, test_failed;
@@ -189,18 +189,45 @@ static void erase(struct tf_buf *b, size_t at, size_t n)
 /* Bytes that mean something to the formats the harnesses read. */
 static const char special[] = "\0\377\177\200\n\r\t ,\"'\\/.-_:$!{}[]#&*|%+=@0";
 static const char *const tokens[] = {
-	"..", "../", "/", "\"", "${", "}", ": ", "- ", "\n- ", "&a ", "*a",
-	"[", "]", "{", "\t", "\r\n", "sha256=", "$ORIGIN", ".dist-info/",
-	"-1", "0", "4294967296", "99999999999999999999", "manylinux_2_17_",
-	"x86_64", "aarch64", "GLIBC_2.", "@@ -1,3 +1,3 @@", "--- a/",
-	"+++ b/", "\"\\303\\251\"",
+	"..",
+	"../",
+	"/",
+	"\"",
+	"${",
+	"}",
+	": ",
+	"- ",
+	"\n- ",
+	"&a ",
+	"*a",
+	"[",
+	"]",
+	"{",
+	"\t",
+	"\r\n",
+	"sha256=",
+	"$ORIGIN",
+	".dist-info/",
+	"-1",
+	"0",
+	"4294967296",
+	"99999999999999999999",
+	"manylinux_2_17_",
+	"x86_64",
+	"aarch64",
+	"GLIBC_2.",
+	"@@ -1,3 +1,3 @@",
+	"--- a/",
+	"+++ b/",
+	"\"\\303\\251\"",
 };
 
 /* Overwrite up to 8 bytes at a random place with a boundary integer. */
 static void set_integer(uint64_t *s, struct tf_buf *b)
 {
-	static const uint64_t values[] = { 0, 1, 0x7f, 0x80, 0xff, 0x7fff,
-					   0xffff, 0x7fffffff, 0x80000000,
+	static const uint64_t values[] = { 0,          1,          0x7f,
+					   0x80,       0xff,       0x7fff,
+					   0xffff,     0x7fffffff, 0x80000000,
 					   0xffffffff, UINT64_MAX, 0x1000 };
 	uint64_t v = values[pick(s, sizeof(values) / sizeof(*values))];
 	size_t n = (size_t)1 << pick(s, 4), at;
@@ -227,7 +254,8 @@ static void line_at(const struct tf_buf *b, size_t at, size_t *start,
 	*len = end - *start;
 }
 
-static void mutate_once(uint64_t *s, struct tf_buf *b, const struct tf_buf *other)
+static void mutate_once(uint64_t *s, struct tf_buf *b,
+			const struct tf_buf *other)
 {
 	size_t at = pick(s, b->len + 1), n, start;
 	const char *t;
@@ -239,7 +267,8 @@ static void mutate_once(uint64_t *s, struct tf_buf *b, const struct tf_buf *othe
 		break;
 	case 1:
 		if (b->len)
-			b->buf[pick(s, b->len)] = special[pick(s, sizeof(special) - 1)];
+			b->buf[pick(s, b->len)] =
+				special[pick(s, sizeof(special) - 1)];
 		break;
 	case 2:
 		insert(b, at, &special[pick(s, sizeof(special) - 1)], 1);
@@ -250,7 +279,8 @@ static void mutate_once(uint64_t *s, struct tf_buf *b, const struct tf_buf *othe
 		break;
 	case 4:
 		if (at < b->len)
-			erase(b, at, 1 + pick(s, b->len - at < 64 ? b->len - at : 64));
+			erase(b, at,
+			      1 + pick(s, b->len - at < 64 ? b->len - at : 64));
 		break;
 	case 5:
 		set_integer(s, b);
@@ -259,7 +289,8 @@ static void mutate_once(uint64_t *s, struct tf_buf *b, const struct tf_buf *othe
 		if (rnd(s) & 1)
 			other = b;
 		start = pick(s, other->len);
-		n = 1 + pick(s, other->len - start < 256 ? other->len - start : 256);
+		n = 1 + pick(s, other->len - start < 256 ? other->len - start
+							 : 256);
 		if (other->len)
 			insert(b, at, other->buf + start, n);
 		break;
@@ -320,7 +351,8 @@ static int scratch_clean(const char *dir)
 	int left;
 
 	if (tf_list_dir(dir, &names) < 0)
-		fuzz_fail(__FILE__, __LINE__, "cannot list the scratch directory");
+		fuzz_fail(__FILE__, __LINE__,
+			  "cannot list the scratch directory");
 	left = names.nr > 0;
 	for (i = 0; i < names.nr; i++) {
 		tf_buf_reset(&path);
@@ -382,7 +414,8 @@ static void run_seed(const char *scratch, const struct tf_strvec *paths,
 	if (run_one(scratch, &seeds[i], 0) < 0)
 		why = "files left behind";
 	for (k = 1; k <= mutations; k++) {
-		mutate(name, k, &seeds[i], &seeds[(i + (size_t)k) % paths->nr], &in);
+		mutate(name, k, &seeds[i], &seeds[(i + (size_t)k) % paths->nr],
+		       &in);
 		if (run_one(scratch, &in, k) < 0)
 			why = "files left behind";
 	}
@@ -443,12 +476,13 @@ static void make_scratch(struct tf_buf *dir)
 	if (!tmp || *tmp != '/' || strlen(tmp) > 16)
 		tmp = "/tmp";
 	if (tf_mkdtemp_in(tmp, "tfbuild-fuzz", dir) < 0)
-		fuzz_fail(__FILE__, __LINE__, "cannot create a scratch directory");
+		fuzz_fail(__FILE__, __LINE__,
+			  "cannot create a scratch directory");
 	setenv("TMPDIR", dir->buf, 1);
 	if (*FUZZ_SAVE_DIR && tf_mkdir_p(FUZZ_SAVE_DIR) < 0)
 		fuzz_fail(__FILE__, __LINE__, "cannot create " FUZZ_SAVE_DIR);
-	snprintf(now.saved, sizeof(now.saved), "%s%sfuzz-crash-%s", FUZZ_SAVE_DIR,
-		 *FUZZ_SAVE_DIR ? "/" : "", FUZZ_NAME);
+	snprintf(now.saved, sizeof(now.saved), "%s%sfuzz-crash-%s",
+		 FUZZ_SAVE_DIR, *FUZZ_SAVE_DIR ? "/" : "", FUZZ_NAME);
 }
 
 static int usage(void)
@@ -496,7 +530,9 @@ int main(int argc, char **argv)
 	if (!dirs.nr)
 		default_dirs(&dirs);
 	if (mutations < 0)
-		mutations = optind < argc ? 0 : env ? atol(env) : DEFAULT_MUTATIONS;
+		mutations = optind < argc ? 0
+			    : env         ? atol(env)
+					  : DEFAULT_MUTATIONS;
 	setup_reports(verbose);
 	/* A harness may have no committed seeds, only generated ones. */
 	for (i = 0; i < dirs.nr; i++)

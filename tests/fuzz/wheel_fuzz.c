@@ -21,9 +21,11 @@ static void wheel_filename(const uint8_t *data, size_t size, struct tf_buf *out)
 	if (tag) {
 		tag += 6;
 		while (tag + n < data + size && n <= TAG_MAX &&
-		       (strchr("-._", tag[n]) || (tag[n] >= '0' && tag[n] <= '9') ||
+		       (strchr("-._", tag[n]) ||
+			(tag[n] >= '0' && tag[n] <= '9') ||
 			(tag[n] >= 'a' && tag[n] <= 'z') ||
-			(tag[n] >= 'A' && tag[n] <= 'Z')) && tag[n])
+			(tag[n] >= 'A' && tag[n] <= 'Z')) &&
+		       tag[n])
 			dashes += tag[n++] == '-';
 	}
 	if (tag && n <= TAG_MAX && dashes == 2)

@@ -91,7 +91,8 @@ static void tags(const char *line)
 
 static void elf_strings(const char *line)
 {
-	static const enum tf_arch arches[] = { TF_ARCH_X86_64, TF_ARCH_AARCH64 };
+	static const enum tf_arch arches[] = { TF_ARCH_X86_64,
+					       TF_ARCH_AARCH64 };
 	struct tf_buf dir = TF_BUF_INIT;
 	size_t i, driver;
 

@@ -29,7 +29,8 @@ int main(int argc, char **argv)
 	}
 	if (tf_store_open(&s, argv[2]) ||
 	    tf_store_open_blob(&s, argv[3], -1, &fd, &why) != TF_STORE_OK) {
-		fprintf(stderr, "test-cache: cannot hold %s: %s\n", argv[3], why.buf);
+		fprintf(stderr, "test-cache: cannot hold %s: %s\n", argv[3],
+			why.buf);
 		return 1;
 	}
 	printf("held\n");

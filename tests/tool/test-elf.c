@@ -43,7 +43,8 @@ static TF_NORETURN void usage(void)
 	      "       test-elf [-v] check (--platform TAG | --compute ARCH) "
 	      "[options] FILE=INWHEEL...\n"
 	      "       test-elf verify --platform TAG [--context C] "
-	      "[--entry NAME]... FILE=INWHEEL...\n", stderr);
+	      "[--entry NAME]... FILE=INWHEEL...\n",
+	      stderr);
 	exit(2);
 }
 
@@ -61,7 +62,8 @@ static void print_info(const struct tf_elf_info *info)
 	size_t i;
 
 	printf("class: %d\nbyte-order: %s\nmachine: %s\ntype: %s\n",
-	       info->elf_class, info->big_endian ? "big-endian" : "little-endian",
+	       info->elf_class,
+	       info->big_endian ? "big-endian" : "little-endian",
 	       tf_elf_machine_name(info->machine, buf), type_name(info->type));
 	if (info->soname)
 		printf("soname: %s\n", info->soname);
@@ -74,8 +76,10 @@ static void print_info(const struct tf_elf_info *info)
 	printf("min-load-align: %llu\n", info->min_load_align);
 	for (i = 0; i < info->nr_versions; i++)
 		printf("version: %s %s%s%s\n", info->versions[i].library,
-		       info->versions[i].name, info->versions[i].symbol ? " " : "",
-		       info->versions[i].symbol ? info->versions[i].symbol : "");
+		       info->versions[i].name,
+		       info->versions[i].symbol ? " " : "",
+		       info->versions[i].symbol ? info->versions[i].symbol
+						: "");
 	if (info->x86_isa_needed)
 		printf("x86-isa-needed: x86-64-v%d\n",
 		       tf_elf_x86_isa_level(info->x86_isa_needed));
@@ -113,8 +117,8 @@ static void add_export(struct args *a, const char *s)
 
 	if (!colon)
 		usage();
-	a->exports = tf_realloc(a->exports,
-				(a->rules.nr_exports + 1) * sizeof(*e));
+	a->exports =
+		tf_realloc(a->exports, (a->rules.nr_exports + 1) * sizeof(*e));
 	e = &a->exports[a->rules.nr_exports++];
 	e->file = keep(a, s, (size_t)(colon - s));
 	e->symbol = keep(a, colon + 1, strlen(colon + 1));
@@ -164,7 +168,8 @@ static void parse_args(struct args *a, int argc, char **argv)
 
 	for (i = 2; i < argc; i++) {
 		if (!strncmp(argv[i], "--", 2)) {
-			if (i + 1 == argc || option(a, argv[i], argv[i + 1]) < 0)
+			if (i + 1 == argc ||
+			    option(a, argv[i], argv[i + 1]) < 0)
 				usage();
 			i++;
 		} else {
@@ -182,8 +187,7 @@ static int cmd_check(struct args *a)
 	int ret;
 
 	if (a->platform &&
-	    tf_platform_parse(a->platform, &a->rules.platform, &platform))
-	{
+	    tf_platform_parse(a->platform, &a->rules.platform, &platform)) {
 		error("--platform '%s': %s", a->platform, platform.buf);
 		exit(2);
 	}
@@ -191,7 +195,8 @@ static int cmd_check(struct args *a)
 		usage();
 	ret = tf_elf_verify_wheel(a->files, a->nr_files, &a->rules, &platform);
 	if (!ret)
-		printf("platform: %s\n", a->platform ? a->platform : platform.buf);
+		printf("platform: %s\n",
+		       a->platform ? a->platform : platform.buf);
 	tf_buf_release(&platform);
 	return ret ? 1 : 0;
 }
@@ -208,10 +213,12 @@ static int cmd_verify(struct args *a)
 	rules.wheel_files = (const char *const *)a->entries.v;
 	rules.nr_wheel_files = a->entries.nr;
 	for (i = 0; i < a->nr_files; i++) {
-		ret = tf_elf_verify_file(a->files[i].src, a->files[i].dst, &rules);
+		ret = tf_elf_verify_file(a->files[i].src, a->files[i].dst,
+					 &rules);
 		if (ret == TF_ELF_VERIFY_FAILED)
 			return 1;
-		printf("%s: %s%s\n", ret == TF_ELF_VERIFY_NOT_ELF ? "skip" : "ok",
+		printf("%s: %s%s\n",
+		       ret == TF_ELF_VERIFY_NOT_ELF ? "skip" : "ok",
 		       a->files[i].dst,
 		       ret == TF_ELF_VERIFY_NOT_ELF ? " (not ELF)" : "");
 	}
@@ -220,8 +227,10 @@ static int cmd_verify(struct args *a)
 
 int main(int argc, char **argv)
 {
-	struct args a = { .rules = TF_ELF_RULES_INIT, .strings = TF_STRVEC_INIT,
-			  .allow = TF_STRVEC_INIT, .entries = TF_STRVEC_INIT };
+	struct args a = { .rules = TF_ELF_RULES_INIT,
+			  .strings = TF_STRVEC_INIT,
+			  .allow = TF_STRVEC_INIT,
+			  .entries = TF_STRVEC_INIT };
 	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "-v")) {

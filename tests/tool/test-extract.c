@@ -15,8 +15,9 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: test-extract extract ARCHIVE DEST STRIP\n"
-			"       test-extract patch TREE PATCHFILE LABEL STRIP\n");
+	fprintf(stderr,
+		"usage: test-extract extract ARCHIVE DEST STRIP\n"
+		"       test-extract patch TREE PATCHFILE LABEL STRIP\n");
 	return 2;
 }
 

@@ -35,7 +35,8 @@ static int scan(int argc, char **argv)
 		if (r == TF_ISA_SCAN_OK)
 			tf_isa_describe(&rep, &what);
 		printf("%s: %s\n", argv[i],
-		       r == TF_ISA_SCAN_NOTHING ? "nothing to audit" : what.buf);
+		       r == TF_ISA_SCAN_NOTHING ? "nothing to audit"
+						: what.buf);
 	}
 	tf_isa_report_release(&rep);
 	tf_buf_release(&what);
@@ -64,7 +65,8 @@ static int audit(int argc, char **argv)
 		char *eq = strchr(argv[i], '=');
 
 		if (!eq) {
-			fprintf(stderr, "test-isa: expected FILE=INWHEEL, not '%s'\n",
+			fprintf(stderr,
+				"test-isa: expected FILE=INWHEEL, not '%s'\n",
 				argv[i]);
 			free(globs);
 			return 2;
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
 		return scan(argc - 2, argv + 2);
 	if (argc > 2 && !strcmp(argv[1], "audit"))
 		return audit(argc - 2, argv + 2);
-	fprintf(stderr, "usage: test-isa [-v] scan FILE... | audit [OPTIONS] FILE=INWHEEL...\n");
+	fprintf(stderr,
+		"usage: test-isa [-v] scan FILE... | audit [OPTIONS] FILE=INWHEEL...\n");
 	return 2;
 }

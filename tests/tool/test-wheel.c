@@ -19,13 +19,13 @@
 
 struct args {
 	struct tf_wheel_spec spec;
-	struct tf_strpool strings;    /* owned; storage for the split values
+	struct tf_strpool strings;        /* owned; storage for the split values
 					 (a pool: bench/pack.sh lists 63,000
 					 files, and the writer's peak RSS is
 					 measured with this tool) */
-	struct tf_strvec requires;    /* owned; Requires-Dist lines */
+	struct tf_strvec requires;        /* owned; Requires-Dist lines */
 	struct tf_wheel_entry_point *eps; /* owned array */
-	struct tf_wheel_file *files;  /* owned array */
+	struct tf_wheel_file *files;      /* owned array */
 	size_t alloc_files;
 };
 
@@ -33,7 +33,8 @@ static void usage(void)
 {
 	fputs("usage: test-wheel pack OUTDIR --name N --version V "
 	      "--tag PY-ABI-PLAT [options] FILE=DST...\n"
-	      "       (--files-from LIST: more FILE=DST, one per line)\n", stderr);
+	      "       (--files-from LIST: more FILE=DST, one per line)\n",
+	      stderr);
 	exit(2);
 }
 
@@ -45,7 +46,8 @@ static const char *keep(struct args *a, const char *s, size_t n)
 
 static void parse_tag(struct args *a, const char *tag)
 {
-	const char *d1 = strchr(tag, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+	const char *d1 = strchr(tag, '-'),
+		   *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
 
 	if (!d2)
 		usage();
@@ -56,7 +58,8 @@ static void parse_tag(struct args *a, const char *tag)
 
 static void add_entry_point(struct args *a, const char *s)
 {
-	const char *colon = strchr(s, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+	const char *colon = strchr(s, ':'),
+		   *eq = colon ? strchr(colon, '=') : NULL;
 	struct tf_wheel_entry_point *e;
 
 	if (!eq)
@@ -83,7 +86,8 @@ static void add_file(struct args *a, const char *s)
 	f = &a->files[a->spec.nr_files++];
 	f->src = keep(a, s, n);
 	/* FILE=FILE, as bench/pack.sh lists them: one copy. */
-	f->dst = !strcmp(eq + 1, f->src) ? f->src : keep(a, eq + 1, strlen(eq + 1));
+	f->dst = !strcmp(eq + 1, f->src) ? f->src
+					 : keep(a, eq + 1, strlen(eq + 1));
 }
 
 /* FILE=DST lines from list: a tree of 90,000 files does not fit in argv. */
@@ -147,7 +151,8 @@ static int option(struct args *a, const char *opt, const char *val)
 
 int main(int argc, char **argv)
 {
-	struct args a = { .strings = TF_STRPOOL_INIT, .requires = TF_STRVEC_INIT };
+	struct args a = { .strings = TF_STRPOOL_INIT,
+			  .requires = TF_STRVEC_INIT };
 	struct tf_buf path = TF_BUF_INIT;
 	int i, ret;
 
@@ -156,7 +161,8 @@ int main(int argc, char **argv)
 	a.spec.compression_level = -1;
 	for (i = 3; i < argc; i++) {
 		if (!strncmp(argv[i], "--", 2)) {
-			if (i + 1 == argc || option(&a, argv[i], argv[i + 1]) < 0)
+			if (i + 1 == argc ||
+			    option(&a, argv[i], argv[i + 1]) < 0)
 				usage();
 			i++;
 		} else {

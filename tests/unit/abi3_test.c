@@ -13,9 +13,9 @@ static void test_since(void)
 	} cases[] = {
 		{ "PyArg_ParseTuple", 2 },
 		{ "PyModule_Create2", 2 },
-		{ "_Py_Dealloc", 2 },              /* abi_only: macros use it */
-		{ "_Py_NoneStruct", 2 },           /* abi_only data */
-		{ "_PyObject_GC_New", 2 },         /* abi_only */
+		{ "_Py_Dealloc", 2 },      /* abi_only: macros use it */
+		{ "_Py_NoneStruct", 2 },   /* abi_only data */
+		{ "_PyObject_GC_New", 2 }, /* abi_only */
 		{ "PyType_FromSpecWithBases", 3 },
 		{ "PyModuleDef_Init", 5 },
 		{ "PyUnicode_AsUCS4", 7 },
@@ -30,7 +30,7 @@ static void test_since(void)
 		{ "PyLong_AsInt", 13 },
 		{ "Py_TYPE", 14 },
 		{ "Py_SIZE", 15 },
-		{ "PyUnicode_AsUTF8", 0 },        /* not in the stable ABI */
+		{ "PyUnicode_AsUTF8", 0 }, /* not in the stable ABI */
 		{ "_PyObject_CallNoArg", 0 },
 		{ "PyErr_SetFromWindowsErr", 0 }, /* Windows only */
 		{ "PyOS_CheckStack", 0 },         /* USE_STACKCHECK only */

@@ -66,15 +66,16 @@ static void test_paths(void)
 		const char *path;
 		int safe;
 	} cases[] = {
-		{ "a/b", 1 },     { "a/../b", 0 }, { "/etc/passwd", 0 },
-		{ "..", 0 },      { "", 0 },       { "a/..b", 1 },
-		{ "a/b/..", 0 },  { "./a", 1 },    { "a//b", 1 },
+		{ "a/b", 1 },    { "a/../b", 0 }, { "/etc/passwd", 0 },
+		{ "..", 0 },     { "", 0 },       { "a/..b", 1 },
+		{ "a/b/..", 0 }, { "./a", 1 },    { "a//b", 1 },
 	};
 	struct tf_buf b = TF_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++)
-		CHECK_INT(tf_path_is_safe_relative(cases[i].path), cases[i].safe);
+		CHECK_INT(tf_path_is_safe_relative(cases[i].path),
+			  cases[i].safe);
 	tf_path_join(&b, "a/", "/b");
 	CHECK_STR(b.buf, "a/b");
 	tf_buf_reset(&b);

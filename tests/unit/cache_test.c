@@ -37,7 +37,8 @@ static void test_unsigned(void)
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT;
 
 	CHECK(!tf_ac_encode(&e, NULL, &text));
-	CHECK_STR(text.buf, "tfbuild-action-cache 1\nkey " K "\ncas " C
+	CHECK_STR(text.buf,
+		  "tfbuild-action-cache 1\nkey " K "\ncas " C
 		  "\nsize 10240\ntree " T "\nsigner -\nsignature -\n");
 	CHECK(!tf_ac_parse(text.buf, text.len, &got, &why));
 	CHECK_STR(got.key, K);
@@ -55,14 +56,22 @@ static void test_malformed(void)
 	static const char *const bad[] = {
 		"",
 		"tfbuild-action-cache 2\n",
-		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T "\nsigner -\n",
-		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize -1\ntree " T "\nsigner -\nsignature -\n",
-		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 010\ntree " T "\nsigner -\nsignature -\n",
-		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T "\nsigner -\nsignature -\nextra\n",
-		"tfbuild-action-cache 1\nkey " K "X\ncas " C "\nsize 10\ntree " T "\nsigner -\nsignature -\n",
-		"tfbuild-action-cache 1\ncas " C "\nkey " K "\nsize 10\ntree " T "\nsigner -\nsignature -\n",
-		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T "\nsigner abc\nsignature -\n",
-		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T "\nsigner 0123456789abcdef\nsignature 00\n",
+		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T
+		"\nsigner -\n",
+		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize -1\ntree " T
+		"\nsigner -\nsignature -\n",
+		"tfbuild-action-cache 1\nkey " K "\ncas " C
+		"\nsize 010\ntree " T "\nsigner -\nsignature -\n",
+		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T
+		"\nsigner -\nsignature -\nextra\n",
+		"tfbuild-action-cache 1\nkey " K "X\ncas " C
+		"\nsize 10\ntree " T "\nsigner -\nsignature -\n",
+		"tfbuild-action-cache 1\ncas " C "\nkey " K "\nsize 10\ntree " T
+		"\nsigner -\nsignature -\n",
+		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T
+		"\nsigner abc\nsignature -\n",
+		"tfbuild-action-cache 1\nkey " K "\ncas " C "\nsize 10\ntree " T
+		"\nsigner 0123456789abcdef\nsignature 00\n",
 		NULL,
 	};
 	struct tf_buf why = TF_BUF_INIT;
@@ -79,8 +88,9 @@ static void test_malformed(void)
 
 static void test_signed(const char *dir)
 {
-	struct tf_buf prefix = TF_BUF_INIT, other = TF_BUF_INIT, id = TF_BUF_INIT,
-		      text = TF_BUF_INIT, why = TF_BUF_INIT, path = TF_BUF_INIT;
+	struct tf_buf prefix = TF_BUF_INIT, other = TF_BUF_INIT,
+		      id = TF_BUF_INIT, text = TF_BUF_INIT, why = TF_BUF_INIT,
+		      path = TF_BUF_INIT;
 	struct tf_signer *s, *o;
 	struct tf_trust *t = tf_trust_new(), *wrong = tf_trust_new();
 	struct tf_ac_entry e = entry(), got;
@@ -169,7 +179,9 @@ static void test_trust_file(const char *dir)
 static void test_lru(void)
 {
 	struct tf_store_blob v[] = {
-		{ "c", 100, 30, 0 }, { "a", 100, 10, 0 }, { "b", 50, 20, 0 },
+		{ "c", 100, 30, 0 },
+		{ "a", 100, 10, 0 },
+		{ "b", 50, 20, 0 },
 		{ "d", 10, 20, 5 },
 	};
 
@@ -192,7 +204,8 @@ static void test_relocate(void)
 	static const char *const to[] = { "@R@", "@B@", "@C@", NULL };
 	static const char *const cases[][2] = {
 		{ "", "" },
-		{ "CFLAGS=-ffile-prefix-map=/b/tree=/x", "CFLAGS=-ffile-prefix-map=@B@=/x" },
+		{ "CFLAGS=-ffile-prefix-map=/b/tree=/x",
+		  "CFLAGS=-ffile-prefix-map=@B@=/x" },
 		{ "/b/treehouse /b/x /c/sys /d", "@B@house @R@/x @C@/sys /d" },
 		{ "no paths", "no paths" },
 	};
@@ -201,7 +214,8 @@ static void test_relocate(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct tf_buf out = TF_BUF_INIT;
 
-		tf_cache_relocate(cases[i][0], strlen(cases[i][0]), from, to, &out);
+		tf_cache_relocate(cases[i][0], strlen(cases[i][0]), from, to,
+				  &out);
 		CHECK_STR(out.buf, cases[i][1]);
 		tf_buf_release(&out);
 	}

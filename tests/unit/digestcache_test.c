@@ -76,8 +76,9 @@ static void test_garbage(const char *file)
 {
 	unsigned char got[TF_SHA256_LEN];
 	struct stat st = fake(1000, 1000);
-	const char text[] = "tfbuild-file-digests 1\nnot hex 1 2 3 4 5 /src/a.c\n"
-			    "0000 1 2\n\n";
+	const char text[] =
+		"tfbuild-file-digests 1\nnot hex 1 2 3 4 5 /src/a.c\n"
+		"0000 1 2\n\n";
 
 	CHECK_INT(tf_write_file_atomic(file, text, sizeof(text) - 1, 0), 0);
 	tf_digest_cache_open(file);
@@ -90,7 +91,8 @@ static void test_garbage(const char *file)
 /* What is stored is found once settled; of two for one path, the later. */
 static void test_settle(const char *file)
 {
-	unsigned char md1[TF_SHA256_LEN], md2[TF_SHA256_LEN], got[TF_SHA256_LEN];
+	unsigned char md1[TF_SHA256_LEN], md2[TF_SHA256_LEN],
+		got[TF_SHA256_LEN];
 	struct stat st = fake(1000, 1000), st2 = fake(1000, 2000);
 
 	memset(md1, 1, sizeof(md1));
@@ -166,7 +168,8 @@ static void writer_read(const char *dir, const char *name, int wrong)
  */
 static void test_tree_after_packing(const char *file, const char *dir)
 {
-	char tree[PATH_MAX], want[TF_SHA256_HEX_LEN + 1], got[TF_SHA256_HEX_LEN + 1];
+	char tree[PATH_MAX], want[TF_SHA256_HEX_LEN + 1],
+		got[TF_SHA256_HEX_LEN + 1];
 
 	snprintf(tree, sizeof(tree), "%s/tree", dir);
 	CHECK_INT(tf_mkdir_p(tree), 0);

@@ -18,8 +18,8 @@ static void test_isa_level(void)
 		unsigned bits;
 		int level;
 	} cases[] = {
-		{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 3 }, { 7, 3 },
-		{ 8, 4 }, { 15, 4 }, { 16, 0 },
+		{ 0, 0 }, { 1, 1 }, { 2, 2 },  { 3, 2 },  { 4, 3 },
+		{ 7, 3 }, { 8, 4 }, { 15, 4 }, { 16, 0 },
 	};
 	size_t i;
 
@@ -62,7 +62,8 @@ static void test_origin_dir(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct tf_buf out = TF_BUF_INIT;
-		int ret = tf_elf_origin_dir(cases[i].file, cases[i].entry, &out);
+		int ret =
+			tf_elf_origin_dir(cases[i].file, cases[i].entry, &out);
 		int failed = unit_failed;
 
 		if (cases[i].dir) {
@@ -73,7 +74,8 @@ static void test_origin_dir(void)
 			CHECK_INT(out.len, 0);
 		}
 		if (unit_failed != failed)
-			printf("#   case: %s %s\n", cases[i].file, cases[i].entry);
+			printf("#   case: %s %s\n", cases[i].file,
+			       cases[i].entry);
 		tf_buf_release(&out);
 	}
 }
@@ -158,12 +160,11 @@ static const struct check_case check_cases[] = {
 	  "manylinux_2_39_x86_64", NULL, 0, NULL, NULL,
 	  PRE "needs GLIBC_PRIVATE (symbol '_dl_x'), which no manylinux policy "
 	      "for x86_64 allows" },
-	{ "computing allows any published version", X86_DYN, "libc.so.6",
-	  NULL, NULL, "libc.so.6:GLIBC_2.39:x", 0, "", NULL, NULL, 0, NULL,
-	  NULL, "" },
-	{ "computing refuses unpublished versions", X86_DYN, "libc.so.6",
-	  NULL, NULL, "libc.so.6:GLIBC_2.42:x", 0, "", NULL, NULL, 0, NULL,
-	  NULL,
+	{ "computing allows any published version", X86_DYN, "libc.so.6", NULL,
+	  NULL, "libc.so.6:GLIBC_2.39:x", 0, "", NULL, NULL, 0, NULL, NULL,
+	  "" },
+	{ "computing refuses unpublished versions", X86_DYN, "libc.so.6", NULL,
+	  NULL, "libc.so.6:GLIBC_2.42:x", 0, "", NULL, NULL, 0, NULL, NULL,
 	  PRE "needs GLIBC_2.42 (symbol 'x'), which no manylinux policy for "
 	      "x86_64 allows" },
 	{ "linux_ tags have no version policy", X86_DYN, "libc.so.6", NULL,
@@ -220,8 +221,8 @@ static const struct check_case check_cases[] = {
 	  PRE "needs 'libfoo.so.1' (DT_NEEDED), which is neither in the "
 	      "manylinux_2_17 allow-list nor shipped in the wheel on an "
 	      "$ORIGIN RUNPATH" },
-	{ "shipped but not on the run path", X86_DYN, "libfoo.so.1", NULL,
-	  NULL, "", 0, "", "manylinux2014_x86_64", NULL, 0, NULL,
+	{ "shipped but not on the run path", X86_DYN, "libfoo.so.1", NULL, NULL,
+	  "", 0, "", "manylinux2014_x86_64", NULL, 0, NULL,
 	  "pkg/lib/libfoo.so.1",
 	  PRE "needs 'libfoo.so.1' (DT_NEEDED), which is neither in the "
 	      "manylinux_2_17 allow-list nor shipped in the wheel on an "
@@ -248,23 +249,24 @@ static const struct check_case check_cases[] = {
 	{ "a required export present", X86_DYN, "", NULL, NULL, "", 0,
 	  "TFM_GetDeviceApi,tfm_x", "linux_x86_64", NULL, 0,
 	  "pkg/lib/a.so:TFM_GetDeviceApi,pkg/lib/b.so:other", NULL, "" },
-	{ "a required export missing", X86_DYN, "", NULL, NULL, "", 0,
-	  "tfm_x", "linux_x86_64", NULL, 0, "pkg/lib/a.so:TFM_GetDeviceApi",
-	  NULL, PRE "does not export required symbol 'TFM_GetDeviceApi'" },
-	{ "object files: the architecture", M_X86_64, T_REL, 64, 0, 0, "",
-	  NULL, NULL, "", 0, "", "manylinux2014_aarch64", NULL, 0, NULL, NULL,
+	{ "a required export missing", X86_DYN, "", NULL, NULL, "", 0, "tfm_x",
+	  "linux_x86_64", NULL, 0, "pkg/lib/a.so:TFM_GetDeviceApi", NULL,
+	  PRE "does not export required symbol 'TFM_GetDeviceApi'" },
+	{ "object files: the architecture", M_X86_64, T_REL, 64, 0, 0, "", NULL,
+	  NULL, "", 0, "", "manylinux2014_aarch64", NULL, 0, NULL, NULL,
 	  PRE "ELF machine x86-64 does not match platform aarch64" },
 	{ "object files: nothing else", M_X86_64, T_REL, 64, 0, 0,
 	  "libfoo.so.1", NULL, NULL, "libc.so.6:GLIBC_2.40:x", 7, "",
 	  "manylinux2014_x86_64", NULL, 0, NULL, NULL, "" },
-	{ "core files are not checked", M_AARCH64, T_CORE, 64, 0, 0, "",
-	  NULL, NULL, "", 0, "", "linux_x86_64", NULL, 0, NULL, NULL, "" },
+	{ "core files are not checked", M_AARCH64, T_CORE, 64, 0, 0, "", NULL,
+	  NULL, "", 0, "", "linux_x86_64", NULL, 0, NULL, NULL, "" },
 	{ "control bytes from the file stay on one line", X86_DYN,
 	  "lib\nfoo\033.so", NULL, NULL, "", 0, "", "manylinux2014_x86_64",
 	  NULL, 0, NULL, NULL,
-	  PRE "needs 'lib?foo?.so' (DT_NEEDED), which is neither in the "
-	      "manylinux_2_17 allow-list nor shipped in the wheel on an $ORIGIN "
-	      "RUNPATH" },
+	  PRE
+	  "needs 'lib?foo?.so' (DT_NEEDED), which is neither in the "
+	  "manylinux_2_17 allow-list nor shipped in the wheel on an $ORIGIN "
+	  "RUNPATH" },
 };
 
 /* Split s at sep into sv (empty parts dropped). */

@@ -26,7 +26,8 @@ static void test_strip(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		struct tf_buf out = TF_BUF_INIT;
-		int left = tf_extract_strip(cases[i].path, cases[i].strip, &out);
+		int left =
+			tf_extract_strip(cases[i].path, cases[i].strip, &out);
 
 		CHECK_INT(left, cases[i].want != NULL);
 		CHECK_STR(out.buf, cases[i].want ? cases[i].want : "");
@@ -77,8 +78,8 @@ static void test_symlink(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		enum tf_link_check got =
-			tf_extract_check_symlink(cases[i].path, cases[i].target);
+		enum tf_link_check got = tf_extract_check_symlink(
+			cases[i].path, cases[i].target);
 
 		CHECK_INT(got, cases[i].want);
 		if (got != cases[i].want)

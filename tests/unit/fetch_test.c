@@ -14,9 +14,11 @@ static void test_redact(void)
 	static const struct {
 		const char *url, *want;
 	} cases[] = {
-		{ "https://user:pass@host/x.tar.gz", "https://***@host/x.tar.gz" },
+		{ "https://user:pass@host/x.tar.gz",
+		  "https://***@host/x.tar.gz" },
 		{ "https://token@host/x", "https://***@host/x" },
-		{ "http://u:p@host:8080/a@b?c@d#e@f", "http://***@host:8080/a@b?c@d#e@f" },
+		{ "http://u:p@host:8080/a@b?c@d#e@f",
+		  "http://***@host:8080/a@b?c@d#e@f" },
 		{ "http://u:p@host", "http://***@host" },
 		{ "http://u:p@host?q", "http://***@host?q" },
 		{ "http://u:p@host#f", "http://***@host#f" },

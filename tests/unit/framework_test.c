@@ -29,7 +29,8 @@ static void make_site(const char *dir, int minor)
 	struct tf_buf link = TF_BUF_INIT;
 	char *h = tf_xstrfmt("#define TORCH_VERSION_MAJOR 1\n"
 			     "#define TORCH_VERSION_MINOR %d\n"
-			     "#define TORCH_VERSION_PATCH 0\n", minor);
+			     "#define TORCH_VERSION_PATCH 0\n",
+			     minor);
 
 	put(dir, "torch-1.13.0a0+gitunknown.egg-info/PKG-INFO",
 	    "Metadata-Version: 2.1\nName: torch\nVersion: 1.13.0a0+gitunknown\n"
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (!realpath("/proc/self/exe", self) && !realpath(argv[0], self))
 		return 1;
-	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "framework_test", &dir) < 0)
+	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "framework_test", &dir) <
+	    0)
 		return 1;
 	test_load(dir.buf);
 	tf_rm_rf(dir.buf);

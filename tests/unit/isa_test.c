@@ -13,27 +13,27 @@
 
 static const struct {
 	unsigned word;
-	int feature;       /* -1: armv8.0-a */
+	int feature; /* -1: armv8.0-a */
 	const char *name;
 } a64[] = {
-	{ 0xf8e20000, TF_ISA_LSE, "ldaddal" },   /* ldaddal x2, x0, [x0] */
-	{ 0xb8a08020, TF_ISA_LSE, "swpa" },      /* swpa w0, w0, [x1] */
-	{ 0xc8e0fc41, TF_ISA_LSE, "cas" },       /* casal x0, x1, [x2] */
-	{ 0x1ac14000, TF_ISA_CRC, "crc32" },     /* crc32b w0, w0, w1 */
-	{ 0x6e829420, TF_ISA_DOTPROD, "udot" },  /* udot v0.4s, v1.16b, v2.16b */
+	{ 0xf8e20000, TF_ISA_LSE, "ldaddal" },  /* ldaddal x2, x0, [x0] */
+	{ 0xb8a08020, TF_ISA_LSE, "swpa" },     /* swpa w0, w0, [x1] */
+	{ 0xc8e0fc41, TF_ISA_LSE, "cas" },      /* casal x0, x1, [x2] */
+	{ 0x1ac14000, TF_ISA_CRC, "crc32" },    /* crc32b w0, w0, w1 */
+	{ 0x6e829420, TF_ISA_DOTPROD, "udot" }, /* udot v0.4s, v1.16b, v2.16b */
 	{ 0x4e829420, TF_ISA_DOTPROD, "sdot" },
 	{ 0x4e411400, TF_ISA_FP16, "half-precision simd" }, /* fadd v0.8h */
-	{ 0x1ee22800, TF_ISA_FP16, "half-precision fp" },   /* fadd h0, h0, h2 */
-	{ 0xf8bfc000, TF_ISA_RCPC, "ldapr" },    /* ldapr x0, [x0] */
-	{ 0xa5434001, TF_ISA_SVE, "sve" },       /* ld1w {z1.s}, p0/z, ... */
-	{ 0x2518e3e1, TF_ISA_SVE, "sve" },       /* ptrue p1.b */
-	{ 0x0420e3e4, TF_ISA_SVE, "sve" },       /* cntb x4 */
-	{ 0xd65f03c0, -1, NULL },                /* ret */
-	{ 0xc8dffc00, -1, NULL },                /* ldar x0, [x0] */
-	{ 0x1ee24000, -1, NULL },                /* fcvt s0, h0: armv8.0-a */
-	{ 0x4e20d400, -1, NULL },                /* fadd v0.4s, v0.4s, v0.4s */
-	{ 0x1f020020, -1, NULL },                /* fmadd s0, s1, s2, s0 */
-	{ 0xc85f7c20, -1, NULL },                /* ldxr x0, [x1] */
+	{ 0x1ee22800, TF_ISA_FP16, "half-precision fp" }, /* fadd h0, h0, h2 */
+	{ 0xf8bfc000, TF_ISA_RCPC, "ldapr" },             /* ldapr x0, [x0] */
+	{ 0xa5434001, TF_ISA_SVE, "sve" }, /* ld1w {z1.s}, p0/z, ... */
+	{ 0x2518e3e1, TF_ISA_SVE, "sve" }, /* ptrue p1.b */
+	{ 0x0420e3e4, TF_ISA_SVE, "sve" }, /* cntb x4 */
+	{ 0xd65f03c0, -1, NULL },          /* ret */
+	{ 0xc8dffc00, -1, NULL },          /* ldar x0, [x0] */
+	{ 0x1ee24000, -1, NULL },          /* fcvt s0, h0: armv8.0-a */
+	{ 0x4e20d400, -1, NULL },          /* fadd v0.4s, v0.4s, v0.4s */
+	{ 0x1f020020, -1, NULL },          /* fmadd s0, s1, s2, s0 */
+	{ 0xc85f7c20, -1, NULL },          /* ldxr x0, [x1] */
 };
 
 static void test_a64(void)
@@ -43,7 +43,8 @@ static void test_a64(void)
 
 	for (i = 0; i < sizeof(a64) / sizeof(*a64); i++) {
 		name[0] = '\0';
-		CHECK_INT(tf_isa_a64_classify(a64[i].word, name), a64[i].feature);
+		CHECK_INT(tf_isa_a64_classify(a64[i].word, name),
+			  a64[i].feature);
 		if (a64[i].name)
 			CHECK_STR(name, a64[i].name);
 	}
@@ -63,7 +64,8 @@ static void test_levels(void)
 	CHECK_INT(tf_isa_level_parse("x86-64-v5", &fam, &level), -1);
 	CHECK_INT(tf_isa_level_parse("", &fam, &level), -1);
 	CHECK_STR(tf_isa_level_name(TF_ISA_X86_64, 1), "x86-64-v1");
-	CHECK_STR(tf_isa_level_name(TF_ISA_AARCH64, 9), "aarch64 optional extensions");
+	CHECK_STR(tf_isa_level_name(TF_ISA_AARCH64, 9),
+		  "aarch64 optional extensions");
 	CHECK_STR(tf_isa_cpu_model(TF_ISA_X86_64, 1), "qemu64");
 	CHECK_STR(tf_isa_cpu_model(TF_ISA_X86_64, 3), "Haswell");
 	CHECK_STR(tf_isa_cpu_model(TF_ISA_AARCH64, 0), "cortex-a53");
@@ -80,14 +82,15 @@ static void test_levels(void)
 static void test_record(void)
 {
 	const char *globs[] = { "pkg/*.so", "pkg/lib/libm1.so" };
-	struct tf_isa_policy p = { globs, 2, "x86-64-v2" }, q = TF_ISA_POLICY_INIT;
+	struct tf_isa_policy p = { globs, 2, "x86-64-v2" },
+			     q = TF_ISA_POLICY_INIT;
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT;
 	const char **store = NULL;
 	char bad[] = "Minimum: pentium\n", junk[] = "Speed: fast\n";
 
 	tf_isa_policy_format(&p, &text);
 	CHECK_STR(text.buf, "Record-Version: 1\nMinimum: x86-64-v2\n"
-		  "Dispatch: pkg/*.so\nDispatch: pkg/lib/libm1.so\n");
+			    "Dispatch: pkg/*.so\nDispatch: pkg/lib/libm1.so\n");
 	CHECK_INT(tf_isa_policy_parse(text.buf, &q, &store, &why), 0);
 	CHECK_STR(q.minimum, "x86-64-v2");
 	CHECK_INT(q.nr_dispatch, 2);

@@ -11,7 +11,8 @@ static void test_base_dir(void)
 		const char *a, *b, *want; /* want NULL: no base_dir */
 	} cases[] = {
 		{ "/w/co/build/r/x86_64", "/w/co", "/w/co" },
-		{ "/w/co/recipes/build/r/aarch64", "/w/co/recipes", "/w/co/recipes" },
+		{ "/w/co/recipes/build/r/aarch64", "/w/co/recipes",
+		  "/w/co/recipes" },
 		{ "/w/co/build/r/x86_64", "/w/co/recipes", "/w/co" },
 		{ "/w/co", "/w/co", "/w/co" },
 		/* a shared prefix of names is not a shared directory */

@@ -26,8 +26,10 @@ static void test_holder(void)
 	CHECK_INT(tf_lock_holder_in("", dev, 42), 0);
 	CHECK_INT(tf_lock_holder_in("garbage\n\n1: FLOCK", dev, 42), 0);
 	/* Major and minor numbers are printed in hex, inodes in decimal. */
-	CHECK_INT(tf_lock_holder_in("1: FLOCK ADVISORY WRITE 9 103:0a:11397913 0 EOF",
-				    makedev(0x103, 0x0a), 11397913), 9);
+	CHECK_INT(tf_lock_holder_in(
+			  "1: FLOCK ADVISORY WRITE 9 103:0a:11397913 0 EOF",
+			  makedev(0x103, 0x0a), 11397913),
+		  9);
 }
 
 int main(void)

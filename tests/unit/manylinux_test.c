@@ -28,15 +28,18 @@ static void test_platform_parse(void)
 		  TF_PLATFORM_MANYLINUX, X86, 17 },
 		{ "manylinux_2_28_x86_64.manylinux_2_17_x86_64", 0,
 		  TF_PLATFORM_MANYLINUX, X86, 17 },
-		{ "linux_x86_64.manylinux_2_34_x86_64", 0, TF_PLATFORM_MANYLINUX,
-		  X86, 34 },
+		{ "linux_x86_64.manylinux_2_34_x86_64", 0,
+		  TF_PLATFORM_MANYLINUX, X86, 34 },
 		/* Platforms without a policy here are left unchecked. */
 		{ "win_amd64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
 		{ "macosx_11_0_arm64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
-		{ "manylinux_2_17_i686", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
+		{ "manylinux_2_17_i686", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE,
+		  0 },
 		{ "musllinux_1_2_x86_64", 0, TF_PLATFORM_MUSLLINUX, X86, 0 },
-		{ "musllinux_2_2_x86_64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
-		{ "manylinux_3_1_x86_64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
+		{ "musllinux_2_2_x86_64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE,
+		  0 },
+		{ "manylinux_3_1_x86_64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE,
+		  0 },
 		{ "manylinux_2_x86_64", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
 		{ "linux_x86_64x", 0, TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 },
 		{ "musllinux_1_2_x86_64.linux_aarch64", -1, 0, 0, 0 },
@@ -86,38 +89,69 @@ static void test_version_since(void)
 		const char *version;
 		int since;
 	} cases[] = {
-		{ X86, "GLIBC_2.2.5", 5 },      { X86, "GLIBC_2.5", 5 },
-		{ X86, "GLIBC_2.12", 12 },      { X86, "GLIBC_2.14", 17 },
-		{ X86, "GLIBC_2.17", 17 },      { X86, "GLIBC_2.18", 24 },
-		{ X86, "GLIBC_2.28", 28 },      { X86, "GLIBC_2.29", 31 },
-		{ X86, "GLIBC_2.34", 34 },      { X86, "GLIBC_2.36", 36 },
-		{ X86, "GLIBC_ABI_DT_RELR", 36 }, { X86, "GLIBC_2.38", 38 },
-		{ X86, "GLIBC_2.39", 39 },      { X86, "GLIBC_2.37", -1 },
-		{ X86, "GLIBC_2.42", -1 },      { X86, "GLIBC_2.40", 40 },
-		{ ARM, "GLIBC_2.41", 41 },      { X86, "GLIBC_2.19", -1 },
-		{ X86, "GLIBC_PRIVATE", -1 },   { X86, "GLIBC_2.0", -1 },
-		{ X86, "GLIBCXX_3.4.8", 5 },    { X86, "GLIBCXX_3.4.19", 17 },
-		{ X86, "GLIBCXX_3.4.21", 24 },  { X86, "GLIBCXX_3.4.23", 27 },
-		{ X86, "GLIBCXX_3.4.30", 35 },  { X86, "GLIBCXX_3.4.33", 39 },
-		{ X86, "GLIBCXX_3.4.34", -1 },  { X86, "CXXABI_1.3.7", 17 },
-		{ X86, "CXXABI_TM_1", 17 },     { X86, "CXXABI_FLOAT128", 24 },
-		{ X86, "CXXABI_1.3.11", 27 },   { X86, "CXXABI_1.3.15", 39 },
-		{ X86, "GCC_4.2.0", 5 },        { X86, "GCC_4.8.0", 17 },
-		{ X86, "GCC_7.0.0", 27 },       { X86, "GCC_12.0.0", 35 },
-		{ X86, "GCC_14.0.0", 39 },      { X86, "GCC_4.5.0", -1 },
-		{ X86, "LIBATOMIC_1.0", 24 },   { X86, "ZLIB_1.2.0", 12 },
-		{ X86, "ZLIB_1.2.9", 27 },      { X86, "ZLIB_1.2.12", 37 },
-		{ ARM, "GLIBC_2.17", 17 },      { ARM, "GLIBC_2.18", 17 },
-		{ ARM, "GLIBC_2.0", 17 },       { ARM, "GLIBC_2.2.5", -1 },
-		{ ARM, "GLIBC_2.22", 24 },      { ARM, "GLIBC_2.34", 34 },
-		{ ARM, "GLIBC_2.36", 36 },      { ARM, "GLIBCXX_3.4.19", 17 },
-		{ ARM, "GLIBCXX_3.4.24", 26 },  { ARM, "CXXABI_1.3.11", 26 },
-		{ ARM, "CXXABI_FLOAT128", -1 }, { ARM, "GCC_4.5.0", 17 },
-		{ ARM, "GCC_7.0.0", 26 },       { ARM, "GCC_11.0", 34 },
-		{ ARM, "GCC_14.0", 39 },        { ARM, "LIBATOMIC_1.0", 17 },
+		{ X86, "GLIBC_2.2.5", 5 },
+		{ X86, "GLIBC_2.5", 5 },
+		{ X86, "GLIBC_2.12", 12 },
+		{ X86, "GLIBC_2.14", 17 },
+		{ X86, "GLIBC_2.17", 17 },
+		{ X86, "GLIBC_2.18", 24 },
+		{ X86, "GLIBC_2.28", 28 },
+		{ X86, "GLIBC_2.29", 31 },
+		{ X86, "GLIBC_2.34", 34 },
+		{ X86, "GLIBC_2.36", 36 },
+		{ X86, "GLIBC_ABI_DT_RELR", 36 },
+		{ X86, "GLIBC_2.38", 38 },
+		{ X86, "GLIBC_2.39", 39 },
+		{ X86, "GLIBC_2.37", -1 },
+		{ X86, "GLIBC_2.42", -1 },
+		{ X86, "GLIBC_2.40", 40 },
+		{ ARM, "GLIBC_2.41", 41 },
+		{ X86, "GLIBC_2.19", -1 },
+		{ X86, "GLIBC_PRIVATE", -1 },
+		{ X86, "GLIBC_2.0", -1 },
+		{ X86, "GLIBCXX_3.4.8", 5 },
+		{ X86, "GLIBCXX_3.4.19", 17 },
+		{ X86, "GLIBCXX_3.4.21", 24 },
+		{ X86, "GLIBCXX_3.4.23", 27 },
+		{ X86, "GLIBCXX_3.4.30", 35 },
+		{ X86, "GLIBCXX_3.4.33", 39 },
+		{ X86, "GLIBCXX_3.4.34", -1 },
+		{ X86, "CXXABI_1.3.7", 17 },
+		{ X86, "CXXABI_TM_1", 17 },
+		{ X86, "CXXABI_FLOAT128", 24 },
+		{ X86, "CXXABI_1.3.11", 27 },
+		{ X86, "CXXABI_1.3.15", 39 },
+		{ X86, "GCC_4.2.0", 5 },
+		{ X86, "GCC_4.8.0", 17 },
+		{ X86, "GCC_7.0.0", 27 },
+		{ X86, "GCC_12.0.0", 35 },
+		{ X86, "GCC_14.0.0", 39 },
+		{ X86, "GCC_4.5.0", -1 },
+		{ X86, "LIBATOMIC_1.0", 24 },
+		{ X86, "ZLIB_1.2.0", 12 },
+		{ X86, "ZLIB_1.2.9", 27 },
+		{ X86, "ZLIB_1.2.12", 37 },
+		{ ARM, "GLIBC_2.17", 17 },
+		{ ARM, "GLIBC_2.18", 17 },
+		{ ARM, "GLIBC_2.0", 17 },
+		{ ARM, "GLIBC_2.2.5", -1 },
+		{ ARM, "GLIBC_2.22", 24 },
+		{ ARM, "GLIBC_2.34", 34 },
+		{ ARM, "GLIBC_2.36", 36 },
+		{ ARM, "GLIBCXX_3.4.19", 17 },
+		{ ARM, "GLIBCXX_3.4.24", 26 },
+		{ ARM, "CXXABI_1.3.11", 26 },
+		{ ARM, "CXXABI_FLOAT128", -1 },
+		{ ARM, "GCC_4.5.0", 17 },
+		{ ARM, "GCC_7.0.0", 26 },
+		{ ARM, "GCC_11.0", 34 },
+		{ ARM, "GCC_14.0", 39 },
+		{ ARM, "LIBATOMIC_1.0", 17 },
 		/* Families manylinux does not govern are not its business. */
-		{ X86, "OPENSSL_3.0.0", 0 },    { ARM, "FOO_1.0", 0 },
-		{ X86, "GLIBCX_1", 0 },         { TF_ARCH_NONE, "GLIBC_2.17", -1 },
+		{ X86, "OPENSSL_3.0.0", 0 },
+		{ ARM, "FOO_1.0", 0 },
+		{ X86, "GLIBCX_1", 0 },
+		{ TF_ARCH_NONE, "GLIBC_2.17", -1 },
 	};
 	size_t i;
 
@@ -156,8 +190,9 @@ static void test_family_max(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct tf_manylinux_policy *p =
 			tf_manylinux_find(cases[i].arch, cases[i].minor);
-		const char *max = p ? tf_manylinux_family_max(p, cases[i].version)
-				    : "(no policy)";
+		const char *max =
+			p ? tf_manylinux_family_max(p, cases[i].version)
+			  : "(no policy)";
 		int failed = unit_failed;
 
 		if (cases[i].max)
@@ -172,8 +207,8 @@ static void test_family_max(void)
 
 static void test_policies(void)
 {
-	static const unsigned x86[] = { 5, 12, 17, 24, 26, 27, 28, 31, 34,
-					35, 36, 37, 38, 39 };
+	static const unsigned x86[] = { 5,  12, 17, 24, 26, 27, 28,
+					31, 34, 35, 36, 37, 38, 39 };
 	struct tf_buf tag = TF_BUF_INIT;
 	size_t i;
 
@@ -223,8 +258,8 @@ static void test_libraries(void)
 static void test_lowest(void)
 {
 	static const char *const needs[] = {
-		"GLIBC_2.2.5", "GLIBC_2.34", "OPENSSL_3.0.0", "GLIBC_2.14",
-		"GLIBCXX_3.4.30", "GLIBC_PRIVATE",
+		"GLIBC_2.2.5", "GLIBC_2.34",     "OPENSSL_3.0.0",
+		"GLIBC_2.14",  "GLIBCXX_3.4.30", "GLIBC_PRIVATE",
 	};
 	const struct tf_manylinux_policy *p;
 	size_t driver;

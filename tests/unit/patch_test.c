@@ -34,7 +34,8 @@ static void test_scan(void)
 		const char *patch;
 		const char *bad; /* NULL: safe */
 	} cases[] = {
-		{ 1, "--- a/src/a.c\t2024-01-01\n+++ b/src/a.c\t2024-01-01\n", NULL },
+		{ 1, "--- a/src/a.c\t2024-01-01\n+++ b/src/a.c\t2024-01-01\n",
+		  NULL },
 		{ 1, "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n",
 		  "../../etc/passwd" },
 		{ 1, "--- a/src/a.c\n+++ b/src/../../x\n", "src/../../x" },
@@ -63,7 +64,8 @@ static void test_scan(void)
 		{ 1, "diff --git \"a/x y\" \"b/../y\"\n", "../y" },
 		{ 1, "diff --git a/x b/y\nrename from x\nrename to ../../y\n",
 		  "../../y" },
-		{ 1, "diff --git a/x b/y\ncopy from /etc/passwd\n", "/etc/passwd" },
+		{ 1, "diff --git a/x b/y\ncopy from /etc/passwd\n",
+		  "/etc/passwd" },
 		{ 1, "diff --git a/x b/y\nrename from old dir/x\n", NULL },
 		/* A removed line "-- ../x" inside a hunk is no header. */
 		{ 1,
@@ -80,8 +82,7 @@ static void test_scan(void)
 		  "--- a/../x\n",
 		  "../x" },
 		/* A line that cannot be in the hunk ends it early. */
-		{ 1,
-		  "--- a/q\n+++ b/q\n@@ -1,5 +1,5 @@\n a\nIndex: x/../z\n",
+		{ 1, "--- a/q\n+++ b/q\n@@ -1,5 +1,5 @@\n a\nIndex: x/../z\n",
 		  "../z" },
 		{ 1,
 		  "--- a/q\n+++ b/q\n@@ -1,2 +1,2 @@\n a\n\\ No newline at end of file\n"
@@ -110,7 +111,7 @@ static void test_explain(void)
 	static const struct {
 		const char *output; /* what GNU patch printed */
 		int strip;
-		const char *want;   /* messages joined with '\n' */
+		const char *want; /* messages joined with '\n' */
 	} cases[] = {
 		{ "checking file src/a.c\nHunk #2 FAILED at 40.\n"
 		  "1 out of 2 hunks FAILED\n",
@@ -151,7 +152,8 @@ static void test_explain(void)
 		  "|some words\n"
 		  "--------------------------\n"
 		  "No file to patch.  Skipping patch.\n",
-		  1, "the file patched at line 7 does not exist in the source tree" },
+		  1,
+		  "the file patched at line 7 does not exist in the source tree" },
 		{ "checking file a b.c\nHunk #1 FAILED at 1.\n", 1,
 		  "hunk #1 of 'a b.c' does not apply (at line 1)" },
 		{ "File src/l is not a regular file -- refusing to patch\n"

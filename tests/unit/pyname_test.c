@@ -39,9 +39,10 @@ static void test_valid_names(void)
 		const char *name;
 		int valid;
 	} cases[] = {
-		{ "demo", 1 },   { "Demo_Pkg", 1 }, { "a", 1 },    { "A.b-c_d", 1 },
-		{ "9lives", 1 }, { "", 0 },         { "-a", 0 },   { "a-", 0 },
-		{ "_a", 0 },     { "a.", 0 },       { "a b", 0 },  { "a+b", 0 },
+		{ "demo", 1 },        { "Demo_Pkg", 1 }, { "a", 1 },
+		{ "A.b-c_d", 1 },     { "9lives", 1 },   { "", 0 },
+		{ "-a", 0 },          { "a-", 0 },       { "_a", 0 },
+		{ "a.", 0 },          { "a b", 0 },      { "a+b", 0 },
 		{ "caf\xc3\xa9", 0 }, { "a/b", 0 },
 	};
 	size_t i;
@@ -132,10 +133,17 @@ static void test_tags(void)
 		const char *tag;
 		int valid;
 	} cases[] = {
-		{ "py3", 1 },  { "py2.py3", 1 },       { "none", 1 },
-		{ "any", 1 },  { "manylinux_2_17_x86_64", 1 },
-		{ "", 0 },     { ".py3", 0 },          { "py3.", 0 },
-		{ "py2..py3", 0 }, { "py-3", 0 },      { "linux x86", 0 },
+		{ "py3", 1 },
+		{ "py2.py3", 1 },
+		{ "none", 1 },
+		{ "any", 1 },
+		{ "manylinux_2_17_x86_64", 1 },
+		{ "", 0 },
+		{ ".py3", 0 },
+		{ "py3.", 0 },
+		{ "py2..py3", 0 },
+		{ "py-3", 0 },
+		{ "linux x86", 0 },
 	};
 	struct tf_strvec sv = TF_STRVEC_INIT;
 	struct tf_buf b = TF_BUF_INIT;
@@ -148,11 +156,15 @@ static void test_tags(void)
 	CHECK_STR(b.buf, "py2-none-any py3-none-any");
 	tf_strvec_release(&sv);
 	tf_buf_reset(&b);
-	CHECK_INT(tf_wheel_tags_expand("cp38.cp39", "abi3", "linux_x86_64."
-				       "manylinux_2_17_x86_64", &sv), 0);
+	CHECK_INT(tf_wheel_tags_expand("cp38.cp39", "abi3",
+				       "linux_x86_64."
+				       "manylinux_2_17_x86_64",
+				       &sv),
+		  0);
 	tf_strvec_join(&sv, " ", &b);
-	CHECK_STR(b.buf, "cp38-abi3-linux_x86_64 cp38-abi3-manylinux_2_17_x86_64 "
-			 "cp39-abi3-linux_x86_64 cp39-abi3-manylinux_2_17_x86_64");
+	CHECK_STR(b.buf,
+		  "cp38-abi3-linux_x86_64 cp38-abi3-manylinux_2_17_x86_64 "
+		  "cp39-abi3-linux_x86_64 cp39-abi3-manylinux_2_17_x86_64");
 	tf_strvec_release(&sv);
 	CHECK_INT(tf_wheel_tags_expand("py3", "", "any", &sv), -1);
 	CHECK_INT(sv.nr, 0);

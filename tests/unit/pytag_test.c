@@ -11,20 +11,32 @@ static void test_entries(void)
 		const char *path, *python, *abi, *platform;
 		int ok;
 	} cases[] = {
-		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp311", "cp311", "manylinux_2_17_aarch64", 1 },
-		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp312", "cp312", "manylinux_2_17_aarch64", 0 },
-		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp311", "abi3", "manylinux_2_17_aarch64", 0 },
-		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "py3", "none", "manylinux_2_17_aarch64", 0 },
-		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp311", "cp311", "manylinux_2_17_x86_64", 0 },
-		{ "pkg/_x.cpython-311-x86_64-linux-gnu.so", "cp311", "cp311", "linux_x86_64", 1 },
-		{ "pkg/_x.cpython-311d-x86_64-linux-gnu.so", "cp311", "cp311", "linux_x86_64", 1 },
-		{ "pkg/_x.cpython-39-x86_64-linux-gnu.so", "cp39", "cp39", "linux_x86_64", 1 },
-		{ "pkg/_x.cpython-39-x86_64-linux-gnu.so", "cp39.cp310", "cp39", "linux_x86_64", 0 },
-		{ "pkg/_x.abi3.so", "cp38", "abi3", "manylinux_2_34_x86_64", 1 },
+		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp311", "cp311",
+		  "manylinux_2_17_aarch64", 1 },
+		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp312", "cp312",
+		  "manylinux_2_17_aarch64", 0 },
+		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp311", "abi3",
+		  "manylinux_2_17_aarch64", 0 },
+		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "py3", "none",
+		  "manylinux_2_17_aarch64", 0 },
+		{ "pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp311", "cp311",
+		  "manylinux_2_17_x86_64", 0 },
+		{ "pkg/_x.cpython-311-x86_64-linux-gnu.so", "cp311", "cp311",
+		  "linux_x86_64", 1 },
+		{ "pkg/_x.cpython-311d-x86_64-linux-gnu.so", "cp311", "cp311",
+		  "linux_x86_64", 1 },
+		{ "pkg/_x.cpython-39-x86_64-linux-gnu.so", "cp39", "cp39",
+		  "linux_x86_64", 1 },
+		{ "pkg/_x.cpython-39-x86_64-linux-gnu.so", "cp39.cp310", "cp39",
+		  "linux_x86_64", 0 },
+		{ "pkg/_x.abi3.so", "cp38", "abi3", "manylinux_2_34_x86_64",
+		  1 },
 		{ "pkg/_x.abi3.so", "py3", "none", "manylinux_2_34_x86_64", 0 },
 		{ "pkg/libfoo.so", "py3", "none", "manylinux_2_34_x86_64", 1 },
-		{ "pkg/libfoo.so.1", "py3", "none", "manylinux_2_34_x86_64", 1 },
-		{ "pkg/notes.cpython-311-x86_64-linux-gnu.txt", "py3", "none", "any", 1 },
+		{ "pkg/libfoo.so.1", "py3", "none", "manylinux_2_34_x86_64",
+		  1 },
+		{ "pkg/notes.cpython-311-x86_64-linux-gnu.txt", "py3", "none",
+		  "any", 1 },
 	};
 	struct tf_buf why = TF_BUF_INIT;
 	size_t i;
@@ -33,14 +45,17 @@ static void test_entries(void)
 		tf_buf_reset(&why);
 		CHECK_INT(tf_pytag_check_entry(cases[i].path, cases[i].python,
 					       cases[i].abi, cases[i].platform,
-					       &why) == 0, cases[i].ok);
+					       &why) == 0,
+			  cases[i].ok);
 		if (!cases[i].ok)
 			CHECK(why.len > 0);
 	}
 	tf_buf_reset(&why);
 	tf_pytag_check_entry("pkg/_x.cpython-311-aarch64-linux-gnu.so", "cp312",
 			     "cp312", "manylinux_2_17_aarch64", &why);
-	CHECK_STR(why.buf, "an extension module for CPython 3.11 (_x.cpython-311-aarch64-linux-gnu.so) in a wheel tagged cp312-cp312; its tags must be cp311-cp311");
+	CHECK_STR(
+		why.buf,
+		"an extension module for CPython 3.11 (_x.cpython-311-aarch64-linux-gnu.so) in a wheel tagged cp312-cp312; its tags must be cp311-cp311");
 	tf_buf_release(&why);
 }
 

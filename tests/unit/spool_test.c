@@ -36,8 +36,8 @@ static void test_roundtrip(const char *dir)
 	CHECK_INT(entries(dir), 0);
 	for (i = 0; i < 20000; i++) {
 		char line[64];
-		int k = snprintf(line, sizeof(line), "pkg/m%05d.py,sha256=x,%d\n",
-				 i, i * 7);
+		int k = snprintf(line, sizeof(line),
+				 "pkg/m%05d.py,sha256=x,%d\n", i, i * 7);
 
 		tf_spool_add(&s, line, (size_t)k);
 		tf_buf_add(&want, line, (size_t)k);

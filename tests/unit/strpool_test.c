@@ -20,13 +20,15 @@ static void test_stable(void)
 	memset(big, 'x', 100000);
 	big[100000] = '\0';
 	for (i = 0; i < 5000; i++) {
-		snprintf(want, sizeof(want), "/tree/dir%03d/file%05d.py", i % 97, i);
+		snprintf(want, sizeof(want), "/tree/dir%03d/file%05d.py",
+			 i % 97, i);
 		v[i] = tf_strpool_add(&p, want);
 		if (i == 2500)
 			b = tf_strpool_add(&p, big); /* a block of its own */
 	}
 	for (i = 0; i < 5000; i++) {
-		snprintf(want, sizeof(want), "/tree/dir%03d/file%05d.py", i % 97, i);
+		snprintf(want, sizeof(want), "/tree/dir%03d/file%05d.py",
+			 i % 97, i);
 		bad += strcmp(v[i], want) != 0;
 	}
 	CHECK_INT(bad, 0);

@@ -82,7 +82,8 @@ static void test_pos_at(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		struct tf_str s = str(cases[i].s, cases[i].style, cases[i].indent);
+		struct tf_str s =
+			str(cases[i].s, cases[i].style, cases[i].indent);
 		struct tf_pos p = tf_str_pos_at(&s, cases[i].off);
 
 		CHECK_INT(p.line, cases[i].line);

@@ -84,7 +84,8 @@ static void test_filename_parse(void)
 		const char *in, *parts; /* "name version build py abi plat" */
 		const char *why;        /* when it does not parse */
 	} cases[] = {
-		{ "demo-1.0-py3-none-any.whl", "demo 1.0 - py3 none any", NULL },
+		{ "demo-1.0-py3-none-any.whl", "demo 1.0 - py3 none any",
+		  NULL },
 		{ "dist/demo_pkg-1.0.0rc1+m1-py2.py3-none-linux_x86_64.whl",
 		  "demo_pkg 1.0.0rc1+m1 - py2.py3 none linux_x86_64", NULL },
 		{ "demo-1.0-1build-cp311-cp311-manylinux_2_17_x86_64.whl",

@@ -13,9 +13,10 @@
 static unsigned char *salad(size_t n, unsigned seed)
 {
 	static const char *const words[] = {
-		"def", "self", "return", "tensor", "index", "    ", "\n", "(",
-		")", "kernel", "stride", "for", "in", "range", "if", "else",
-		"buffer", "device", "1024", "32", ",", ":", "import", "yield",
+		"def",  "self",  "return", "tensor", "index",  "    ",
+		"\n",   "(",     ")",      "kernel", "stride", "for",
+		"in",   "range", "if",     "else",   "buffer", "device",
+		"1024", "32",    ",",      ":",      "import", "yield",
 	};
 	unsigned char *p = malloc(n);
 	size_t i = 0;
@@ -82,7 +83,8 @@ static void test_level_by_length(const char *dir, int jobs)
 
 		snprintf(name, sizeof(name), "e%zu", sizes[i]);
 		CHECK_INT(tf_zipout_begin(z, name, 0644, 1700000000,
-					  (long long)sizes[i]), 0);
+					  (long long)sizes[i]),
+			  0);
 		CHECK_INT(tf_zipout_write(z, in, sizes[i]), 0);
 		CHECK_INT(tf_zipout_end(z), 0);
 		free(in);

@@ -50,7 +50,8 @@ static void load(void)
 
 			if (table_nr == alloc) {
 				alloc *= 2;
-				table = tf_realloc(table, alloc * sizeof(*table));
+				table = tf_realloc(table,
+						   alloc * sizeof(*table));
 			}
 			table[table_nr].name = tf_strndup(p, n);
 			table[table_nr++].minor = groups[i].minor;

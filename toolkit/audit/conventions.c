@@ -22,11 +22,12 @@ static const struct {
 	const char *why;
 } module_groups[] = {
 	{ "torch.backends", "torch.backends: torch imports each backend's "
-	  "module at `import torch`" },
-	{ "torch_xla.plugins", "torch_xla.plugins: torch_xla imports each "
+			    "module at `import torch`" },
+	{ "torch_xla.plugins",
+	  "torch_xla.plugins: torch_xla imports each "
 	  "device plugin's module to find its PJRT library" },
 	{ "jax_plugins", "jax_plugins: jax imports each plugin's module at "
-	  "backend initialization and calls its initialize()" },
+			 "backend initialization and calls its initialize()" },
 };
 
 static const char pjrt_why[] =
@@ -42,9 +43,9 @@ static const char kernel_why[] =
 
 struct wheel_view {
 	const char *path;
-	struct tf_strvec names;       /* every regular entry */
-	struct tf_buf entry_points;   /* .dist-info/entry_points.txt */
-	struct tf_buf tmp;            /* temporary directory */
+	struct tf_strvec names;            /* every regular entry */
+	struct tf_buf entry_points;        /* .dist-info/entry_points.txt */
+	struct tf_buf tmp;                 /* temporary directory */
 	struct tf_strvec elf_src, elf_dst; /* shared libraries, extracted */
 };
 
@@ -80,9 +81,8 @@ static int extract(struct wheel_view *w, struct tf_wheel_reader *r,
 	char *out;
 	int fd, ret = 0;
 
-	if (!w->tmp.len &&
-	    tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-conventions",
-			  &w->tmp) < 0)
+	if (!w->tmp.len && tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp",
+					 "tfbuild-conventions", &w->tmp) < 0)
 		return -1;
 	out = tf_xstrfmt("%s/%zu", w->tmp.buf, w->elf_src.nr);
 	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -117,8 +117,8 @@ out:
 static struct tf_wheel_reader *open_wheel(const struct wheel_view *w)
 {
 	struct tf_buf why = TF_BUF_INIT;
-	struct tf_wheel_reader *r = tf_wheel_open(w->path, TF_WHEEL_STREAMABLE,
-						  65536, &why);
+	struct tf_wheel_reader *r =
+		tf_wheel_open(w->path, TF_WHEEL_STREAMABLE, 65536, &why);
 
 	if (!r)
 		error("%s: cannot read the zip archive: %s", w->path, why.buf);
@@ -210,7 +210,8 @@ static int read_wheel(struct wheel_view *w, int pass)
 			continue;
 		}
 		if (is_entry_points(name)) {
-			while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0 &&
+			while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) >
+				       0 &&
 			       w->entry_points.len < ENTRY_POINTS_CAP)
 				tf_buf_add(&w->entry_points, chunk, (size_t)n);
 		} else if (is_shared_lib_name(name) && checked_always(name)) {
@@ -284,9 +285,12 @@ static int check_entry_points(const struct wheel_view *w, int *jax)
 			group = tf_str_trim(l + 1);
 			continue;
 		}
-		if (!group || !*l || *l == '#' || *l == ';' || !(eq = strchr(l, '=')))
+		if (!group || !*l || *l == '#' || *l == ';' ||
+		    !(eq = strchr(l, '=')))
 			continue;
-		for (i = 0; i < sizeof(module_groups) / sizeof(module_groups[0]); i++) {
+		for (i = 0;
+		     i < sizeof(module_groups) / sizeof(module_groups[0]);
+		     i++) {
 			if (strcmp(group, module_groups[i].group))
 				continue;
 			*eq = '\0';
@@ -294,10 +298,12 @@ static int check_entry_points(const struct wheel_view *w, int *jax)
 			module = tf_strndup(value, strcspn(value, ":[ \t"));
 			*jax |= !strcmp(group, "jax_plugins");
 			if (!has_module(w, module))
-				ret = error("%s: entry point '%s = %s' in group '%s' "
-					    "names module '%s', which is not in the "
-					    "wheel (%s)", w->path, tf_str_trim(l), value,
-					    group, module, module_groups[i].why);
+				ret = error(
+					"%s: entry point '%s = %s' in group '%s' "
+					"names module '%s', which is not in the "
+					"wheel (%s)",
+					w->path, tf_str_trim(l), value, group,
+					module, module_groups[i].why);
 			free(value);
 			free(module);
 			break;
@@ -351,24 +357,31 @@ static int check_libraries(const struct wheel_view *w, int jax)
 		const char *dst = w->elf_dst.v[i];
 
 		tf_strvec_release(&undefined);
-		r = tf_elf_read_undefined(w->elf_src.v[i], dst, &info, &undefined);
+		r = tf_elf_read_undefined(w->elf_src.v[i], dst, &info,
+					  &undefined);
 		if (r != TF_ELF_READ_OK) {
 			ret = r == TF_ELF_READ_ERROR ? -1 : 0;
 			continue;
 		}
 		has_pjrt_api |= exports(&info, "GetPjrtApi");
 		if (has_pjrt_name(dst) && !exports(&info, "GetPjrtApi"))
-			ret = refuse(w, dst, "a PJRT plugin library that does "
-				     "not export GetPjrtApi", pjrt_why);
+			ret = refuse(w, dst,
+				     "a PJRT plugin library that does "
+				     "not export GetPjrtApi",
+				     pjrt_why);
 		else if (!strncmp(dst, "tensorflow-plugins/", 19) &&
 			 !exports(&info, "SE_InitPlugin"))
-			ret = refuse(w, dst, "a TensorFlow plugin library that "
-				     "does not export SE_InitPlugin", se_why);
+			ret = refuse(w, dst,
+				     "a TensorFlow plugin library that "
+				     "does not export SE_InitPlugin",
+				     se_why);
 		else if (!strncmp(dst, "tensorflow-plugins/", 19) &&
 			 uses(&undefined, "TF_RegisterKernelBuilder") &&
 			 !exports(&info, "TF_InitKernel"))
-			ret = refuse(w, dst, "registers kernels but does not "
-				     "export TF_InitKernel", kernel_why);
+			ret = refuse(w, dst,
+				     "registers kernels but does not "
+				     "export TF_InitKernel",
+				     kernel_why);
 	}
 	if (!ret && jax && !has_pjrt_api)
 		ret = error("%s: declares a jax_plugins entry point but no "
@@ -381,8 +394,8 @@ static int check_libraries(const struct wheel_view *w, int jax)
 
 int tf_conventions_verify(const char *path)
 {
-	struct wheel_view w = { path, TF_STRVEC_INIT, TF_BUF_INIT, TF_BUF_INIT,
-				TF_STRVEC_INIT, TF_STRVEC_INIT };
+	struct wheel_view w = { path,        TF_STRVEC_INIT, TF_BUF_INIT,
+				TF_BUF_INIT, TF_STRVEC_INIT, TF_STRVEC_INIT };
 	int jax = 0, ret;
 
 	ret = read_wheel(&w, 1);

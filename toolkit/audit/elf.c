@@ -29,14 +29,14 @@ struct want {
 
 struct reader {
 	Elf *elf;
-	const char *shown;       /* the file, for messages */
+	const char *shown; /* the file, for messages */
 	struct tf_elf_info *out;
 	const struct want *want;
 	Elf_Scn *dynsym, *versym, *verneed;
-	int dynamic_segment;     /* has PT_DYNAMIC */
-	int dynamic_section;     /* has SHT_DYNAMIC */
-	int has_shoff;           /* the ELF header points at section headers */
-	int has_phnum;           /* the ELF header counts program headers */
+	int dynamic_segment; /* has PT_DYNAMIC */
+	int dynamic_section; /* has SHT_DYNAMIC */
+	int has_shoff;       /* the ELF header points at section headers */
+	int has_phnum;       /* the ELF header counts program headers */
 };
 
 static int bad(const struct reader *r, const char *what)
@@ -218,8 +218,8 @@ static void add_version(struct tf_elf_info *out, const char *library,
 	v->index = index;
 }
 
-static int read_vernaux(struct reader *r, Elf_Data *d, size_t link,
-			size_t off, unsigned count, const char *library)
+static int read_vernaux(struct reader *r, Elf_Data *d, size_t link, size_t off,
+			unsigned count, const char *library)
 {
 	GElf_Vernaux aux;
 	const char *name;
@@ -326,11 +326,11 @@ static int is_exported(const GElf_Sym *sym, GElf_Versym vs, const char *name)
 	int type = GELF_ST_TYPE(sym->st_info);
 	int vis = GELF_ST_VISIBILITY(sym->st_other);
 
-	return *name && (bind == STB_GLOBAL || bind == STB_WEAK ||
-			 bind == STB_GNU_UNIQUE) &&
+	return *name &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK ||
+		bind == STB_GNU_UNIQUE) &&
 	       (vis == STV_DEFAULT || vis == STV_PROTECTED) &&
-	       type != STT_SECTION && type != STT_FILE &&
-	       !(vs & VERSYM_HIDDEN);
+	       type != STT_SECTION && type != STT_FILE && !(vs & VERSYM_HIDDEN);
 }
 
 static void add_export(struct reader *r, const char *name)
@@ -351,8 +351,10 @@ static void add_undefined(struct reader *r, const char *name, unsigned index)
 
 	for (i = 0; index > 1 && i < r->out->nr_versions; i++)
 		if (r->out->versions[i].index == index) {
-			tf_strvec_push_take(r->want->undefined, tf_xstrfmt(
-				"%s\t%s", name, r->out->versions[i].library));
+			tf_strvec_push_take(
+				r->want->undefined,
+				tf_xstrfmt("%s\t%s", name,
+					   r->out->versions[i].library));
 			return;
 		}
 	tf_strvec_push(r->want->undefined, name);
@@ -383,8 +385,7 @@ static int read_symbols(struct reader *r)
 		name = elf_strptr(r->elf, sh.sh_link, sym.st_name);
 		if (!name)
 			return bad(r, "a dynamic symbol has no name");
-		if (sym.st_shndx == SHN_UNDEF &&
-		    tf_abi3_is_python_symbol(name))
+		if (sym.st_shndx == SHN_UNDEF && tf_abi3_is_python_symbol(name))
 			tf_strvec_push(&r->out->python_imports, name);
 		if (sym.st_shndx == SHN_UNDEF) {
 			note_version_user(r->out, vs & VERSYM_VERSION, name);
@@ -458,8 +459,9 @@ static enum tf_elf_read_result read_elf(const char *path, const char *shown,
 					struct tf_elf_info *out,
 					const struct want *want)
 {
-	struct reader r = { NULL, shown, out, want, NULL, NULL, NULL,
-			    0, 0, 0, 0 };
+	struct reader r = {
+		NULL, shown, out, want, NULL, NULL, NULL, 0, 0, 0, 0
+	};
 	enum tf_elf_read_result opened;
 	int fd, ret = 0;
 
@@ -504,8 +506,7 @@ enum tf_elf_read_result tf_elf_read_undefined(const char *path,
 	return read_elf(path, shown, out, &all);
 }
 
-enum tf_elf_read_result tf_elf_read_exports(const char *path,
-					    const char *shown,
+enum tf_elf_read_result tf_elf_read_exports(const char *path, const char *shown,
 					    struct tf_elf_info *out,
 					    const char *const *names, size_t nr)
 {
@@ -634,12 +635,13 @@ static int read_code(struct reader *r, struct tf_elf_code *c)
 			symtab = scn;
 		else if (sh.sh_type == SHT_DYNSYM)
 			dynsym = scn;
-		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
-		    !sh.sh_size)
+		if (sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
 			continue;
 		d = elf_rawdata(scn, NULL);
 		if (!d || d->d_size != sh.sh_size)
-			return bad_libelf(r, "cannot read an executable section");
+			return bad_libelf(r,
+					  "cannot read an executable section");
 		name = elf_strptr(r->elf, shstrndx, sh.sh_name);
 		c->sections[c->nr_sections].name = tf_strdup(name ? name : "?");
 		c->sections[c->nr_sections].addr = sh.sh_addr;
@@ -656,8 +658,8 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 					 struct tf_elf_code *out)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	struct reader r = { NULL, shown, &info, NULL, NULL, NULL, NULL,
-			    0, 0, 0, 0 };
+	struct reader r = { NULL, shown, &info, NULL, NULL, NULL,
+			    NULL, 0,     0,     0,    0 };
 	enum tf_elf_read_result opened;
 	int ret = 0;
 

@@ -35,38 +35,42 @@ struct tf_elf_version {
 };
 
 struct tf_elf_info {
-	int elf_class;               /* 32 or 64 */
-	int big_endian;              /* 1 for ELFDATA2MSB, 0 for LSB */
-	unsigned machine;            /* e_machine: EM_X86_64, EM_AARCH64, ... */
-	unsigned type;               /* e_type: ET_DYN, ET_EXEC, ET_REL, ... */
-	struct tf_strvec needed;     /* DT_NEEDED entries, in order */
-	char *soname;                /* owned; DT_SONAME, or NULL */
-	char *rpath;                 /* owned; DT_RPATH, or NULL */
-	char *runpath;               /* owned; DT_RUNPATH, or NULL */
+	int elf_class;           /* 32 or 64 */
+	int big_endian;          /* 1 for ELFDATA2MSB, 0 for LSB */
+	unsigned machine;        /* e_machine: EM_X86_64, EM_AARCH64, ... */
+	unsigned type;           /* e_type: ET_DYN, ET_EXEC, ET_REL, ... */
+	struct tf_strvec needed; /* DT_NEEDED entries, in order */
+	char *soname;            /* owned; DT_SONAME, or NULL */
+	char *rpath;             /* owned; DT_RPATH, or NULL */
+	char *runpath;           /* owned; DT_RUNPATH, or NULL */
 	unsigned long long min_load_align; /* smallest PT_LOAD p_align (0 and 1
 					      both count as 1); 0: no PT_LOAD */
-	struct tf_elf_version *versions; /* owned array, grouped by library */
+	struct tf_elf_version *versions;   /* owned array, grouped by library */
 	size_t nr_versions;
-	struct tf_strvec exports;    /* defined exported dynamic symbols (global
+	struct tf_strvec exports; /* defined exported dynamic symbols (global
 					or weak, default or protected
 					visibility, default version), sorted,
 					unique */
-	unsigned x86_isa_needed;     /* GNU_PROPERTY_X86_ISA_1_NEEDED bits from
+	unsigned x86_isa_needed;  /* GNU_PROPERTY_X86_ISA_1_NEEDED bits from
 					the GNU property note; 0 if none */
-	int exec_stack;              /* 1: PT_GNU_STACK asks for PF_X */
+	int exec_stack;           /* 1: PT_GNU_STACK asks for PF_X */
 	struct tf_strvec python_imports; /* undefined dynamic symbols of the
 					    Python C API ("Py*", "_Py*"),
 					    sorted, unique */
 };
 
-#define TF_ELF_INFO_INIT { 0, 0, 0, 0, TF_STRVEC_INIT, NULL, NULL, NULL, 0, \
-			   NULL, 0, TF_STRVEC_INIT, 0, 0, TF_STRVEC_INIT }
+#define TF_ELF_INFO_INIT                                                  \
+	{                                                                 \
+		0, 0, 0, 0, TF_STRVEC_INIT, NULL, NULL, NULL, 0, NULL, 0, \
+			TF_STRVEC_INIT, 0, 0, TF_STRVEC_INIT              \
+	}
 
 /* What reading a file gave: tf_elf_read(), its variants, tf_elf_code_read(). */
 enum tf_elf_read_result {
 	TF_ELF_READ_OK = 0,
-	TF_ELF_READ_NOT_ELF = 1, /* no ELF magic: not an error, nothing printed */
-	TF_ELF_READ_ERROR = -1,  /* cannot be opened, or malformed: printed */
+	TF_ELF_READ_NOT_ELF =
+		1, /* no ELF magic: not an error, nothing printed */
+	TF_ELF_READ_ERROR = -1, /* cannot be opened, or malformed: printed */
 };
 
 /*
@@ -95,10 +99,10 @@ enum tf_elf_read_result tf_elf_read_undefined(const char *path,
  * names[0..nr) (borrowed), as the checks read files: memory then stays
  * small whatever a library exports.
  */
-enum tf_elf_read_result tf_elf_read_exports(const char *path,
-					    const char *shown,
+enum tf_elf_read_result tf_elf_read_exports(const char *path, const char *shown,
 					    struct tf_elf_info *out,
-					    const char *const *names, size_t nr);
+					    const char *const *names,
+					    size_t nr);
 /* Free everything; safe on NULL and twice. Leaves out initialized. */
 void tf_elf_info_release(struct tf_elf_info *info);
 
@@ -126,15 +130,15 @@ struct tf_elf_export {
 
 /* What a wheel's ELF files must satisfy. All pointers borrowed. */
 struct tf_elf_rules {
-	const char *context;          /* message prefix before the file:
+	const char *context;             /* message prefix before the file:
 					 "wheel 'tfmini'" or a wheel's path;
 					 NULL: none */
-	struct tf_platform platform;  /* the wheel's platform; MANYLINUX with
+	struct tf_platform platform;     /* the wheel's platform; MANYLINUX with
 					 glibc_minor 0: compute the lowest */
 	const char *const *allow_needed; /* extra DT_NEEDED names the recipe
 					    declares (system libraries) */
 	size_t nr_allow_needed;
-	int isa_level;                /* highest x86-64 ISA level allowed (1-4);
+	int isa_level; /* highest x86-64 ISA level allowed (1-4);
 					 0 means 1, the baseline */
 	const struct tf_elf_export *exports; /* symbols files must export */
 	size_t nr_exports;
@@ -142,12 +146,12 @@ struct tf_elf_rules {
 					   DT_NEEDED library shipped there on an
 					   $ORIGIN RUNPATH/RPATH is allowed */
 	size_t nr_wheel_files;
-	const struct tf_lib *libs;    /* how libraries outside the allow-list
+	const struct tf_lib *libs; /* how libraries outside the allow-list
 					 are resolved (libs.h): the recipe's
 					 at pack time, the wheel's record in
 					 verify */
 	size_t nr_libs;
-	const char *const *requires;  /* the wheel's Requires-Dist: a provided
+	const char *const *requires; /* the wheel's Requires-Dist: a provided
 					 library's requirement must be there */
 	size_t nr_requires;
 	int abi3_minor;               /* X of a cp3X-abi3 wheel: Python C API
@@ -162,9 +166,11 @@ struct tf_elf_rules {
 	size_t nr_not_elf;
 };
 
-#define TF_ELF_RULES_INIT \
-	{ NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, \
-	  NULL, 0, 0, NULL, 0 }
+#define TF_ELF_RULES_INIT                                                      \
+	{                                                                      \
+		NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, \
+			NULL, 0, 0, NULL, 0                                    \
+	}
 
 /*
  * Check one ELF file, read by tf_elf_read(), found at `shown` inside the
@@ -223,19 +229,18 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 int tf_elf_rules_for_platform(struct tf_elf_rules *rules, const char *tag,
 			      const char *context);
 
-
 /* An executable section's bytes, for a disassembler (isa.c). */
 struct tf_elf_code_section {
-	char *name;                  /* owned; ".text" */
-	unsigned long long addr;     /* sh_addr of its first byte */
-	const unsigned char *bytes;  /* borrowed from the mapped file */
+	char *name;                 /* owned; ".text" */
+	unsigned long long addr;    /* sh_addr of its first byte */
+	const unsigned char *bytes; /* borrowed from the mapped file */
 	size_t size;
 };
 
 /* A function symbol, to name where an instruction is. */
 struct tf_elf_func {
 	unsigned long long addr, size; /* st_value, st_size (0: unknown) */
-	char *name;                  /* owned */
+	char *name;                    /* owned */
 };
 
 /*
@@ -244,18 +249,21 @@ struct tf_elf_func {
  * The file stays mapped until tf_elf_code_release().
  */
 struct tf_elf_code {
-	unsigned machine;            /* e_machine */
-	unsigned type;               /* e_type */
-	int from_symtab;             /* 1: functions from .symtab, 0: .dynsym */
+	unsigned machine; /* e_machine */
+	unsigned type;    /* e_type */
+	int from_symtab;  /* 1: functions from .symtab, 0: .dynsym */
 	struct tf_elf_code_section *sections; /* owned array */
 	size_t nr_sections;
-	struct tf_elf_func *funcs;   /* owned array, sorted by addr */
+	struct tf_elf_func *funcs; /* owned array, sorted by addr */
 	size_t nr_funcs;
-	void *elf;                   /* owned libelf handle */
-	int fd;                      /* owned, or -1 */
+	void *elf; /* owned libelf handle */
+	int fd;    /* owned, or -1 */
 };
 
-#define TF_ELF_CODE_INIT { 0, 0, 0, NULL, 0, NULL, 0, NULL, -1 }
+#define TF_ELF_CODE_INIT                            \
+	{                                           \
+		0, 0, 0, NULL, 0, NULL, 0, NULL, -1 \
+	}
 
 /*
  * Map path's executable sections and function symbols into out (which

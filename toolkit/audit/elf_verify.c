@@ -63,7 +63,7 @@ int tf_elf_origin_dir(const char *file_in_wheel, const char *entry,
 struct checker {
 	const struct tf_elf_rules *rules;
 	const struct tf_elf_info *info;
-	const char *shown; /* path inside the wheel */
+	const char *shown;                        /* path inside the wheel */
 	const struct tf_manylinux_policy *policy; /* requested; NULL: none */
 };
 
@@ -112,9 +112,10 @@ static int find_policy(const struct tf_elf_rules *rules,
 	if (*out)
 		return 0;
 	add_context(&msg, rules->context);
-	tf_buf_addf(&msg, "platform 'manylinux_2_%u_%s': no published "
-		    "manylinux policy for glibc 2.%u on %s", p->glibc_minor,
-		    arch, p->glibc_minor, arch);
+	tf_buf_addf(&msg,
+		    "platform 'manylinux_2_%u_%s': no published "
+		    "manylinux policy for glibc 2.%u on %s",
+		    p->glibc_minor, arch, p->glibc_minor, arch);
 	return print_line(&msg);
 }
 
@@ -134,11 +135,15 @@ static int check_arch(const struct checker *c)
 		return refuse(c, "ELF machine %s does not match platform %s",
 			      tf_elf_machine_name(c->info->machine, buf), plat);
 	if (c->info->elf_class != 64)
-		return refuse(c, "ELF class %d-bit does not match platform %s "
-			      "(64-bit)", c->info->elf_class, plat);
+		return refuse(c,
+			      "ELF class %d-bit does not match platform %s "
+			      "(64-bit)",
+			      c->info->elf_class, plat);
 	if (c->info->big_endian)
-		return refuse(c, "ELF byte order big-endian does not match "
-			      "platform %s (little-endian)", plat);
+		return refuse(c,
+			      "ELF byte order big-endian does not match "
+			      "platform %s (little-endian)",
+			      plat);
 	return 0;
 }
 
@@ -149,9 +154,10 @@ static int check_pages(const struct checker *c)
 	if (c->rules->platform.arch != TF_ARCH_AARCH64 || !align ||
 	    align >= AARCH64_PAGE)
 		return 0;
-	return refuse(c, "is linked for %llu-byte pages; aarch64 wheels need "
-		      "%d (link with -Wl,-z,max-page-size=%d)", align,
-		      AARCH64_PAGE, AARCH64_PAGE);
+	return refuse(c,
+		      "is linked for %llu-byte pages; aarch64 wheels need "
+		      "%d (link with -Wl,-z,max-page-size=%d)",
+		      align, AARCH64_PAGE, AARCH64_PAGE);
 }
 
 static int check_libpython(const struct checker *c)
@@ -160,9 +166,11 @@ static int check_libpython(const struct checker *c)
 
 	for (i = 0; i < c->info->needed.nr; i++)
 		if (!strncmp(c->info->needed.v[i], "libpython", 9))
-			return refuse(c, "links '%s' (DT_NEEDED); Python "
+			return refuse(c,
+				      "links '%s' (DT_NEEDED); Python "
 				      "extension modules must not link "
-				      "libpython", c->info->needed.v[i]);
+				      "libpython",
+				      c->info->needed.v[i]);
 	return 0;
 }
 
@@ -247,28 +255,34 @@ static enum resolution resolve_needed(const struct checker *c, const char *lib)
 	const char *path = run_path(c->info);
 
 	if (!d)
-		return needed_exempt(r, c->info, c->shown, lib) ?
-		       NEEDED_RESOLVED : NEEDED_BY_LIST;
+		return needed_exempt(r, c->info, c->shown, lib)
+			       ? NEEDED_RESOLVED
+			       : NEEDED_BY_LIST;
 	switch (d->kind) {
 	case TF_LIB_SYSTEM:
 		return NEEDED_RESOLVED;
 	case TF_LIB_VENDOR:
 		if (shipped(r, c->info, c->shown, lib))
 			return NEEDED_RESOLVED;
-		refuse(c, "needs '%s' (DT_NEEDED), declared vendored, which is "
-		       "not shipped in the wheel on an $ORIGIN RUNPATH", lib);
+		refuse(c,
+		       "needs '%s' (DT_NEEDED), declared vendored, which is "
+		       "not shipped in the wheel on an $ORIGIN RUNPATH",
+		       lib);
 		return NEEDED_REFUSED;
 	case TF_LIB_PROVIDED:
 		if (!tf_libs_runpath_has(path, d->runpath)) {
-			refuse(c, "needs '%s' (DT_NEEDED) from '%s', but its "
-			       "RUNPATH ('%s') lacks '%s'", lib, d->from,
-			       path ? path : "", d->runpath);
+			refuse(c,
+			       "needs '%s' (DT_NEEDED) from '%s', but its "
+			       "RUNPATH ('%s') lacks '%s'",
+			       lib, d->from, path ? path : "", d->runpath);
 			return NEEDED_REFUSED;
 		}
 		if (!tf_libs_requirement_listed(d->from, r->requires,
 						r->nr_requires)) {
-			refuse(c, "needs '%s' (DT_NEEDED) from '%s', which is "
-			       "not in Requires-Dist", lib, d->from);
+			refuse(c,
+			       "needs '%s' (DT_NEEDED) from '%s', which is "
+			       "not in Requires-Dist",
+			       lib, d->from);
 			return NEEDED_REFUSED;
 		}
 		return NEEDED_RESOLVED;
@@ -277,8 +291,10 @@ static enum resolution resolve_needed(const struct checker *c, const char *lib)
 		   framework.c checked the symbols against it. */
 		if (!tf_libs_requirement_listed(d->from, r->requires,
 						r->nr_requires)) {
-			refuse(c, "needs '%s' (DT_NEEDED) from framework '%s', "
-			       "which is not in Requires-Dist", lib, d->from);
+			refuse(c,
+			       "needs '%s' (DT_NEEDED) from framework '%s', "
+			       "which is not in Requires-Dist",
+			       lib, d->from);
 			return NEEDED_REFUSED;
 		}
 		return NEEDED_RESOLVED;
@@ -311,12 +327,17 @@ static int check_abi3(const struct checker *c)
 
 		since = tf_abi3_since(sym);
 		if (!since)
-			return refuse(c, "imports '%s', which is not in the "
-				      "stable ABI (abi3)", sym);
+			return refuse(c,
+				      "imports '%s', which is not in the "
+				      "stable ABI (abi3)",
+				      sym);
 		if (since > want)
-			return refuse(c, "imports '%s', in the stable ABI only "
-				      "from Python 3.%d, but the wheel is tagged "
-				      "cp3%d-abi3", sym, since, want);
+			return refuse(
+				c,
+				"imports '%s', in the stable ABI only "
+				"from Python 3.%d, but the wheel is tagged "
+				"cp3%d-abi3",
+				sym, since, want);
 	}
 	return 0;
 }
@@ -336,12 +357,12 @@ static int report_facts(const struct checker *c)
 			c->info->runpath ? "RUNPATH" : "RPATH", path);
 	for (i = 0; i < c->info->needed.nr; i++) {
 		const char *lib = c->info->needed.v[i];
-		const struct tf_lib *d = tf_libs_find(c->rules->libs,
-						      c->rules->nr_libs, lib);
+		const struct tf_lib *d =
+			tf_libs_find(c->rules->libs, c->rules->nr_libs, lib);
 
 		if (shipped(c->rules, c->info, c->shown, lib))
-			verbose("%s%s%s: needs '%s': shipped in the wheel",
-				ctx, sep, c->shown, lib);
+			verbose("%s%s%s: needs '%s': shipped in the wheel", ctx,
+				sep, c->shown, lib);
 		else if (d && d->kind == TF_LIB_PROVIDED)
 			verbose("%s%s%s: needs '%s': provided by '%s'", ctx,
 				sep, c->shown, lib, d->from);
@@ -367,13 +388,15 @@ static int check_musl(const struct checker *c)
 		const char *lib = c->info->needed.v[i];
 
 		if (!strcmp(lib, "libc.so.6") || !strncmp(lib, "ld-linux", 8))
-			return refuse(c, "needs '%s' (DT_NEEDED), a glibc "
+			return refuse(c,
+				      "needs '%s' (DT_NEEDED), a glibc "
 				      "library, but the platform is musllinux",
 				      lib);
 	}
 	for (i = 0; i < c->info->nr_versions; i++)
 		if (!strncmp(c->info->versions[i].name, "GLIBC_", 6))
-			return refuse(c, "needs %s, a glibc symbol version, but "
+			return refuse(c,
+				      "needs %s, a glibc symbol version, but "
 				      "the platform is musllinux",
 				      c->info->versions[i].name);
 	return 0;
@@ -407,9 +430,11 @@ static int check_needed(const struct checker *c)
 			tf_buf_addf(&list, "manylinux_2_%u", minor);
 		else
 			tf_buf_addstr(&list, "manylinux");
-		since = refuse(c, "needs '%s' (DT_NEEDED), which is neither "
+		since = refuse(c,
+			       "needs '%s' (DT_NEEDED), which is neither "
 			       "in the %s allow-list nor shipped in the wheel "
-			       "on an $ORIGIN RUNPATH", lib, list.buf);
+			       "on an $ORIGIN RUNPATH",
+			       lib, list.buf);
 		tf_buf_release(&list);
 		return since;
 	}
@@ -432,14 +457,18 @@ static int refuse_version(const struct checker *c,
 
 	add_symbol(&sym, v);
 	if (since < 0) {
-		ret = refuse(c, "needs %s%s, which no manylinux policy for %s "
-			     "allows", v->name, sym.buf,
+		ret = refuse(c,
+			     "needs %s%s, which no manylinux policy for %s "
+			     "allows",
+			     v->name, sym.buf,
 			     tf_arch_name(c->rules->platform.arch));
 	} else {
 		max = tf_manylinux_family_max(c->policy, v->name);
-		ret = refuse(c, "needs %s%s, newer than manylinux_2_%u "
-			     "allows (%s)", v->name, sym.buf,
-			     c->policy->glibc_minor, max ? max : "none");
+		ret = refuse(c,
+			     "needs %s%s, newer than manylinux_2_%u "
+			     "allows (%s)",
+			     v->name, sym.buf, c->policy->glibc_minor,
+			     max ? max : "none");
 	}
 	tf_buf_release(&sym);
 	return ret;
@@ -483,8 +512,10 @@ static int check_isa(const struct checker *c)
 
 	if (c->info->machine != EM_X86_64 || level <= allowed)
 		return 0;
-	return refuse(c, "needs x86-64-v%d (GNU property), above the allowed "
-		      "x86-64-v%d", level, allowed);
+	return refuse(c,
+		      "needs x86-64-v%d (GNU property), above the allowed "
+		      "x86-64-v%d",
+		      level, allowed);
 }
 
 /* glibc 2.41 and Debian 13 refuse to load these; older ones make every
@@ -493,7 +524,8 @@ static int check_stack(const struct checker *c)
 {
 	if (!c->info->exec_stack)
 		return 0;
-	return refuse(c, "asks for an executable stack (PT_GNU_STACK has PF_X); "
+	return refuse(c,
+		      "asks for an executable stack (PT_GNU_STACK has PF_X); "
 		      "link with -Wl,-z,noexecstack or fix the assembly's "
 		      ".note.GNU-stack");
 }
@@ -546,9 +578,9 @@ int tf_elf_verify(const struct tf_elf_info *info,
 }
 
 /* Read the file keeping only the exports rules ask of it, and check it. */
-static enum tf_elf_verify_result
-read_and_verify(const char *path, const char *shown,
-		const struct tf_elf_rules *rules, struct tf_elf_info *info)
+static enum tf_elf_verify_result read_and_verify(
+	const char *path, const char *shown, const struct tf_elf_rules *rules,
+	struct tf_elf_info *info)
 {
 	const char **names = tf_calloc(rules->nr_exports, sizeof(*names));
 	enum tf_elf_verify_result ret = TF_ELF_VERIFY_FAILED;
@@ -576,8 +608,8 @@ enum tf_elf_verify_result tf_elf_verify_file(const char *path,
 					     const struct tf_elf_rules *rules)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	enum tf_elf_verify_result ret = read_and_verify(path, shown, rules,
-							 &info);
+	enum tf_elf_verify_result ret =
+		read_and_verify(path, shown, rules, &info);
 
 	tf_elf_info_release(&info);
 	return ret;
@@ -585,8 +617,8 @@ enum tf_elf_verify_result tf_elf_verify_file(const char *path,
 
 /* What decides a computed platform: the newest policy a file needs. */
 struct need {
-	unsigned minor;     /* glibc minor of that policy; 0: the oldest */
-	struct tf_buf why;  /* "pkg/a.so needs GLIBC_2.34 (symbol 'x')" */
+	unsigned minor;    /* glibc minor of that policy; 0: the oldest */
+	struct tf_buf why; /* "pkg/a.so needs GLIBC_2.34 (symbol 'x')" */
 };
 
 static void raise_need(struct need *need, unsigned minor, const char *shown,

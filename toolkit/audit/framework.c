@@ -26,17 +26,17 @@
  */
 
 struct tf_framework_lib {
-	char *soname;            /* DT_SONAME, else the file's name */
-	char *path;              /* resolved */
+	char *soname; /* DT_SONAME, else the file's name */
+	char *path;   /* resolved */
 	unsigned machine;
-	struct tf_strvec exports; /* sorted, unique */
+	struct tf_strvec exports;           /* sorted, unique */
 	char digest[TF_SHA256_HEX_LEN + 1]; /* of the exports, one a line */
 };
 
 /* Where a framework's C++ headers say which version they are. */
 struct header_rule {
-	const char *framework;  /* normalized distribution name */
-	const char *file;       /* below an include directory */
+	const char *framework;             /* normalized distribution name */
+	const char *file;                  /* below an include directory */
 	const char *major, *minor, *patch; /* macros */
 };
 
@@ -119,7 +119,8 @@ static int read_metadata(struct tf_framework *fw, const char *name,
 			 const char *context)
 {
 	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT, text = TF_BUF_INIT;
+	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT,
+		      text = TF_BUF_INIT;
 	size_t i;
 	int ret = -1;
 
@@ -131,7 +132,8 @@ static int read_metadata(struct tf_framework *fw, const char *name,
 			continue;
 		tf_buf_reset(&path);
 		tf_buf_addf(&path, "%s/%s/%s", fw->site, names.v[i],
-			    strstr(names.v[i], ".dist-info") ? "METADATA" : "PKG-INFO");
+			    strstr(names.v[i], ".dist-info") ? "METADATA"
+							     : "PKG-INFO");
 		if (tf_read_file(path.buf, &text) < 0)
 			goto out;
 		fw->name = header_value(text.buf, "Name");
@@ -183,7 +185,8 @@ static long macro_value(const char *text, const char *macro)
  */
 static void read_header_version(struct tf_framework *fw)
 {
-	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT, text = TF_BUF_INIT;
+	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT,
+		      text = TF_BUF_INIT;
 	const char *usr;
 	size_t i;
 	long maj, min, pat;
@@ -194,22 +197,25 @@ static void read_header_version(struct tf_framework *fw)
 
 		if (strcmp(h->framework, norm.buf))
 			continue;
-		tf_buf_setf(&path, "%s/%s/include/%s", fw->site, fw->name, h->file);
+		tf_buf_setf(&path, "%s/%s/include/%s", fw->site, fw->name,
+			    h->file);
 		if (!tf_path_exists(path.buf) &&
 		    (usr = strstr(fw->site, "/usr/lib/"))) {
 			tf_buf_setf(&path, "%.*s/usr/include/%s",
 				    (int)(usr - fw->site), fw->site, h->file);
 		}
 		/* No headers (a runtime-only install): nothing to compare. */
-		if (!tf_path_exists(path.buf) || tf_read_file(path.buf, &text) < 0)
+		if (!tf_path_exists(path.buf) ||
+		    tf_read_file(path.buf, &text) < 0)
 			break;
 		maj = macro_value(text.buf, h->major);
 		min = macro_value(text.buf, h->minor);
 		pat = macro_value(text.buf, h->patch);
 		if (maj >= 0 && min >= 0) {
-			fw->header_version = pat >= 0
-				? tf_xstrfmt("%ld.%ld.%ld", maj, min, pat)
-				: tf_xstrfmt("%ld.%ld", maj, min);
+			fw->header_version =
+				pat >= 0 ? tf_xstrfmt("%ld.%ld.%ld", maj, min,
+						      pat)
+					 : tf_xstrfmt("%ld.%ld", maj, min);
 			fw->header_file = tf_strdup(path.buf);
 		}
 		break;
@@ -257,8 +263,9 @@ int tf_framework_load(struct tf_framework *fw, const char *name,
 		return error("%s: framework '%s': cannot check its C++ symbols",
 			     context, name);
 	if (!realpath(site, real) || !tf_path_is_dir(real))
-		return error("%s: framework '%s': site-packages '%s' is not a directory",
-			     context, name, site);
+		return error(
+			"%s: framework '%s': site-packages '%s' is not a directory",
+			context, name, site);
 	fw->site = tf_strdup(real);
 	if (read_metadata(fw, name, context) < 0)
 		return -1;
@@ -268,8 +275,9 @@ int tf_framework_load(struct tf_framework *fw, const char *name,
 		if (read_provider(fw, fw->lib_files.v[i]) < 0)
 			return -1;
 	if (!fw->nr_libs)
-		return error("%s: framework '%s': no shared libraries in '%s/%s/lib'",
-			     context, fw->name, fw->site, fw->name);
+		return error(
+			"%s: framework '%s': no shared libraries in '%s/%s/lib'",
+			context, fw->name, fw->site, fw->name);
 	return 0;
 }
 
@@ -335,20 +343,25 @@ int tf_framework_check_version(const struct tf_framework *fw,
 
 		snprintf(mm, sizeof(mm), "%ld.%ld", h[0], n > 1 ? h[1] : 0);
 		if (declared && !release_matches(declared, fw->header_version))
-			return error("%s: framework %s: the recipe declares version %s, "
-				     "but the headers the backend was compiled against "
-				     "are %s %s (%s)", context, fw->name, declared,
-				     fw->name, fw->header_version, fw->header_file);
+			return error(
+				"%s: framework %s: the recipe declares version %s, "
+				"but the headers the backend was compiled against "
+				"are %s %s (%s)",
+				context, fw->name, declared, fw->name,
+				fw->header_version, fw->header_file);
 		if (!release_matches(mm, fw->version))
-			return error("%s: framework %s: the headers are %s %s (%s), "
-				     "but the installed framework is %s %s",
-				     context, fw->name, fw->name, fw->header_version,
-				     fw->header_file, fw->name, fw->version);
+			return error(
+				"%s: framework %s: the headers are %s %s (%s), "
+				"but the installed framework is %s %s",
+				context, fw->name, fw->name, fw->header_version,
+				fw->header_file, fw->name, fw->version);
 	}
 	if (declared && !release_matches(declared, fw->version))
-		return error("%s: framework %s: the recipe declares version %s, "
-			     "but the framework in '%s' is %s %s", context,
-			     fw->name, declared, fw->site, fw->name, fw->version);
+		return error(
+			"%s: framework %s: the recipe declares version %s, "
+			"but the framework in '%s' is %s %s",
+			context, fw->name, declared, fw->site, fw->name,
+			fw->version);
 	return 0;
 }
 
@@ -366,7 +379,8 @@ static void digest_exports(struct tf_framework_lib *lib)
 	size_t i;
 
 	for (i = 0; i < lib->exports.nr; i++) {
-		tf_sha256_update(h, lib->exports.v[i], strlen(lib->exports.v[i]));
+		tf_sha256_update(h, lib->exports.v[i],
+				 strlen(lib->exports.v[i]));
 		tf_sha256_update(h, "\n", 1);
 	}
 	tf_sha256_final(h, md);
@@ -393,17 +407,20 @@ static int read_provider(struct tf_framework *fw, const char *path)
 
 	if (r != TF_ELF_READ_OK) {
 		tf_elf_info_release(&info);
-		return r == TF_ELF_READ_ERROR ? -1 : 0; /* not ELF: not a library */
+		return r == TF_ELF_READ_ERROR ? -1
+					      : 0; /* not ELF: not a library */
 	}
 	for (i = 0; i < fw->nr_libs; i++)
 		if (!strcmp(fw->libs[i].path, path))
 			goto out;
 	if (fw->nr_libs == fw->alloc_libs) {
 		fw->alloc_libs = fw->alloc_libs ? 2 * fw->alloc_libs : 8;
-		fw->libs = tf_realloc(fw->libs, fw->alloc_libs * sizeof(*fw->libs));
+		fw->libs = tf_realloc(fw->libs,
+				      fw->alloc_libs * sizeof(*fw->libs));
 	}
 	lib = &fw->libs[fw->nr_libs++];
-	lib->soname = tf_strdup(info.soname ? info.soname : tf_path_basename(path));
+	lib->soname =
+		tf_strdup(info.soname ? info.soname : tf_path_basename(path));
 	lib->path = tf_strdup(path);
 	lib->machine = info.machine;
 	lib->exports = info.exports;
@@ -461,9 +478,10 @@ static const char *abi_name(int cxx11)
  * have defined it: the one defining a function of the same qualified
  * name (then with another signature: usually the other C++ ABI).
  */
-static int refuse_symbol(struct tf_framework *fw, struct tf_framework_lib **libs,
-			 size_t nr_libs, const struct wheel_elf *we,
-			 const char *sym, const char *context)
+static int refuse_symbol(struct tf_framework *fw,
+			 struct tf_framework_lib **libs, size_t nr_libs,
+			 const struct wheel_elf *we, const char *sym,
+			 const char *context)
 {
 	struct tf_buf names = TF_BUF_INIT;
 	char *want = qualified_name(sym), *shown = demangle(sym);
@@ -476,21 +494,24 @@ static int refuse_symbol(struct tf_framework *fw, struct tf_framework_lib **libs
 			char *have;
 
 			/* Cheap filter before demangling: the last name part. */
-			if (strncmp(e, "_Z", 2) || !strstr(e, strrchr(want, ':')
-							    ? strrchr(want, ':') + 1 : want))
+			if (strncmp(e, "_Z", 2) ||
+			    !strstr(e, strrchr(want, ':')
+					       ? strrchr(want, ':') + 1
+					       : want))
 				continue;
 			have = qualified_name(e);
 			if (!strcmp(have, want)) {
 				char *d = demangle(e);
 
-				ret = error("%s: %s: undefined symbol '%s' (%s) is not "
-					    "defined by %s (%s %s, %s), which should "
-					    "define it: it defines '%s' instead (built "
-					    "with another _GLIBCXX_USE_CXX11_ABI or "
-					    "other framework headers?)",
-					    context, we->file->dst, shown, sym,
-					    libs[i]->soname, fw->name, fw->version,
-					    abi_name(fw->cxx11_abi), d);
+				ret = error(
+					"%s: %s: undefined symbol '%s' (%s) is not "
+					"defined by %s (%s %s, %s), which should "
+					"define it: it defines '%s' instead (built "
+					"with another _GLIBCXX_USE_CXX11_ABI or "
+					"other framework headers?)",
+					context, we->file->dst, shown, sym,
+					libs[i]->soname, fw->name, fw->version,
+					abi_name(fw->cxx11_abi), d);
 				free(d);
 				free(have);
 				goto out;
@@ -502,8 +523,9 @@ static int refuse_symbol(struct tf_framework *fw, struct tf_framework_lib **libs
 		tf_buf_addf(&names, "%s%s", i ? ", " : "", libs[i]->soname);
 	ret = error("%s: %s: undefined symbol '%s' (%s) is defined neither by "
 		    "the framework's libraries it needs (%s of %s %s) nor by "
-		    "another file of the wheel", context, we->file->dst, shown,
-		    sym, names.len ? names.buf : "none", fw->name, fw->version);
+		    "another file of the wheel",
+		    context, we->file->dst, shown, sym,
+		    names.len ? names.buf : "none", fw->name, fw->version);
 out:
 	free(want);
 	free(shown);
@@ -512,8 +534,8 @@ out:
 }
 
 static int check_file(struct tf_framework *fw, const struct wheel_elf *we,
-		      const struct tf_strvec *wheel_exports, const char *context,
-		      struct tf_strvec *used)
+		      const struct tf_strvec *wheel_exports,
+		      const char *context, struct tf_strvec *used)
 {
 	struct tf_framework_lib **libs;
 	char mine[32], theirs[32];
@@ -532,13 +554,14 @@ static int check_file(struct tf_framework *fw, const struct wheel_elf *we,
 		if (!lib)
 			continue;
 		if (lib->machine != we->info.machine) {
-			ret = error("%s: %s: is %s, but the framework's %s (%s) is %s: "
-				    "checked against another architecture's %s",
-				    context, we->file->dst,
-				    tf_elf_machine_name(we->info.machine, mine),
-				    lib->soname, lib->path,
-				    tf_elf_machine_name(lib->machine, theirs),
-				    fw->name);
+			ret = error(
+				"%s: %s: is %s, but the framework's %s (%s) is %s: "
+				"checked against another architecture's %s",
+				context, we->file->dst,
+				tf_elf_machine_name(we->info.machine, mine),
+				lib->soname, lib->path,
+				tf_elf_machine_name(lib->machine, theirs),
+				fw->name);
 			goto out;
 		}
 		libs[nr++] = lib;
@@ -565,8 +588,8 @@ static int check_file(struct tf_framework *fw, const struct wheel_elf *we,
 		/* The C API of the interpreter that imports the module:
 		   extension modules do not name libpython (elf.c refuses
 		   that), the interpreter provides these. */
-		if (!found && !tab && (!strncmp(sym, "Py", 2) ||
-				       !strncmp(sym, "_Py", 3)))
+		if (!found && !tab &&
+		    (!strncmp(sym, "Py", 2) || !strncmp(sym, "_Py", 3)))
 			found = 1;
 		if (!found)
 			ret = refuse_symbol(fw, libs, nr, we, sym, context);
@@ -582,7 +605,8 @@ out:
 static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 		       struct tf_buf *record)
 {
-	json_t *root = json_object(), *fwj = json_object(), *provs = json_array();
+	json_t *root = json_object(), *fwj = json_object(),
+	       *provs = json_array();
 	size_t i, j;
 	char *text;
 
@@ -648,8 +672,10 @@ int tf_framework_audit(struct tf_framework *fw,
 	for (i = 0; i < nr && !ret; i++)
 		ret = check_file(fw, &elfs[i], &wheel_exports, context, &used);
 	if (!ret && !used.nr)
-		ret = error("%s: no file of the wheel needs a library of framework "
-			    "%s (%s/%s/lib)", context, fw->name, fw->site, fw->name);
+		ret = error(
+			"%s: no file of the wheel needs a library of framework "
+			"%s (%s/%s/lib)",
+			context, fw->name, fw->site, fw->name);
 	qsort(used.v, used.nr, sizeof(*used.v), tf_strcmp_ptr);
 	if (!ret && record)
 		add_record(fw, &used, record);
@@ -669,9 +695,9 @@ int tf_framework_audit(struct tf_framework *fw,
 /* ------------------------------------------------------------------ verify */
 
 struct extracted {
-	struct tf_buf dir;             /* temporary directory */
-	struct tf_strvec srcs, dsts;   /* every regular entry */
-	struct tf_buf record;          /* the framework record, if any */
+	struct tf_buf dir;           /* temporary directory */
+	struct tf_strvec srcs, dsts; /* every regular entry */
+	struct tf_buf record;        /* the framework record, if any */
 	int has_record;
 };
 
@@ -686,11 +712,12 @@ static int extract_wheel(const char *path, struct extracted *x)
 	ssize_t n;
 	int ret = -1;
 
-	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-framework", &x->dir) < 0)
+	if (tf_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "tfbuild-framework",
+			  &x->dir) < 0)
 		goto out;
 	/* Either zip reader: libarchive takes the seekable one if it can. */
-	r = tf_wheel_open(path, TF_WHEEL_SEEKABLE | TF_WHEEL_STREAMABLE,
-			  65536, &why);
+	r = tf_wheel_open(path, TF_WHEEL_SEEKABLE | TF_WHEEL_STREAMABLE, 65536,
+			  &why);
 	if (!r) {
 		error("%s: cannot read the zip archive: %s", path, why.buf);
 		goto out;
@@ -707,7 +734,8 @@ static int extract_wheel(const char *path, struct extracted *x)
 			    !strncmp(slash - 10, ".dist-info", 10) &&
 			    !strcmp(slash + 1, TF_FRAMEWORK_RECORD);
 		tf_buf_setf(&out, "%s/%zu", x->dir.buf, x->srcs.nr);
-		fd = open(out.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = open(out.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  0600);
 		if (fd < 0) {
 			error_errno("cannot create '%s'", out.buf);
 			goto out;
@@ -747,7 +775,8 @@ out:
 static int compare_build(struct tf_framework *fw, json_t *fwj, const char *path)
 {
 	const char *name = json_string_value(json_object_get(fwj, "name"));
-	const char *version = json_string_value(json_object_get(fwj, "version"));
+	const char *version =
+		json_string_value(json_object_get(fwj, "version"));
 	int cxx11 = json_is_true(json_object_get(fwj, "cxx11-abi"));
 	json_t *provs = json_object_get(fwj, "providers"), *p;
 	struct tf_framework_lib *lib;
@@ -755,31 +784,39 @@ static int compare_build(struct tf_framework *fw, json_t *fwj, const char *path)
 	int failed = 0;
 
 	/* Read the providers first: the C++ ABI comes from their exports. */
-	json_array_foreach(provs, i, p) {
-		const char *so = json_string_value(json_object_get(p, "soname"));
-		const char *dg = json_string_value(json_object_get(p, "exports-sha256"));
+	json_array_foreach(provs, i, p)
+	{
+		const char *so =
+			json_string_value(json_object_get(p, "soname"));
+		const char *dg =
+			json_string_value(json_object_get(p, "exports-sha256"));
 
 		lib = so ? provider(fw, so, &failed) : NULL;
 		if (failed)
 			return -1;
 		if (!lib)
-			return error("%s: built for %s %s (%s), which provides %s; "
-				     "'%s' has %s %s, which does not",
-				     path, name, version, abi_name(cxx11),
-				     so ? so : "?", fw->site, fw->name, fw->version);
-		if (strcmp(version, fw->version) || cxx11 != (fw->cxx11_abi == 1))
+			return error(
+				"%s: built for %s %s (%s), which provides %s; "
+				"'%s' has %s %s, which does not",
+				path, name, version, abi_name(cxx11),
+				so ? so : "?", fw->site, fw->name, fw->version);
+		if (strcmp(version, fw->version) ||
+		    cxx11 != (fw->cxx11_abi == 1))
 			break;
 		if (!dg || strcmp(dg, lib->digest))
-			return error("%s: built for %s %s (%s); the exports of %s "
-				     "in '%s' differ from that build's (%s, not %s): "
-				     "another build of %s %s", path, name, version,
-				     abi_name(cxx11), so, fw->site, lib->digest,
-				     dg ? dg : "?", fw->name, fw->version);
+			return error(
+				"%s: built for %s %s (%s); the exports of %s "
+				"in '%s' differ from that build's (%s, not %s): "
+				"another build of %s %s",
+				path, name, version, abi_name(cxx11), so,
+				fw->site, lib->digest, dg ? dg : "?", fw->name,
+				fw->version);
 	}
 	if (strcmp(version, fw->version) || cxx11 != (fw->cxx11_abi == 1))
 		return error("%s: built for %s %s (%s), '%s' has %s %s (%s)",
 			     path, name, version, abi_name(cxx11), fw->site,
-			     fw->name, fw->version, abi_name(fw->cxx11_abi == 1));
+			     fw->name, fw->version,
+			     abi_name(fw->cxx11_abi == 1));
 	return 0;
 }
 
@@ -787,8 +824,9 @@ static int compare_build(struct tf_framework *fw, json_t *fwj, const char *path)
  * The architecture first: against another architecture's framework every
  * other comparison fails for that reason.
  */
-static int check_arch(struct tf_framework *fw, const struct tf_wheel_file *files,
-		      size_t nr, const char *context)
+static int check_arch(struct tf_framework *fw,
+		      const struct tf_wheel_file *files, size_t nr,
+		      const char *context)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	char mine[32], theirs[32];
@@ -808,13 +846,16 @@ static int check_arch(struct tf_framework *fw, const struct tf_wheel_file *files
 				provider(fw, info.needed.v[j], &failed);
 
 			if (lib && lib->machine != info.machine)
-				ret = error("%s: %s: is %s, but the framework's %s (%s) "
-					    "is %s: checked against another "
-					    "architecture's %s", context, files[i].dst,
-					    tf_elf_machine_name(info.machine, mine),
-					    lib->soname, lib->path,
-					    tf_elf_machine_name(lib->machine, theirs),
-					    fw->name);
+				ret = error(
+					"%s: %s: is %s, but the framework's %s (%s) "
+					"is %s: checked against another "
+					"architecture's %s",
+					context, files[i].dst,
+					tf_elf_machine_name(info.machine, mine),
+					lib->soname, lib->path,
+					tf_elf_machine_name(lib->machine,
+							    theirs),
+					fw->name);
 		}
 	}
 	tf_elf_info_release(&info);
@@ -845,7 +886,8 @@ int tf_framework_verify(const char *path, const char *site)
 	fwj = json_object_get(root, "framework");
 	name = json_string_value(json_object_get(fwj, "name"));
 	if (!name || !json_string_value(json_object_get(fwj, "version"))) {
-		error("%s: %s: malformed framework record", path, TF_FRAMEWORK_RECORD);
+		error("%s: %s: malformed framework record", path,
+		      TF_FRAMEWORK_RECORD);
 		goto out;
 	}
 	files = tf_calloc(x.srcs.nr + 1, sizeof(*files));
@@ -859,8 +901,9 @@ int tf_framework_verify(const char *path, const char *site)
 		goto out;
 	ret = tf_framework_audit(&fw, files, x.srcs.nr, path, NULL, NULL);
 	if (!ret)
-		info("%s: built for %s %s (%s), and resolves against '%s'", path,
-		     fw.name, fw.version, abi_name(fw.cxx11_abi == 1), fw.site);
+		info("%s: built for %s %s (%s), and resolves against '%s'",
+		     path, fw.name, fw.version, abi_name(fw.cxx11_abi == 1),
+		     fw.site);
 out:
 	if (x.dir.len)
 		tf_rm_rf(x.dir.buf);

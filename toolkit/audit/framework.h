@@ -42,14 +42,16 @@ struct tf_framework {
 	char *header_version; /* owned; from the framework's C++ headers
 				 ("1.13.0"), NULL when it has none we know */
 	char *header_file;    /* owned; where header_version was read */
-	struct tf_strvec lib_files; /* NAME/lib/ entries, resolved paths */
+	struct tf_strvec lib_files;    /* NAME/lib/ entries, resolved paths */
 	struct tf_framework_lib *libs; /* owned; the libraries, read */
 	size_t nr_libs, alloc_libs;
-	int cxx11_abi;        /* 1 or 0 once a provider was read; -1 unknown */
+	int cxx11_abi; /* 1 or 0 once a provider was read; -1 unknown */
 };
 
-#define TF_FRAMEWORK_INIT { NULL, NULL, NULL, NULL, NULL, TF_STRVEC_INIT, \
-			    NULL, 0, 0, -1 }
+#define TF_FRAMEWORK_INIT                                                    \
+	{                                                                    \
+		NULL, NULL, NULL, NULL, NULL, TF_STRVEC_INIT, NULL, 0, 0, -1 \
+	}
 
 /*
  * Find framework `name` in site: its metadata's version, its headers'
@@ -88,7 +90,6 @@ int tf_framework_audit(struct tf_framework *fw,
 /* "torch==1.13.0a0+gitunknown": what only this framework build satisfies. */
 void tf_framework_requirement(const struct tf_framework *fw,
 			      struct tf_buf *out);
-
 
 /*
  * `tfbuild verify --framework SITE`: the wheel at path was checked

@@ -13,9 +13,9 @@
 #include "base/base.h"
 
 static const struct feature {
-	const char *name;           /* as GCC's -m or +ext spells it */
+	const char *name; /* as GCC's -m or +ext spells it */
 	enum tf_isa_family family;
-	int level;                  /* the level that guarantees it */
+	int level; /* the level that guarantees it */
 } features[TF_ISA_NR] = {
 	[TF_ISA_SSE3] = { "sse3", TF_ISA_X86_64, 2 },
 	[TF_ISA_SSSE3] = { "ssse3", TF_ISA_X86_64, 2 },
@@ -80,13 +80,16 @@ int tf_isa_baseline(enum tf_isa_family family)
 
 const char *tf_isa_level_name(enum tf_isa_family family, int level)
 {
-	static const char *const x86[] = { "x86-64-v1", "x86-64-v1", "x86-64-v2",
-					   "x86-64-v3", "x86-64-v4" };
-	static const char *const a64[] = { "armv8.0-a", "armv8.1-a", "armv8.2-a",
-					   "armv8.3-a", "armv8.4-a" };
+	static const char *const x86[] = { "x86-64-v1", "x86-64-v1",
+					   "x86-64-v2", "x86-64-v3",
+					   "x86-64-v4" };
+	static const char *const a64[] = { "armv8.0-a", "armv8.1-a",
+					   "armv8.2-a", "armv8.3-a",
+					   "armv8.4-a" };
 
 	if (family == TF_ISA_X86_64)
-		return level >= 0 && level <= 4 ? x86[level] : "x86-64 extensions";
+		return level >= 0 && level <= 4 ? x86[level]
+						: "x86-64 extensions";
 	if (family == TF_ISA_AARCH64)
 		return level >= 0 && level <= 4 ? a64[level]
 						: "aarch64 optional extensions";
@@ -185,14 +188,15 @@ static const struct a64_enc a64_table[] = {
 /* LDADD, LDCLR, ... SWP with their acquire/release and size suffixes. */
 static void lse_name(unsigned w, char name[32])
 {
-	static const char *const ops[] = { "ldadd", "ldclr", "ldeor", "ldset",
-					   "ldsmax", "ldsmin", "ldumax", "ldumin" };
+	static const char *const ops[] = { "ldadd",  "ldclr",  "ldeor",
+					   "ldset",  "ldsmax", "ldsmin",
+					   "ldumax", "ldumin" };
 	static const char *const sizes[] = { "b", "h", "", "" };
 	unsigned o3 = (w >> 15) & 1, opc = (w >> 12) & 7;
 	unsigned a = (w >> 23) & 1, r = (w >> 22) & 1, size = w >> 30;
 
-	snprintf(name, 32, "%s%s%s%s", o3 ? "swp" : ops[opc],
-		 a ? "a" : "", r ? "l" : "", sizes[size]);
+	snprintf(name, 32, "%s%s%s%s", o3 ? "swp" : ops[opc], a ? "a" : "",
+		 r ? "l" : "", sizes[size]);
 }
 
 int tf_isa_a64_classify(unsigned w, char name[32])
@@ -209,7 +213,8 @@ int tf_isa_a64_classify(unsigned w, char name[32])
 		if (e->feature == TF_ISA_LSE && !e->name)
 			lse_name(w, name);
 		else if (e->feature == TF_ISA_DOTPROD)
-			snprintf(name, 32, "%s", (w >> 29) & 1 ? "udot" : "sdot");
+			snprintf(name, 32, "%s",
+				 (w >> 29) & 1 ? "udot" : "sdot");
 		else
 			snprintf(name, 32, "%s", e->name);
 		return e->feature;
@@ -222,13 +227,18 @@ int tf_isa_a64_classify(unsigned w, char name[32])
 static int x86_by_id(unsigned id)
 {
 	switch (id) {
-	case X86_INS_POPCNT: return TF_ISA_POPCNT;
-	case X86_INS_CMPXCHG16B: return TF_ISA_CX16;
-	case X86_INS_LZCNT: return TF_ISA_LZCNT;
-	case X86_INS_MOVBE: return TF_ISA_MOVBE;
+	case X86_INS_POPCNT:
+		return TF_ISA_POPCNT;
+	case X86_INS_CMPXCHG16B:
+		return TF_ISA_CX16;
+	case X86_INS_LZCNT:
+		return TF_ISA_LZCNT;
+	case X86_INS_MOVBE:
+		return TF_ISA_MOVBE;
 	/* `rep bsf`, which GCC emits for __builtin_ctz at any level: it runs
 	   as BSF before BMI1, so it needs nothing. */
-	case X86_INS_TZCNT: return -2;
+	case X86_INS_TZCNT:
+		return -2;
 	}
 	return -1;
 }
@@ -236,30 +246,57 @@ static int x86_by_id(unsigned id)
 static int x86_by_group(unsigned g)
 {
 	switch (g) {
-	case X86_GRP_SSE3: return TF_ISA_SSE3;
-	case X86_GRP_SSSE3: return TF_ISA_SSSE3;
-	case X86_GRP_SSE41: return TF_ISA_SSE41;
-	case X86_GRP_SSE42: return TF_ISA_SSE42;
-	case X86_GRP_AVX: return TF_ISA_AVX;
-	case X86_GRP_AVX2: return TF_ISA_AVX2;
-	case X86_GRP_BMI: return TF_ISA_BMI1;
-	case X86_GRP_BMI2: return TF_ISA_BMI2;
-	case X86_GRP_FMA: return TF_ISA_FMA;
-	case X86_GRP_F16C: return TF_ISA_F16C;
-	case X86_GRP_AVX512: return TF_ISA_AVX512F;
-	case X86_GRP_BWI: return TF_ISA_AVX512BW;
-	case X86_GRP_CDI: return TF_ISA_AVX512CD;
-	case X86_GRP_DQI: return TF_ISA_AVX512DQ;
-	case X86_GRP_VLX: return TF_ISA_AVX512VL;
-	case X86_GRP_ERI: case X86_GRP_PFI: return TF_ISA_AVX512X;
-	case X86_GRP_AES: return TF_ISA_AES;
-	case X86_GRP_PCLMUL: return TF_ISA_PCLMUL;
-	case X86_GRP_SHA: return TF_ISA_SHA;
-	case X86_GRP_ADX: return TF_ISA_ADX;
-	case X86_GRP_RTM: return TF_ISA_RTM;
-	case X86_GRP_FSGSBASE: return TF_ISA_FSGSBASE;
-	case X86_GRP_SSE4A: case X86_GRP_XOP: case X86_GRP_FMA4:
-	case X86_GRP_TBM: case X86_GRP_3DNOW: return TF_ISA_AMD;
+	case X86_GRP_SSE3:
+		return TF_ISA_SSE3;
+	case X86_GRP_SSSE3:
+		return TF_ISA_SSSE3;
+	case X86_GRP_SSE41:
+		return TF_ISA_SSE41;
+	case X86_GRP_SSE42:
+		return TF_ISA_SSE42;
+	case X86_GRP_AVX:
+		return TF_ISA_AVX;
+	case X86_GRP_AVX2:
+		return TF_ISA_AVX2;
+	case X86_GRP_BMI:
+		return TF_ISA_BMI1;
+	case X86_GRP_BMI2:
+		return TF_ISA_BMI2;
+	case X86_GRP_FMA:
+		return TF_ISA_FMA;
+	case X86_GRP_F16C:
+		return TF_ISA_F16C;
+	case X86_GRP_AVX512:
+		return TF_ISA_AVX512F;
+	case X86_GRP_BWI:
+		return TF_ISA_AVX512BW;
+	case X86_GRP_CDI:
+		return TF_ISA_AVX512CD;
+	case X86_GRP_DQI:
+		return TF_ISA_AVX512DQ;
+	case X86_GRP_VLX:
+		return TF_ISA_AVX512VL;
+	case X86_GRP_ERI:
+	case X86_GRP_PFI:
+		return TF_ISA_AVX512X;
+	case X86_GRP_AES:
+		return TF_ISA_AES;
+	case X86_GRP_PCLMUL:
+		return TF_ISA_PCLMUL;
+	case X86_GRP_SHA:
+		return TF_ISA_SHA;
+	case X86_GRP_ADX:
+		return TF_ISA_ADX;
+	case X86_GRP_RTM:
+		return TF_ISA_RTM;
+	case X86_GRP_FSGSBASE:
+		return TF_ISA_FSGSBASE;
+	case X86_GRP_SSE4A:
+	case X86_GRP_XOP:
+	case X86_GRP_FMA4:
+	case X86_GRP_TBM:
+	case X86_GRP_3DNOW:
+		return TF_ISA_AMD;
 	}
 	return -1;
 }
@@ -297,10 +334,11 @@ static struct capstone {
 	cs_err (*option)(csh, cs_opt_type, size_t);
 	const char *(*strerror)(cs_err);
 	cs_insn *(*malloc)(csh);
-	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *,
+			    cs_insn *);
 	void (*free)(cs_insn *, size_t);
 	cs_err (*close)(csh *);
-	char why[256];               /* dlopen/dlsym's error, or "" */
+	char why[256]; /* dlopen/dlsym's error, or "" */
 } capstone;
 
 static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
@@ -334,7 +372,6 @@ static void capstone_load(void)
 	*(void **)&c->close = capstone_sym(lib, "cs_close");
 	/* Never dlclose'd: it stays for the process, as if linked. */
 }
-
 
 struct scan {
 	struct tf_isa_report *rep;
@@ -393,8 +430,8 @@ static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 	int f;
 
 	while (left) {
-		w = (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 |
-		    (unsigned)p[3] << 24;
+		w = (unsigned)p[0] | (unsigned)p[1] << 8 |
+		    (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
 		f = tf_isa_a64_classify(w, name);
 		if (f >= 0) {
 			s->rep->nr_insns++;
@@ -427,7 +464,8 @@ static int open_cs(struct scan *s, enum tf_isa_family family)
 	if (family == TF_ISA_X86_64)
 		err = capstone.open(CS_ARCH_X86, CS_MODE_64, &s->cs);
 	else
-		err = capstone.open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &s->cs);
+		err = capstone.open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN,
+				    &s->cs);
 	if (err == CS_ERR_OK && family == TF_ISA_X86_64)
 		err = capstone.option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (err != CS_ERR_OK)
@@ -463,9 +501,11 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 		return TF_ISA_SCAN_NOTHING;
 	if (res == TF_ELF_READ_ERROR)
 		return TF_ISA_SCAN_ERROR;
-	family = code.machine == EM_X86_64 ? TF_ISA_X86_64 :
-		 code.machine == EM_AARCH64 ? TF_ISA_AARCH64 : TF_ISA_NONE;
-	if (family == TF_ISA_NONE || (code.type != ET_DYN && code.type != ET_EXEC)) {
+	family = code.machine == EM_X86_64    ? TF_ISA_X86_64
+		 : code.machine == EM_AARCH64 ? TF_ISA_AARCH64
+					      : TF_ISA_NONE;
+	if (family == TF_ISA_NONE ||
+	    (code.type != ET_DYN && code.type != ET_EXEC)) {
 		tf_elf_code_release(&code);
 		return TF_ISA_SCAN_NOTHING;
 	}
@@ -592,14 +632,17 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 			    tf_isa_level_name(rep->family, rep->level),
 			    features[f].name);
 		add_where(&rep->first[f], &msg);
-		tf_buf_addf(&msg, "), above %s, and does not declare run-time "
+		tf_buf_addf(&msg,
+			    "), above %s, and does not declare run-time "
 			    "dispatch (wheels[].isa.dispatch)",
 			    tf_isa_level_name(rep->family, min));
 		return refuse(context, shown, &msg);
 	}
 	if (rep->note_level && rep->note_level < rep->level) {
-		tf_buf_addf(&msg, "GNU property note claims %s but the code "
-			    "needs %s", tf_isa_level_name(rep->family, rep->note_level),
+		tf_buf_addf(&msg,
+			    "GNU property note claims %s but the code "
+			    "needs %s",
+			    tf_isa_level_name(rep->family, rep->note_level),
 			    tf_isa_level_name(rep->family, rep->level));
 		return refuse(context, shown, &msg);
 	}
@@ -613,16 +656,19 @@ enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
 	struct tf_isa_report rep = TF_ISA_REPORT_INIT;
 	struct tf_buf what = TF_BUF_INIT;
 	enum tf_isa_scan_result res = tf_isa_scan(path, shown, &rep);
-	enum tf_isa_audit_result ret = res == TF_ISA_SCAN_NOTHING ?
-		TF_ISA_AUDIT_NOTHING : TF_ISA_AUDIT_FAILED;
+	enum tf_isa_audit_result ret = res == TF_ISA_SCAN_NOTHING
+					       ? TF_ISA_AUDIT_NOTHING
+					       : TF_ISA_AUDIT_FAILED;
 
 	if (res == TF_ISA_SCAN_OK) {
 		tf_isa_describe(&rep, &what);
 		verbose("%s%s%s: isa %s%s", context ? context : "",
 			context ? ": " : "", shown, what.buf,
-			tf_isa_dispatches(policy, shown) ? " (dispatches)" : "");
-		ret = check_report(&rep, shown, context, policy) ?
-			TF_ISA_AUDIT_FAILED : TF_ISA_AUDIT_OK;
+			tf_isa_dispatches(policy, shown) ? " (dispatches)"
+							 : "");
+		ret = check_report(&rep, shown, context, policy)
+			      ? TF_ISA_AUDIT_FAILED
+			      : TF_ISA_AUDIT_OK;
 	}
 	tf_buf_release(&what);
 	tf_isa_report_release(&rep);
@@ -666,15 +712,17 @@ int tf_isa_policy_parse(char *text, struct tf_isa_policy *p,
 		if (!strncmp(line, "Minimum: ", 9)) {
 			p->minimum = line + 9;
 			if (tf_isa_level_parse(p->minimum, &fam, &level)) {
-				tf_buf_addf(why, "line %zu: unknown level '%s'", nr,
-					    p->minimum);
+				tf_buf_addf(why, "line %zu: unknown level '%s'",
+					    nr, p->minimum);
 				return -1;
 			}
 		} else if (!strncmp(line, "Dispatch: ", 10) && line[10]) {
 			(*store)[p->nr_dispatch++] = line + 10;
 		} else {
-			tf_buf_addf(why, "line %zu: not 'Minimum: LEVEL' or "
-				    "'Dispatch: GLOB'", nr);
+			tf_buf_addf(why,
+				    "line %zu: not 'Minimum: LEVEL' or "
+				    "'Dispatch: GLOB'",
+				    nr);
 			return -1;
 		}
 	}

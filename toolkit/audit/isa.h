@@ -21,19 +21,53 @@
 
 #include "base/base.h"
 
-enum tf_isa_family { TF_ISA_NONE, TF_ISA_X86_64, TF_ISA_AARCH64 };
+enum tf_isa_family {
+	TF_ISA_NONE,
+	TF_ISA_X86_64,
+	TF_ISA_AARCH64
+};
 
 /* Feature indices; tf_isa_feature_name() and _level() describe them. */
 enum {
-	TF_ISA_SSE3, TF_ISA_SSSE3, TF_ISA_SSE41, TF_ISA_SSE42, TF_ISA_POPCNT,
-	TF_ISA_CX16, TF_ISA_AVX, TF_ISA_AVX2, TF_ISA_BMI1, TF_ISA_BMI2,
-	TF_ISA_FMA, TF_ISA_F16C, TF_ISA_LZCNT, TF_ISA_MOVBE, TF_ISA_AVX512F,
-	TF_ISA_AVX512BW, TF_ISA_AVX512CD, TF_ISA_AVX512DQ, TF_ISA_AVX512VL,
-	TF_ISA_AVX512X, TF_ISA_AES, TF_ISA_PCLMUL, TF_ISA_SHA, TF_ISA_ADX,
-	TF_ISA_RTM, TF_ISA_AMD, TF_ISA_FSGSBASE,
-	TF_ISA_CRC, TF_ISA_LSE, TF_ISA_RDM, TF_ISA_RCPC, TF_ISA_JSCVT,
-	TF_ISA_FCMA, TF_ISA_DOTPROD, TF_ISA_RCPC2, TF_ISA_FP16, TF_ISA_SVE,
-	TF_ISA_I8MM, TF_ISA_BF16,
+	TF_ISA_SSE3,
+	TF_ISA_SSSE3,
+	TF_ISA_SSE41,
+	TF_ISA_SSE42,
+	TF_ISA_POPCNT,
+	TF_ISA_CX16,
+	TF_ISA_AVX,
+	TF_ISA_AVX2,
+	TF_ISA_BMI1,
+	TF_ISA_BMI2,
+	TF_ISA_FMA,
+	TF_ISA_F16C,
+	TF_ISA_LZCNT,
+	TF_ISA_MOVBE,
+	TF_ISA_AVX512F,
+	TF_ISA_AVX512BW,
+	TF_ISA_AVX512CD,
+	TF_ISA_AVX512DQ,
+	TF_ISA_AVX512VL,
+	TF_ISA_AVX512X,
+	TF_ISA_AES,
+	TF_ISA_PCLMUL,
+	TF_ISA_SHA,
+	TF_ISA_ADX,
+	TF_ISA_RTM,
+	TF_ISA_AMD,
+	TF_ISA_FSGSBASE,
+	TF_ISA_CRC,
+	TF_ISA_LSE,
+	TF_ISA_RDM,
+	TF_ISA_RCPC,
+	TF_ISA_JSCVT,
+	TF_ISA_FCMA,
+	TF_ISA_DOTPROD,
+	TF_ISA_RCPC2,
+	TF_ISA_FP16,
+	TF_ISA_SVE,
+	TF_ISA_I8MM,
+	TF_ISA_BF16,
 	TF_ISA_NR
 };
 
@@ -46,19 +80,21 @@ struct tf_isa_hit {
 };
 
 struct tf_isa_report {
-	enum tf_isa_family family;   /* TF_ISA_NONE: nothing was scanned */
-	int level;                   /* what the code needs, as described above */
-	int note_level;              /* x86-64 level of the GNU property note,
+	enum tf_isa_family family; /* TF_ISA_NONE: nothing was scanned */
+	int level;                 /* what the code needs, as described above */
+	int note_level;            /* x86-64 level of the GNU property note,
 					0 without one */
-	size_t count[TF_ISA_NR];     /* instructions of each feature */
+	size_t count[TF_ISA_NR];   /* instructions of each feature */
 	struct tf_isa_hit first[TF_ISA_NR]; /* valid where count is non-zero */
-	size_t nr_insns;             /* instructions decoded */
-	size_t nr_unknown;           /* words/bytes nothing could decode */
-	int from_symtab;             /* 1: functions named from .symtab */
+	size_t nr_insns;                    /* instructions decoded */
+	size_t nr_unknown; /* words/bytes nothing could decode */
+	int from_symtab;   /* 1: functions named from .symtab */
 };
 
-#define TF_ISA_REPORT_INIT { TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, \
-			     0, 0, 0 }
+#define TF_ISA_REPORT_INIT                                                \
+	{                                                                 \
+		TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, 0, 0, 0 \
+	}
 
 /* What scanning a file gave (tf_isa_scan()). */
 enum tf_isa_scan_result {
@@ -113,10 +149,13 @@ int tf_isa_a64_classify(unsigned word, char name[32]);
 struct tf_isa_policy {
 	const char *const *dispatch; /* borrowed; glob patterns of wheel paths */
 	size_t nr_dispatch;
-	const char *minimum;         /* borrowed; a level name, NULL: baseline */
+	const char *minimum; /* borrowed; a level name, NULL: baseline */
 };
 
-#define TF_ISA_POLICY_INIT { NULL, 0, NULL }
+#define TF_ISA_POLICY_INIT    \
+	{                     \
+		NULL, 0, NULL \
+	}
 
 /* The name of the record inside NAME-VERSION.dist-info/. */
 #define TF_ISA_RECORD "tfbuild-isa"

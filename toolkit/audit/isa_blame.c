@@ -28,8 +28,7 @@ static int visit(const char *path, const struct stat *st, int type,
 	if (type != FTW_F || blame.found >= 10)
 		return 0;
 	if (tf_isa_scan(path, path, &rep) == TF_ISA_SCAN_OK &&
-	    rep.family == blame.family &&
-	    rep.level > blame.level) {
+	    rep.family == blame.family && rep.level > blame.level) {
 		tf_isa_describe(&rep, &what);
 		error("  suspect: %s: %s", path, what.buf);
 		blame.found++;
@@ -39,13 +38,13 @@ static int visit(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-
 size_t tf_isa_blame(const char *const *dirs, size_t nr, const char *target,
 		    int level)
 {
 	size_t i;
 
-	blame.family = !strcmp(target, "aarch64") ? TF_ISA_AARCH64 : TF_ISA_X86_64;
+	blame.family =
+		!strcmp(target, "aarch64") ? TF_ISA_AARCH64 : TF_ISA_X86_64;
 	blame.level = level;
 	blame.found = 0;
 	for (i = 0; i < nr; i++)

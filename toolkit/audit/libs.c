@@ -90,7 +90,10 @@ void tf_libs_record_write(const struct tf_lib *libs, size_t n,
 static int kind_from_name(const char *s, enum tf_lib_kind *out)
 {
 	static const enum tf_lib_kind kinds[] = {
-		TF_LIB_SYSTEM, TF_LIB_VENDOR, TF_LIB_PROVIDED, TF_LIB_FRAMEWORK,
+		TF_LIB_SYSTEM,
+		TF_LIB_VENDOR,
+		TF_LIB_PROVIDED,
+		TF_LIB_FRAMEWORK,
 	};
 	size_t i;
 
@@ -110,8 +113,8 @@ static const char *member(struct tf_libs_record *rec, json_t *o,
 
 	if (!v)
 		return NULL;
-	if (!json_is_string(v) || strlen(json_string_value(v)) !=
-	    json_string_length(v)) {
+	if (!json_is_string(v) ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
 		*bad = 1;
 		return NULL;
 	}
@@ -135,25 +138,34 @@ static int parse_entry(struct tf_libs_record *rec, json_t *o, size_t i,
 	l->from = member(rec, o, "requirement", &bad);
 	l->runpath = member(rec, o, "runpath", &bad);
 	l->file = member(rec, o, "file", &bad);
-	if (bad || !l->soname || !*l->soname || kind_from_name(kind, &l->kind)) {
-		tf_buf_addf(why, "libraries[%zu] needs a string 'soname' and a "
+	if (bad || !l->soname || !*l->soname ||
+	    kind_from_name(kind, &l->kind)) {
+		tf_buf_addf(why,
+			    "libraries[%zu] needs a string 'soname' and a "
 			    "'resolution' of vendor, provided, system or "
-			    "framework", i);
+			    "framework",
+			    i);
 		return -1;
 	}
 	if (l->kind == TF_LIB_PROVIDED && (!l->from || !l->runpath)) {
-		tf_buf_addf(why, "libraries[%zu] ('%s') is provided but lacks "
-			    "'requirement' or 'runpath'", i, l->soname);
+		tf_buf_addf(why,
+			    "libraries[%zu] ('%s') is provided but lacks "
+			    "'requirement' or 'runpath'",
+			    i, l->soname);
 		return -1;
 	}
 	if (l->kind == TF_LIB_FRAMEWORK && !l->from) {
-		tf_buf_addf(why, "libraries[%zu] ('%s') is the framework's but "
-			    "lacks 'requirement'", i, l->soname);
+		tf_buf_addf(why,
+			    "libraries[%zu] ('%s') is the framework's but "
+			    "lacks 'requirement'",
+			    i, l->soname);
 		return -1;
 	}
 	if (l->kind == TF_LIB_VENDOR && !l->file) {
-		tf_buf_addf(why, "libraries[%zu] ('%s') is vendored but lacks "
-			    "'file'", i, l->soname);
+		tf_buf_addf(why,
+			    "libraries[%zu] ('%s') is vendored but lacks "
+			    "'file'",
+			    i, l->soname);
 		return -1;
 	}
 	return 0;
@@ -175,7 +187,8 @@ int tf_libs_record_parse(const char *text, size_t len,
 	arr = json_object_get(root, "libraries");
 	if (!json_is_object(root) || !json_is_array(arr) ||
 	    json_integer_value(json_object_get(root, "version")) != 1) {
-		tf_buf_addstr(why, "not a version 1 record with a 'libraries' list");
+		tf_buf_addstr(why,
+			      "not a version 1 record with a 'libraries' list");
 		goto out;
 	}
 	out->nr = json_array_size(arr);
@@ -206,8 +219,8 @@ static void requirement_name(const char *req, struct tf_buf *out)
 
 	while (isspace((unsigned char)*req))
 		req++;
-	while (req[n] && (isalnum((unsigned char)req[n]) ||
-			  strchr("-_.", req[n])))
+	while (req[n] &&
+	       (isalnum((unsigned char)req[n]) || strchr("-_.", req[n])))
 		n++;
 	{
 		char *name = tf_strndup(req, n);

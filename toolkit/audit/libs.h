@@ -34,13 +34,13 @@ enum tf_lib_kind {
 
 /* One library's resolution. Strings are borrowed unless said otherwise. */
 struct tf_lib {
-	const char *soname;   /* the DT_NEEDED name: "libcudart.so.13" */
+	const char *soname; /* the DT_NEEDED name: "libcudart.so.13" */
 	enum tf_lib_kind kind;
-	const char *from;     /* PROVIDED, FRAMEWORK: a PEP 508 requirement */
-	const char *runpath;  /* PROVIDED: where it is at run time,
+	const char *from;    /* PROVIDED, FRAMEWORK: a PEP 508 requirement */
+	const char *runpath; /* PROVIDED: where it is at run time,
 				 "$ORIGIN/../nvidia/cu13/lib"; VENDOR after
 				 vendoring: NULL */
-	const char *file;     /* VENDOR after vendoring: its path in the wheel,
+	const char *file;    /* VENDOR after vendoring: its path in the wheel,
 				 "foo.libs/libfoo-0123abcd.so.1"; else NULL */
 };
 
@@ -63,12 +63,15 @@ void tf_libs_record_write(const struct tf_lib *libs, size_t n,
 
 /* A parsed record: the strings are owned by `store`. */
 struct tf_libs_record {
-	struct tf_lib *v;        /* owned array */
+	struct tf_lib *v; /* owned array */
 	size_t nr;
-	struct tf_strvec store;  /* owned strings */
+	struct tf_strvec store; /* owned strings */
 };
 
-#define TF_LIBS_RECORD_INIT { NULL, 0, TF_STRVEC_INIT }
+#define TF_LIBS_RECORD_INIT             \
+	{                               \
+		NULL, 0, TF_STRVEC_INIT \
+	}
 
 /*
  * Parse a record's text (len bytes). Returns 0, or -1 with the reason

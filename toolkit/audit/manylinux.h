@@ -46,7 +46,10 @@ struct tf_platform {
 	unsigned glibc_minor; /* MANYLINUX: X in manylinux_2_X; 0: compute */
 };
 
-#define TF_PLATFORM_INIT { TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 }
+#define TF_PLATFORM_INIT                           \
+	{                                          \
+		TF_PLATFORM_OTHER, TF_ARCH_NONE, 0 \
+	}
 
 /*
  * Parse a wheel platform tag: "any", "linux_x86_64", "manylinux_2_17_x86_64",
@@ -114,8 +117,8 @@ int tf_manylinux_library_since(enum tf_arch arch, const char *soname);
  * the oldest policy suffices for all. If some version has no policy,
  * returns NULL with *driver set to its index.
  */
-const struct tf_manylinux_policy *
-tf_manylinux_lowest(enum tf_arch arch, const char *const *versions, size_t n,
-		    size_t *driver);
+const struct tf_manylinux_policy *tf_manylinux_lowest(
+	enum tf_arch arch, const char *const *versions, size_t n,
+	size_t *driver);
 
 #endif

@@ -60,8 +60,9 @@ static const char *platform_machine(const char *platform)
 	return NULL;
 }
 
-static int version_specific(const char *base, const char *ext, const char *python,
-			    const char *abi, const char *platform, struct tf_buf *why)
+static int version_specific(const char *base, const char *ext,
+			    const char *python, const char *abi,
+			    const char *platform, struct tf_buf *why)
 {
 	char tag[32], triplet[64];
 	const char *machine = platform_machine(platform);
@@ -69,8 +70,8 @@ static int version_specific(const char *base, const char *ext, const char *pytho
 
 	/* ".cpython-311-aarch64-linux-gnu.so" (a "d" after the digits is a
 	 * debug build's) */
-	if (sscanf(ext, ".cpython-%1d%d%*[d]-%63[^.].so%n", &major, &minor, triplet,
-		   &end) < 3 &&
+	if (sscanf(ext, ".cpython-%1d%d%*[d]-%63[^.].so%n", &major, &minor,
+		   triplet, &end) < 3 &&
 	    sscanf(ext, ".cpython-%1d%d-%63[^.].so%n", &major, &minor, triplet,
 		   &end) < 3)
 		return 0;
@@ -78,12 +79,15 @@ static int version_specific(const char *base, const char *ext, const char *pytho
 		return 0;
 	snprintf(tag, sizeof(tag), "cp%d%d", major, minor);
 	if (!all_tags_are(python, tag) || strcmp(abi, tag)) {
-		tf_buf_addf(why, "an extension module for CPython %d.%d (%s) in a wheel tagged %s-%s; its tags must be %s-%s",
-			    major, minor, base, python, abi, tag, tag);
+		tf_buf_addf(
+			why,
+			"an extension module for CPython %d.%d (%s) in a wheel tagged %s-%s; its tags must be %s-%s",
+			major, minor, base, python, abi, tag, tag);
 		return -1;
 	}
 	if (machine && strncmp(triplet, machine, strlen(machine))) {
-		tf_buf_addf(why, "an extension module for %s (%s) in a wheel for %s",
+		tf_buf_addf(why,
+			    "an extension module for %s (%s) in a wheel for %s",
 			    triplet, base, machine);
 		return -1;
 	}
@@ -101,8 +105,10 @@ int tf_pytag_check_entry(const char *path, const char *python, const char *abi,
 	if (!strcmp(ext, ".abi3.so")) {
 		if (strncmp(python, "cp3", 3) ||
 		    (strcmp(abi, "abi3") && strcmp(abi, python))) {
-			tf_buf_addf(why, "a stable-ABI extension module (%s) in a wheel tagged %s-%s; its tags must be cp3X-abi3",
-				    base, python, abi);
+			tf_buf_addf(
+				why,
+				"a stable-ABI extension module (%s) in a wheel tagged %s-%s; its tags must be cp3X-abi3",
+				base, python, abi);
 			return -1;
 		}
 		return 0;

@@ -27,8 +27,8 @@ struct rename {
 struct state {
 	const struct tf_vendor_opts *o;
 	struct tf_vendor_result *out;
-	struct tf_buf libs_dir;    /* "foo.libs" */
-	struct vendored *v;        /* owned array */
+	struct tf_buf libs_dir; /* "foo.libs" */
+	struct vendored *v;     /* owned array */
 	size_t nr, alloc;
 };
 
@@ -65,7 +65,8 @@ void tf_vendor_default_dirs(const char *triplet, const char *sysroot,
 }
 
 /* "libfoo.so.1" + hash -> "libfoo-0123abcd.so.1", as auditwheel names it. */
-static void hashed_name(const char *soname, const char *hex8, struct tf_buf *out)
+static void hashed_name(const char *soname, const char *hex8,
+			struct tf_buf *out)
 {
 	const char *dot = strchr(soname, '.');
 
@@ -98,7 +99,8 @@ static int run_patchelf(const struct state *s, const char *path,
 		tf_run_quote_argv(&r.argv, &why);
 		if (status == 127)
 			error("%s: cannot run patchelf (install Debian's "
-			      "'patchelf'): %s", s->o->context, out.buf);
+			      "'patchelf'): %s",
+			      s->o->context, out.buf);
 		else
 			error("%s: '%s' failed: %s", s->o->context, why.buf,
 			      out.buf);
@@ -113,7 +115,7 @@ static int run_patchelf(const struct state *s, const char *path,
 struct expect {
 	const struct rename *renames;
 	size_t nr;
-	const char *soname;  /* NULL: not changed */
+	const char *soname; /* NULL: not changed */
 	const char *runpath;
 };
 
@@ -135,19 +137,22 @@ static int check_rewrite(const struct state *s, const char *path,
 			found |= !strcmp(info.needed.v[j], e->renames[i].to);
 		}
 		for (j = 0; j < info.nr_versions; j++)
-			if (!strcmp(info.versions[j].library, e->renames[i].from))
+			if (!strcmp(info.versions[j].library,
+				    e->renames[i].from))
 				bad = ".gnu.version_r still names the old library";
 		if (!found && !bad)
 			bad = "DT_NEEDED lacks the new library";
 	}
-	if (!bad && e->soname && (!info.soname || strcmp(info.soname, e->soname)))
+	if (!bad && e->soname &&
+	    (!info.soname || strcmp(info.soname, e->soname)))
 		bad = "DT_SONAME is not the new name";
 	if (!bad && (!info.runpath || strcmp(info.runpath, e->runpath)))
 		bad = "DT_RUNPATH is not what was set";
 	tf_elf_info_release(&info);
 	if (bad)
 		return error("%s: %s: patchelf wrote a broken file (%s); "
-			     "refusing it", s->o->context, shown, bad);
+			     "refusing it",
+			     s->o->context, shown, bad);
 	return 0;
 }
 
@@ -196,8 +201,8 @@ static int find_library(const struct state *s, const char *soname,
 		    tf_elf_read(found->buf, found->buf, &info) ==
 			    TF_ELF_READ_OK &&
 		    info.elf_class == 64 && !info.big_endian &&
-		    info.machine == (s->o->arch == TF_ARCH_AARCH64 ?
-				     EM_AARCH64 : EM_X86_64))
+		    info.machine == (s->o->arch == TF_ARCH_AARCH64 ? EM_AARCH64
+								   : EM_X86_64))
 			ret = 0;
 		tf_elf_info_release(&info);
 		tf_buf_addf(&tried, "%s%s", tried.len ? ", " : "", *d);
@@ -245,12 +250,12 @@ static int plan_renames(struct state *s, const struct tf_elf_info *info,
 	*nr = 0;
 	for (i = 0; i < info->needed.nr; i++) {
 		const char *lib = info->needed.v[i];
-		const struct tf_lib *d = tf_libs_find(s->o->libs, s->o->nr_libs,
-						      lib);
+		const struct tf_lib *d =
+			tf_libs_find(s->o->libs, s->o->nr_libs, lib);
 		const struct vendored *v;
 
-		if (transitive ? left_alone(s, lib) :
-				 !d || d->kind != TF_LIB_VENDOR)
+		if (transitive ? left_alone(s, lib)
+			       : !d || d->kind != TF_LIB_VENDOR)
 			continue;
 		if (vendor_one(s, lib, &v))
 			return -1;
@@ -264,8 +269,8 @@ static int vendor_one(struct state *s, const char *soname,
 		      const struct vendored **out)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	struct tf_buf found = TF_BUF_INIT, name = TF_BUF_INIT, copy = TF_BUF_INIT,
-		      shown = TF_BUF_INIT;
+	struct tf_buf found = TF_BUF_INIT, name = TF_BUF_INIT,
+		      copy = TF_BUF_INIT, shown = TF_BUF_INIT;
 	unsigned char md[TF_SHA256_LEN];
 	char hex[2 * TF_SHA256_LEN + 1];
 	struct rename *renames = NULL;
@@ -395,8 +400,8 @@ static void record_libs(struct state *s)
 		v = find_vendored(s, s->o->libs[i].soname);
 		if (s->o->libs[i].kind == TF_LIB_VENDOR && !v) {
 			warning("%s: library '%s' is declared vendored but no "
-				"file needs it", s->o->context,
-				s->o->libs[i].soname);
+				"file needs it",
+				s->o->context, s->o->libs[i].soname);
 			continue;
 		}
 		if (v)
@@ -432,8 +437,8 @@ static void add_vendored_files(struct state *s, const char *dir)
 
 	if (!s->nr) /* else out->own holds the wheel's files already */
 		return;
-	out->own = tf_realloc(out->own, (out->nr_files + s->nr + 1) *
-						sizeof(*out->own));
+	out->own = tf_realloc(out->own,
+			      (out->nr_files + s->nr + 1) * sizeof(*out->own));
 	out->files = out->own;
 	for (i = 0; i < s->nr; i++) {
 		struct tf_wheel_file *f = &out->own[out->nr_files++];

@@ -29,14 +29,14 @@
 #include "wheel/wheel.h"
 
 struct tf_vendor_opts {
-	const char *context;         /* "wheel 'x'", for messages */
-	const char *wheel_name;      /* distribution name; NAME.libs is its
+	const char *context;       /* "wheel 'x'", for messages */
+	const char *wheel_name;    /* distribution name; NAME.libs is its
 					wheel-escaped form */
-	enum tf_arch arch;           /* the target's */
-	const struct tf_lib *libs;   /* the recipe's declarations */
+	enum tf_arch arch;         /* the target's */
+	const struct tf_lib *libs; /* the recipe's declarations */
 	size_t nr_libs;
-	const char *const *dirs;     /* where to look, in order, NULL-ended */
-	const char *work;            /* an empty scratch directory */
+	const char *const *dirs; /* where to look, in order, NULL-ended */
+	const char *work;        /* an empty scratch directory */
 };
 
 struct tf_vendor_result {
@@ -44,18 +44,21 @@ struct tf_vendor_result {
 					      array when nothing is vendored,
 					      else own */
 	size_t nr_files;
-	struct tf_wheel_file *own;   /* owned array: the wheel's files, the
+	struct tf_wheel_file *own; /* owned array: the wheel's files, the
 					rewritten ones pointing at their copies,
 					then the vendored libraries */
-	struct tf_lib *libs;         /* owned array: the declarations, vendored
+	struct tf_lib *libs;       /* owned array: the declarations, vendored
 					ones with .file set, then libraries
 					vendored because vendored ones need
 					them */
 	size_t nr_libs;
-	struct tf_strvec store;      /* owned: every string above */
+	struct tf_strvec store; /* owned: every string above */
 };
 
-#define TF_VENDOR_RESULT_INIT { NULL, 0, NULL, NULL, 0, TF_STRVEC_INIT }
+#define TF_VENDOR_RESULT_INIT                          \
+	{                                              \
+		NULL, 0, NULL, NULL, 0, TF_STRVEC_INIT \
+	}
 
 /*
  * Vendor into the wheel made of files[0..nr). Returns 0 (with nothing

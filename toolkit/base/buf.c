@@ -208,7 +208,8 @@ void tf_strvec_push_take(struct tf_strvec *sv, char *s)
 	if (sv->nr + 2 > sv->alloc) {
 		size_t n = sv->alloc ? sv->alloc * 2 : 8;
 
-		sv->v = tf_realloc(sv->alloc ? sv->v : NULL, n * sizeof(*sv->v));
+		sv->v = tf_realloc(sv->alloc ? sv->v : NULL,
+				   n * sizeof(*sv->v));
 		sv->alloc = n;
 	}
 	sv->v[sv->nr++] = s;

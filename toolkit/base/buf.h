@@ -20,7 +20,10 @@ struct tf_buf {
 };
 
 extern char tf_buf_empty[];
-#define TF_BUF_INIT { tf_buf_empty, 0, 0, 0 }
+#define TF_BUF_INIT                   \
+	{                             \
+		tf_buf_empty, 0, 0, 0 \
+	}
 
 void tf_buf_init(struct tf_buf *b);
 /* Free the storage; safe on NULL and twice. Leaves an empty buffer. */
@@ -72,10 +75,14 @@ struct tf_strvec {
 };
 
 extern char *tf_strvec_empty[];
-#define TF_STRVEC_INIT { tf_strvec_empty, 0, 0 }
+#define TF_STRVEC_INIT                \
+	{                             \
+		tf_strvec_empty, 0, 0 \
+	}
 
 void tf_strvec_push(struct tf_strvec *sv, const char *s);
-void tf_strvec_pushf(struct tf_strvec *sv, const char *fmt, ...) TF_PRINTF(2, 3);
+void tf_strvec_pushf(struct tf_strvec *sv, const char *fmt, ...)
+	TF_PRINTF(2, 3);
 /* Push a string the caller allocated; the vector now owns it. */
 void tf_strvec_push_take(struct tf_strvec *sv, char *s);
 void tf_strvec_pushv(struct tf_strvec *sv, const char *const *v);

@@ -99,7 +99,9 @@ void tf_sha256_b64(const unsigned char md[TF_SHA256_LEN], char out[44])
 	int i, j = 0;
 
 	for (i = 0; i < n && tmp[i] != '='; i++)
-		out[j++] = tmp[i] == '+' ? '-' : tmp[i] == '/' ? '_' : (char)tmp[i];
+		out[j++] = tmp[i] == '+'   ? '-'
+			   : tmp[i] == '/' ? '_'
+					   : (char)tmp[i];
 	out[j] = '\0';
 }
 
@@ -108,7 +110,8 @@ int tf_sha256_is_hex(const char *s)
 	size_t i;
 
 	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return i == TF_SHA256_HEX_LEN;
 }
@@ -150,9 +153,10 @@ struct tf_digest {
 
 struct tf_digest *tf_digest_new(const char *name)
 {
-	const EVP_MD *md = !strcmp(name, "sha256") ? EVP_sha256() :
-			   !strcmp(name, "sha384") ? EVP_sha384() :
-			   !strcmp(name, "sha512") ? EVP_sha512() : NULL;
+	const EVP_MD *md = !strcmp(name, "sha256")   ? EVP_sha256()
+			   : !strcmp(name, "sha384") ? EVP_sha384()
+			   : !strcmp(name, "sha512") ? EVP_sha512()
+						     : NULL;
 	struct tf_digest *h;
 
 	if (!md)
@@ -173,7 +177,8 @@ void tf_digest_update(struct tf_digest *h, const void *data, size_t n)
 
 void tf_digest_final_b64(struct tf_digest *h, char out[TF_DIGEST_B64_MAX])
 {
-	unsigned char md[EVP_MAX_MD_SIZE], tmp[4 * (EVP_MAX_MD_SIZE / 3 + 1) + 1];
+	unsigned char md[EVP_MAX_MD_SIZE],
+		tmp[4 * (EVP_MAX_MD_SIZE / 3 + 1) + 1];
 	unsigned int len = 0;
 	int n, i, j = 0;
 
@@ -182,7 +187,9 @@ void tf_digest_final_b64(struct tf_digest *h, char out[TF_DIGEST_B64_MAX])
 	tf_digest_free(h);
 	n = EVP_EncodeBlock(tmp, md, (int)len);
 	for (i = 0; i < n && tmp[i] != '=' && j < TF_DIGEST_B64_MAX - 1; i++)
-		out[j++] = tmp[i] == '+' ? '-' : tmp[i] == '/' ? '_' : (char)tmp[i];
+		out[j++] = tmp[i] == '+'   ? '-'
+			   : tmp[i] == '/' ? '_'
+					   : (char)tmp[i];
 	out[j] = '\0';
 }
 

@@ -21,7 +21,8 @@ void tf_sha256_final(struct tf_sha256 *h, unsigned char out[TF_SHA256_LEN]);
 /* Free an unfinished digest; accepts NULL. */
 void tf_sha256_free(struct tf_sha256 *h);
 /* The digest of n bytes in memory, in one call (any thread). */
-void tf_sha256_buf(const void *data, size_t n, unsigned char out[TF_SHA256_LEN]);
+void tf_sha256_buf(const void *data, size_t n,
+		   unsigned char out[TF_SHA256_LEN]);
 
 /* Lowercase hex of a digest into hex[65] (NUL-terminated). */
 void tf_sha256_hex(const unsigned char md[TF_SHA256_LEN],

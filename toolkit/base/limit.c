@@ -6,16 +6,20 @@
 #include "log.h"
 
 const struct tf_limit TF_LIMIT_EXTRACT_BYTES = {
-	"TFBUILD_EXTRACT_MAX_BYTES", (uint64_t)64 << 30,
+	"TFBUILD_EXTRACT_MAX_BYTES",
+	(uint64_t)64 << 30,
 };
 const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES = {
-	"TFBUILD_EXTRACT_MAX_ENTRIES", 2000000,
+	"TFBUILD_EXTRACT_MAX_ENTRIES",
+	2000000,
 };
 const struct tf_limit TF_LIMIT_EXTRACT_MEMORY = {
-	"TFBUILD_EXTRACT_MAX_MEMORY", (uint64_t)1 << 30,
+	"TFBUILD_EXTRACT_MAX_MEMORY",
+	(uint64_t)1 << 30,
 };
 const struct tf_limit TF_LIMIT_VERIFY_BYTES = {
-	"TFBUILD_VERIFY_MAX_BYTES", (uint64_t)16 << 30,
+	"TFBUILD_VERIFY_MAX_BYTES",
+	(uint64_t)16 << 30,
 };
 
 int tf_limit_parse(const char *s, uint64_t *out)
@@ -31,10 +35,26 @@ int tf_limit_parse(const char *s, uint64_t *out)
 	if (errno)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		end++;
+		break;
 	}
 	if (*end == 'i' && shift)
 		end++;
@@ -54,7 +74,8 @@ int tf_limit_get(const struct tf_limit *l, uint64_t *out)
 	if (!v || !*v)
 		return 0;
 	if (tf_limit_parse(v, out) < 0)
-		return error("%s: invalid limit '%s' (a number with an optional K, M, G or T suffix)",
-			     l->env, v);
+		return error(
+			"%s: invalid limit '%s' (a number with an optional K, M, G or T suffix)",
+			l->env, v);
 	return 0;
 }

@@ -10,8 +10,8 @@
  * lower case, a following "i" and "B" are accepted: 10GiB).
  */
 struct tf_limit {
-	const char *env;  /* the variable that overrides it */
-	uint64_t def;     /* the default */
+	const char *env; /* the variable that overrides it */
+	uint64_t def;    /* the default */
 };
 
 /* Bytes an archive may extract to, in all its members. */

@@ -14,7 +14,7 @@
 #include "log.h"
 #include "path.h"
 
-#define MAX_RETRIES 20          /* directory replaced under us, in a row */
+#define MAX_RETRIES 20           /* directory replaced under us, in a row */
 #define PROC_LOCKS_CAP (4 << 20) /* bytes of /proc/locks worth reading */
 
 pid_t tf_lock_holder_in(const char *text, dev_t dev, ino_t ino)
@@ -29,8 +29,8 @@ pid_t tf_lock_holder_in(const char *text, dev_t dev, ino_t ino)
 
 		/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:11397913 0 EOF"; a
 		   waiter's line has "->" where FLOCK is, and is skipped. */
-		if (sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%llu", type, mode,
-			   access, &pid, &maj, &min, &i) == 7 &&
+		if (sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%llu", type,
+			   mode, access, &pid, &maj, &min, &i) == 7 &&
 		    !strcmp(type, "FLOCK") && !strcmp(access, "WRITE") &&
 		    maj == major(dev) && min == minor(dev) &&
 		    i == (unsigned long long)ino && pid > 0)
@@ -54,7 +54,8 @@ static pid_t holder(int fd)
 
 	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
 		return 0;
-	while (b.len < PROC_LOCKS_CAP && (n = fread(chunk, 1, sizeof(chunk), f)))
+	while (b.len < PROC_LOCKS_CAP &&
+	       (n = fread(chunk, 1, sizeof(chunk), f)))
 		tf_buf_add(&b, chunk, n);
 	fclose(f);
 	pid = tf_lock_holder_in(b.buf, st.st_dev, st.st_ino);
@@ -71,7 +72,8 @@ static void busy(const struct tf_lock *l, const char *what, int fd)
 		error("%s %s is busy: another tfbuild (pid %ld) is using it",
 		      what, l->path, (long)pid);
 	else
-		error("%s %s is busy: another tfbuild is using it", what, l->path);
+		error("%s %s is busy: another tfbuild is using it", what,
+		      l->path);
 }
 
 /* The topmost missing directory on the way to path, or NULL. */
@@ -132,10 +134,10 @@ static int wait_for(const struct tf_lock *l, const char *what, int fd)
 
 /* What one attempt at the lock gives. */
 enum attempt {
-	LOCKED,   /* l holds the directory */
-	BUSY,     /* another process holds it (reported) */
-	AGAIN,    /* the directory was removed or replaced: try again */
-	FAILED,   /* any other failure (reported) */
+	LOCKED, /* l holds the directory */
+	BUSY,   /* another process holds it (reported) */
+	AGAIN,  /* the directory was removed or replaced: try again */
+	FAILED, /* any other failure (reported) */
 };
 
 static enum attempt attempt(struct tf_lock *l, const char *what, int wait)
@@ -196,8 +198,9 @@ enum tf_lock_result tf_lock_take(struct tf_lock *l, const char *path,
 	if (ret == AGAIN)
 		error("cannot lock %s %s: it keeps being replaced", what,
 		      l->path);
-	return ret == LOCKED ? TF_LOCK_TAKEN :
-	       ret == BUSY ? TF_LOCK_BUSY : TF_LOCK_ERROR;
+	return ret == LOCKED ? TF_LOCK_TAKEN
+	       : ret == BUSY ? TF_LOCK_BUSY
+			     : TF_LOCK_ERROR;
 }
 
 int tf_lock_holds(const struct tf_lock *l, const char *path)

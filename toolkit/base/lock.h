@@ -26,19 +26,22 @@
 #include <sys/types.h>
 
 struct tf_lock {
-	int fd;          /* owned: the locked directory, or -1 */
-	char *path;      /* owned: the directory, absolute */
-	char *created;   /* owned: the topmost directory this lock created,
+	int fd;        /* owned: the locked directory, or -1 */
+	char *path;    /* owned: the directory, absolute */
+	char *created; /* owned: the topmost directory this lock created,
 			    or NULL */
 };
 
-#define TF_LOCK_INIT { -1, NULL, NULL }
+#define TF_LOCK_INIT           \
+	{                      \
+		-1, NULL, NULL \
+	}
 
 /* What tf_lock_take gives. */
 enum tf_lock_result {
-	TF_LOCK_TAKEN,   /* locked: l holds the directory */
-	TF_LOCK_BUSY,    /* another process holds it (reported) */
-	TF_LOCK_ERROR,   /* any other failure (reported) */
+	TF_LOCK_TAKEN, /* locked: l holds the directory */
+	TF_LOCK_BUSY,  /* another process holds it (reported) */
+	TF_LOCK_ERROR, /* any other failure (reported) */
 };
 
 /*

@@ -39,8 +39,8 @@ static void clean(char *s)
 			*s = '?';
 }
 
-static void vreport_at(enum tf_level level, const char *file, int line,
-		       int col, const char *fmt, va_list ap, const char *suffix)
+static void vreport_at(enum tf_level level, const char *file, int line, int col,
+		       const char *fmt, va_list ap, const char *suffix)
 {
 	char msg[4096];
 	size_t n;

@@ -46,8 +46,10 @@ enum tf_exit {
 	TF_EXIT_RECIPE = 3,  /* recipe does not parse or validate */
 	TF_EXIT_FETCH = 4,   /* download or checksum failure */
 	TF_EXIT_BUILD = 5,   /* extract, patch or build step failure */
-	TF_EXIT_WHEEL = 6,   /* wheel could not be written or failed verification */
-	TF_EXIT_BUSY = 7,    /* build tree or output folder locked by another run */
+	TF_EXIT_WHEEL =
+		6, /* wheel could not be written or failed verification */
+	TF_EXIT_BUSY =
+		7, /* build tree or output folder locked by another run */
 };
 
 /* How much a message matters: error(), warning(), info(), verbose(). */

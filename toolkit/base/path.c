@@ -25,14 +25,16 @@ int tf_mkdir_p(const char *path)
 			continue;
 		b.buf[i] = '\0';
 		if (mkdir(b.buf, 0755) < 0 && errno != EEXIST) {
-			ret = error_errno("cannot create directory '%s'", b.buf);
+			ret = error_errno("cannot create directory '%s'",
+					  b.buf);
 			break;
 		}
 		if (i < b.len)
 			b.buf[i] = '/';
 	}
 	if (!ret && !tf_path_is_dir(path))
-		ret = error("cannot create directory '%s': not a directory", path);
+		ret = error("cannot create directory '%s': not a directory",
+			    path);
 	tf_buf_release(&b);
 	return ret;
 }
@@ -45,7 +47,8 @@ static int rm_rf_at(int dirfd, const char *name, const char *shown)
 	int fd, ret = 0;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : error_errno("cannot stat '%s'", shown);
+		return errno == ENOENT ? 0
+				       : error_errno("cannot stat '%s'", shown);
 	if (!S_ISDIR(st.st_mode)) {
 		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 			return error_errno("cannot remove '%s'", shown);
@@ -53,7 +56,8 @@ static int rm_rf_at(int dirfd, const char *name, const char *shown)
 	}
 	/* Make it writable and searchable so a read-only tree can go too. */
 	fchmodat(dirfd, name, 0700, 0);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno("cannot open '%s'", shown);
 	d = fdopendir(fd);
@@ -204,7 +208,8 @@ int tf_write_file_atomic(const char *path, const void *data, size_t len,
 	int fd = tf_signals_mkstemp(tmp, 0), ret = 0;
 
 	if (fd < 0) {
-		ret = error_errno("cannot create a temporary file for '%s'", path);
+		ret = error_errno("cannot create a temporary file for '%s'",
+				  path);
 		goto out;
 	}
 	if (tf_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
@@ -236,9 +241,10 @@ int tf_read_file(const char *path, struct tf_buf *out)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || tf_buf_add(out, chunk, (size_t)n) < 0) {
-			int ret = n < 0 ? error_errno("cannot read '%s'", path)
-					: error("'%s' is too large (over %zu bytes)", path,
-						out->cap);
+			int ret =
+				n < 0 ? error_errno("cannot read '%s'", path)
+				      : error("'%s' is too large (over %zu bytes)",
+					      path, out->cap);
 			close(fd);
 			return ret;
 		}
@@ -309,7 +315,8 @@ static int copy_entry(const char *src, const char *dst, void *unused)
 	if (S_ISREG(st.st_mode))
 		return tf_copy_file(src, dst);
 	if (!S_ISLNK(st.st_mode))
-		return error("cannot copy '%s': not a file, directory or link", src);
+		return error("cannot copy '%s': not a file, directory or link",
+			     src);
 	n = readlink(src, target, sizeof(target) - 1);
 	if (n < 0)
 		return error_errno("cannot read link '%s'", src);
@@ -339,7 +346,8 @@ int tf_list_dir(const char *path, struct tf_strvec *names)
 }
 
 int tf_dir_each(const char *src, const char *dst,
-		int (*fn)(const char *src, const char *dst, void *arg), void *arg)
+		int (*fn)(const char *src, const char *dst, void *arg),
+		void *arg)
 {
 	struct tf_strvec names = TF_STRVEC_INIT;
 	struct tf_buf s = TF_BUF_INIT, d = TF_BUF_INIT;

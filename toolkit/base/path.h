@@ -86,6 +86,7 @@ int tf_list_dir(const char *path, struct tf_strvec *names);
  * at the first non-zero return, which is returned.
  */
 int tf_dir_each(const char *src, const char *dst,
-		int (*fn)(const char *src, const char *dst, void *arg), void *arg);
+		int (*fn)(const char *src, const char *dst, void *arg),
+		void *arg);
 
 #endif

@@ -195,8 +195,8 @@ int tf_run_start(struct tf_run *r)
 		tf_buf_release(&cmd);
 	}
 	if (r->log_path) {
-		log_fd = open(r->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			      0644);
+		log_fd = open(r->log_path,
+			      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (log_fd < 0)
 			return error_errno("cannot open log '%s'", r->log_path);
 	}
@@ -275,7 +275,8 @@ int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which)
 		siginfo_t info;
 
 		memset(&info, 0, sizeof(info));
-		if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) < 0 &&
+		    errno == EINTR)
 			continue;
 		pid = info.si_pid;
 		if (pid <= 0 || reap(pid, &status) < 0)
@@ -357,7 +358,8 @@ int tf_run_kill_tree(const struct tf_run *r, int sig)
 	if (!r->pid || !r->own_group)
 		return 0;
 	if (kill(-r->pid, sig) < 0 && errno != ESRCH)
-		return error_errno("cannot signal process group %d", (int)r->pid);
+		return error_errno("cannot signal process group %d",
+				   (int)r->pid);
 	return 0;
 }
 

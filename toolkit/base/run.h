@@ -14,17 +14,21 @@
 struct tf_run {
 	struct tf_strvec argv; /* owned; argv.v[0] is looked up in PATH */
 	struct tf_strvec env;  /* owned; the whole environment if clean_env */
-	int clean_env;         /* 1: env is all the child gets; 0: env adds to ours */
-	const char *dir;       /* borrowed; directory to run in, NULL for ours */
-	const char *log_path;  /* borrowed; stdout+stderr appended here, NULL: ours */
+	int clean_env;   /* 1: env is all the child gets; 0: env adds to ours */
+	const char *dir; /* borrowed; directory to run in, NULL for ours */
+	const char *
+		log_path; /* borrowed; stdout+stderr appended here, NULL: ours */
 	const char *tee_prefix; /* borrowed; with log_path, also copy output live
 				   to stderr, each line prefixed (NULL: don't) */
-	pid_t pid;             /* set by tf_run_start; 0 when not running */
-	int own_group;         /* 1: the child starts a session of its own, so
+	pid_t pid;              /* set by tf_run_start; 0 when not running */
+	int own_group;          /* 1: the child starts a session of its own, so
 				  tf_run_kill_tree reaches all it starts */
 };
 
-#define TF_RUN_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0, 0 }
+#define TF_RUN_INIT                                                       \
+	{                                                                 \
+		TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0, 0 \
+	}
 
 /*
  * Set TZ for this process when the user left it unset, so local time is

@@ -23,10 +23,16 @@
 /* How deep the handler follows a temporary directory's subdirectories. */
 #define MAX_DEPTH 24
 
-enum { FREE, WRITING, LIVE, TAKEN };
+enum {
+	FREE,
+	WRITING,
+	LIVE,
+	TAKEN
+};
 
 struct temp {
-	atomic_int state;  /* FREE, WRITING (being filled), LIVE, TAKEN (by the handler) */
+	atomic_int
+		state; /* FREE, WRITING (being filled), LIVE, TAKEN (by the handler) */
 	char path[PATH_MAX];
 };
 
@@ -77,7 +83,8 @@ void tf_signals_child_add(pid_t pid)
 	for (i = 0; i < MAX_CHILDREN; i++) {
 		int free_slot = 0;
 
-		if (atomic_compare_exchange_strong(&children[i], &free_slot, (int)pid))
+		if (atomic_compare_exchange_strong(&children[i], &free_slot,
+						   (int)pid))
 			return;
 	}
 }
@@ -103,7 +110,8 @@ void tf_signals_temp_add(const char *path)
 	for (i = 0; i < MAX_TEMPS; i++) {
 		int want = FREE;
 
-		if (!atomic_compare_exchange_strong(&temps[i].state, &want, WRITING))
+		if (!atomic_compare_exchange_strong(&temps[i].state, &want,
+						    WRITING))
 			continue;
 		memcpy(temps[i].path, path, len + 1);
 		atomic_store(&temps[i].state, LIVE);
@@ -120,7 +128,8 @@ void tf_signals_temp_forget(const char *path)
 
 		if (atomic_load(&temps[i].state) == LIVE &&
 		    !strcmp(temps[i].path, path) &&
-		    atomic_compare_exchange_strong(&temps[i].state, &want, FREE))
+		    atomic_compare_exchange_strong(&temps[i].state, &want,
+						   FREE))
 			return;
 	}
 }
@@ -172,7 +181,8 @@ static void remove_at(int dirfd, const char *name, int depth)
 		return;
 	if (errno != EISDIR && errno != EPERM)
 		return;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	do {
@@ -182,17 +192,21 @@ static void remove_at(int dirfd, const char *name, int depth)
 			ssize_t off = 0;
 
 			while (off < n) {
-				struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+				struct dirent64 *d =
+					(struct dirent64 *)(void *)(buf + off);
 
 				off += d->d_reclen;
-				if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				if (!strcmp(d->d_name, ".") ||
+				    !strcmp(d->d_name, ".."))
 					continue;
 				if (!unlinkat(fd, d->d_name, 0)) {
 					removed = 1;
 				} else if (depth < MAX_DEPTH &&
-					   (errno == EISDIR || errno == EPERM)) {
+					   (errno == EISDIR ||
+					    errno == EPERM)) {
 					remove_at(fd, d->d_name, depth + 1);
-					removed |= !unlinkat(fd, d->d_name, AT_REMOVEDIR);
+					removed |= !unlinkat(fd, d->d_name,
+							     AT_REMOVEDIR);
 				}
 			}
 		}
@@ -256,7 +270,8 @@ static void on_fatal(int sig)
 	for (i = 0; i < MAX_TEMPS; i++) {
 		int want = LIVE;
 
-		if (atomic_compare_exchange_strong(&temps[i].state, &want, TAKEN))
+		if (atomic_compare_exchange_strong(&temps[i].state, &want,
+						   TAKEN))
 			remove_at(AT_FDCWD, temps[i].path, 0);
 	}
 	tf_signals_die(sig);
@@ -276,7 +291,8 @@ void tf_signals_catch(void)
 		struct sigaction old;
 
 		/* A signal ignored by whoever started us stays ignored (nohup). */
-		if (!sigaction(fatal[i], NULL, &old) && old.sa_handler == SIG_IGN)
+		if (!sigaction(fatal[i], NULL, &old) &&
+		    old.sa_handler == SIG_IGN)
 			continue;
 		sigaction(fatal[i], &sa, NULL);
 	}

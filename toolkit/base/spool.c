@@ -25,8 +25,8 @@ int tf_spool_open(struct tf_spool *s, const char *dir)
 	/* A file system without O_TMPFILE (or a kernel before 3.11,
 	   which sees only O_DIRECTORY) gets a named file, unlinked at
 	   once; any other failure is final. */
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
-			errno != EINVAL)) {
+	if (fd >= 0 ||
+	    (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) {
 		s->fd = fd;
 		return fd < 0 ? -1 : 0;
 	}
@@ -46,7 +46,8 @@ int tf_spool_open(struct tf_spool *s, const char *dir)
 
 static void flush(struct tf_spool *s)
 {
-	if (!s->err && s->buf.len && tf_write_all(s->fd, s->buf.buf, s->buf.len) < 0)
+	if (!s->err && s->buf.len &&
+	    tf_write_all(s->fd, s->buf.buf, s->buf.len) < 0)
 		s->err = errno ? errno : EIO;
 	tf_buf_reset(&s->buf);
 }

@@ -16,13 +16,16 @@
 #include "buf.h"
 
 struct tf_spool {
-	int fd;           /* owned; -1 when not open */
+	int fd;            /* owned; -1 when not open */
 	struct tf_buf buf; /* owned: bytes not yet written to fd */
-	long long size;   /* bytes added in all */
-	int err;          /* errno of the first failed write, or 0 */
+	long long size;    /* bytes added in all */
+	int err;           /* errno of the first failed write, or 0 */
 };
 
-#define TF_SPOOL_INIT { -1, TF_BUF_INIT, 0, 0 }
+#define TF_SPOOL_INIT                 \
+	{                             \
+		-1, TF_BUF_INIT, 0, 0 \
+	}
 
 /* Create the spool's file in dir. 0, or -1 with errno set. */
 int tf_spool_open(struct tf_spool *s, const char *dir);

@@ -32,13 +32,15 @@ const char *tf_strpool_addn(struct tf_strpool *p, const char *s, size_t n)
 		if (n + 1 > BLOCK_SIZE / 4 && p->head) {
 			/* A long string gets a block of its own, behind the
 			   one being filled, so that one's room is not lost. */
-			struct tf_strpool_block *b = new_block(p->head->next, n + 1);
+			struct tf_strpool_block *b =
+				new_block(p->head->next, n + 1);
 
 			p->head->next = b;
 			dst = b->data;
 			goto copy;
 		}
-		p->head = new_block(p->head, n + 1 > BLOCK_SIZE ? n + 1 : BLOCK_SIZE);
+		p->head = new_block(p->head,
+				    n + 1 > BLOCK_SIZE ? n + 1 : BLOCK_SIZE);
 		p->used = 0;
 	}
 	dst = p->head->data + p->used;

@@ -18,7 +18,10 @@ struct tf_strpool {
 	size_t used;                   /* bytes taken in head */
 };
 
-#define TF_STRPOOL_INIT { NULL, 0 }
+#define TF_STRPOOL_INIT \
+	{               \
+		NULL, 0 \
+	}
 
 /* A copy of s[0..n) with a NUL after it, alive until the release. */
 const char *tf_strpool_addn(struct tf_strpool *p, const char *s, size_t n);

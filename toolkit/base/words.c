@@ -20,7 +20,8 @@ size_t tf_words_distance(const char *a, const char *b)
 		for (j = 1; j <= m; j++) {
 			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
 
-			d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1 : cur[j - 1] + 1;
+			d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1
+							 : cur[j - 1] + 1;
 			d = sub < d ? sub : d;
 			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
 			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < d)

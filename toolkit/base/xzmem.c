@@ -16,8 +16,8 @@ static const unsigned char XZ_MAGIC[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
  * counts: a 60-byte file can claim a billion blocks, and liblzma
  * allocates room for the records it is told to expect.
  */
-static int read_index(int fd, const char *label, uint64_t size,
-		      uint64_t limit, lzma_index **idx, uint64_t *need)
+static int read_index(int fd, const char *label, uint64_t size, uint64_t limit,
+		      lzma_index **idx, uint64_t *need)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	unsigned char buf[8192];
@@ -74,20 +74,24 @@ static int block_memusage(int fd, const char *label, const lzma_index_iter *it,
 
 	memset(&block, 0, sizeof(block));
 	if (pread(fd, hdr, 1, off) != 1)
-		return error("%s: xz block header past the end of the file", label);
+		return error("%s: xz block header past the end of the file",
+			     label);
 	block.version = 1;
 	block.check = it->stream.flags->check;
 	block.header_size = lzma_block_header_size_decode(hdr[0]);
 	block.filters = filters;
-	if (pread(fd, hdr, block.header_size, off) != (ssize_t)block.header_size ||
+	if (pread(fd, hdr, block.header_size, off) !=
+		    (ssize_t)block.header_size ||
 	    lzma_block_header_decode(&block, NULL, hdr) != LZMA_OK)
-		return error("%s: xz block header at offset %lld does not decode",
-			     label, (long long)off);
+		return error(
+			"%s: xz block header at offset %lld does not decode",
+			label, (long long)off);
 	m = lzma_raw_decoder_memusage(filters);
 	lzma_filters_free(filters, NULL);
 	if (m == UINT64_MAX)
-		return error("%s: xz block at offset %lld uses unsupported filters",
-			     label, (long long)off);
+		return error(
+			"%s: xz block at offset %lld uses unsupported filters",
+			label, (long long)off);
 	if (m > *need)
 		*need = m;
 	return 0;
@@ -101,7 +105,8 @@ static int first_block_memusage(int fd, uint64_t *need)
 	lzma_block block;
 	uint64_t m;
 
-	if (pread(fd, hdr, LZMA_STREAM_HEADER_SIZE, 0) != LZMA_STREAM_HEADER_SIZE ||
+	if (pread(fd, hdr, LZMA_STREAM_HEADER_SIZE, 0) !=
+		    LZMA_STREAM_HEADER_SIZE ||
 	    lzma_stream_header_decode(&flags, hdr) != LZMA_OK ||
 	    pread(fd, hdr, 1, LZMA_STREAM_HEADER_SIZE) != 1 || !hdr[0])
 		return 0;
@@ -121,8 +126,8 @@ static int first_block_memusage(int fd, uint64_t *need)
 	return 0;
 }
 
-static int xz_memusage(int fd, const char *label, uint64_t size,
-		       uint64_t limit, uint64_t *need)
+static int xz_memusage(int fd, const char *label, uint64_t size, uint64_t limit,
+		       uint64_t *need)
 {
 	lzma_index *idx = NULL;
 	lzma_index_iter it;
@@ -186,7 +191,8 @@ int tf_xz_memusage(int fd, const char *label, uint64_t limit, uint64_t *need)
 	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return 0;
 	if (!memcmp(h, XZ_MAGIC, sizeof(XZ_MAGIC)))
-		return xz_memusage(fd, label, (uint64_t)st.st_size, limit, need);
+		return xz_memusage(fd, label, (uint64_t)st.st_size, limit,
+				   need);
 	/* libarchive's own test for .lzma: props, then a 2^n or 3*2^(n-1) dictionary. */
 	if (h[0] < 225 && looks_like_lzma_dict(h))
 		lzma_alone_memusage(h, need);

@@ -21,34 +21,44 @@
 /* Lines of a failed step's log shown on the terminal. */
 #define TAIL_LINES 20
 
-enum task_state { PENDING, RUNNING, DONE, FAILED, SKIPPED };
+enum task_state {
+	PENDING,
+	RUNNING,
+	DONE,
+	FAILED,
+	SKIPPED
+};
 /* Why a running task is being stopped. */
-enum task_stop { GOING, TIMED_OUT, INTERRUPTED };
+enum task_stop {
+	GOING,
+	TIMED_OUT,
+	INTERRUPTED
+};
 
 int tf_build_signal;
 
 struct task {
-	struct tf_plan *plan;      /* borrowed */
-	size_t step;               /* index into plan->steps */
+	struct tf_plan *plan; /* borrowed */
+	size_t step;          /* index into plan->steps */
 	enum task_state state;
-	struct tf_run run;         /* owned while RUNNING */
+	struct tf_run run; /* owned while RUNNING */
 	struct timespec started;
-	pid_t group;               /* its process group while RUNNING */
-	long long limit;           /* time limit, seconds */
-	enum task_stop stop;       /* GOING unless it is being stopped */
-	double kill_at;            /* when SIGKILL follows SIGTERM, if stopping */
-	int killed;                /* 1 once SIGKILL was sent */
+	pid_t group;         /* its process group while RUNNING */
+	long long limit;     /* time limit, seconds */
+	enum task_stop stop; /* GOING unless it is being stopped */
+	double kill_at;      /* when SIGKILL follows SIGTERM, if stopping */
+	int killed;          /* 1 once SIGKILL was sent */
 };
 
 /* The scheduler's state. */
 struct sched {
-	struct task *tasks;        /* owned; all steps of all plans */
+	struct task *tasks; /* owned; all steps of all plans */
 	size_t nr;
-	struct tf_run **running;   /* owned; slot i is tasks[i]'s run or NULL */
+	struct tf_run **running; /* owned; slot i is tasks[i]'s run or NULL */
 	size_t nr_running;
-	int failed;                /* a step failed */
-	int signal;                /* SIGINT/SIGTERM/SIGHUP received, or 0 */
-	size_t ran;                /* steps that ran (were not up to date) */
+	int failed; /* a step failed */
+	int signal; /* SIGINT/SIGTERM/SIGHUP received, or 0 */
+	size_t ran; /* steps that ran (were not up to date) */
 	const struct tf_build_opts *opts; /* borrowed */
 };
 
@@ -121,8 +131,8 @@ static void add_input(struct tf_stamp *st, const struct reloc *r,
  * Everything that can change what a step produces. With r, the data is
  * relocated (struct reloc): the cache key's inputs.
  */
-static void step_inputs_rel(struct sched *s, struct task *t, struct tf_stamp *st,
-			    const struct reloc *r)
+static void step_inputs_rel(struct sched *s, struct task *t,
+			    struct tf_stamp *st, const struct reloc *r)
 {
 	struct tf_plan *p = t->plan;
 	struct tf_plan_step *ps = &p->steps[t->step];
@@ -133,12 +143,14 @@ static void step_inputs_rel(struct sched *s, struct task *t, struct tf_stamp *st
 		tf_stamp_add(st, "cache-key", "1", 1);
 	tf_stamp_add(st, "tfbuild", TF_VERSION, strlen(TF_VERSION));
 	tf_stamp_add(st, "target", p->target.name, strlen(p->target.name));
-	add_input(st, r, "toolchain", p->target.identity, strlen(p->target.identity));
+	add_input(st, r, "toolchain", p->target.identity,
+		  strlen(p->target.identity));
 	add_input(st, r, "script", ps->script, strlen(ps->script));
 	/* The CMake/Meson/pkg-config files: a change there reruns steps. */
 	add_input(st, r, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
 	for (j = 0; j < p->packages.nr; j++)
-		tf_buf_addf(&b, "%s %s\n", p->packages.v[j], p->package_digests.v[j]);
+		tf_buf_addf(&b, "%s %s\n", p->packages.v[j],
+			    p->package_digests.v[j]);
 	tf_stamp_add(st, "target-packages", b.buf, b.len);
 	tf_buf_reset(&b);
 	/* $JOBS changes how fast, not what: it does not count. */
@@ -197,7 +209,8 @@ static int must_run(struct sched *s, struct task *t, struct tf_buf *why)
 		tf_buf_addstr(why, "--force");
 	else if (!tf_stamp_same(&old, &now) || !*old.output)
 		tf_stamp_explain(&old, &now, why);
-	else if (tf_tree_digest(ps->stage, digest) || strcmp(digest, old.output))
+	else if (tf_tree_digest(ps->stage, digest) ||
+		 strcmp(digest, old.output))
 		tf_buf_addstr(why, "its stage was changed or removed");
 	else {
 		memcpy(ps->output, old.output, sizeof(ps->output));
@@ -263,10 +276,12 @@ static int start(struct sched *s, struct task *t, const char *why)
 		t->plan->sources[ps->def->source_index].fresh = 0;
 	if (make_dirs(t->plan, ps))
 		return -1;
-	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name, why);
+	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name,
+	     why);
 	*r = (struct tf_run)TF_RUN_INIT;
-	tf_strvec_pushv(&r->argv, (const char *const[]){
-		"sh", "-e", "-c", ps->script, ps->def->name.s, NULL });
+	tf_strvec_pushv(&r->argv,
+			(const char *const[]){ "sh", "-e", "-c", ps->script,
+					       ps->def->name.s, NULL });
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
 	/* After the stamp: a launcher never changes what a step makes. */
 	tf_launcher_env(t->plan, &r->env);
@@ -290,8 +305,9 @@ static int start(struct sched *s, struct task *t, const char *why)
 	t->group = r->pid;
 	t->stop = GOING;
 	t->killed = 0;
-	t->limit = s->opts->timeout ? s->opts->timeout
-		 : ps->def->timeout ? ps->def->timeout : TF_BUILD_DEFAULT_TIMEOUT;
+	t->limit = s->opts->timeout   ? s->opts->timeout
+		   : ps->def->timeout ? ps->def->timeout
+				      : TF_BUILD_DEFAULT_TIMEOUT;
 	s->running[t - s->tasks] = r;
 	s->nr_running++;
 	return 0;
@@ -309,7 +325,8 @@ static void show_tail(const char *log)
 		return;
 	}
 	for (i = text.len; i > 0; i--)
-		if (text.buf[i - 1] == '\n' && i != text.len && ++lines == TAIL_LINES)
+		if (text.buf[i - 1] == '\n' && i != text.len &&
+		    ++lines == TAIL_LINES)
 			break;
 	fprintf(stderr, "%s%s", text.buf + i,
 		text.len && text.buf[text.len - 1] != '\n' ? "\n" : "");
@@ -341,8 +358,9 @@ static void baseline_failure(const struct tf_plan *p,
 {
 	const char **dirs = tf_calloc(ps->def->nr_needs + 3, sizeof(*dirs));
 	const char *model = strrchr(p->baseline_emulator, ' ') + 1;
-	enum tf_isa_family fam = !strcmp(p->target.name, "aarch64") ?
-				 TF_ISA_AARCH64 : TF_ISA_X86_64;
+	enum tf_isa_family fam = !strcmp(p->target.name, "aarch64")
+					 ? TF_ISA_AARCH64
+					 : TF_ISA_X86_64;
 	size_t i, n = 0;
 	int level = tf_isa_baseline(fam);
 
@@ -365,7 +383,8 @@ static void baseline_failure(const struct tf_plan *p,
 			dirs[n++] = p->steps[ps->def->need_index[i]].stage;
 	if (!tf_isa_blame(dirs, n, p->target.name, level))
 		error("  no ELF file in its directories or the stages it needs "
-		      "has code above %s", tf_isa_level_name(fam, level));
+		      "has code above %s",
+		      tf_isa_level_name(fam, level));
 	free(dirs);
 }
 
@@ -382,8 +401,9 @@ static void describe_limit(const struct task *t, struct tf_buf *out)
 	else
 		tf_buf_addf(out, "%llds", n);
 	if (n == def->timeout && def->timeout_pos.file)
-		tf_buf_addf(out, " (timeout at %s:%d:%d)", def->timeout_pos.file,
-			    def->timeout_pos.line, def->timeout_pos.col);
+		tf_buf_addf(out, " (timeout at %s:%d:%d)",
+			    def->timeout_pos.file, def->timeout_pos.line,
+			    def->timeout_pos.col);
 	else if (n == TF_BUILD_DEFAULT_TIMEOUT && !def->timeout)
 		tf_buf_addstr(out, " (the default)");
 	else
@@ -460,7 +480,8 @@ static void finish(struct sched *s, struct task *t, int status)
 	tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
 			    status ? TF_UI_STEP_FAILED : TF_UI_STEP_OK,
 			    (double)(now.tv_sec - t->started.tv_sec) +
-				    (now.tv_nsec - t->started.tv_nsec) / 1e9, ps->log);
+				    (now.tv_nsec - t->started.tv_nsec) / 1e9,
+			    ps->log);
 	if (status == 0) {
 		t->state = DONE;
 		ps->ran = 1;
@@ -481,12 +502,13 @@ static void finish(struct sched *s, struct task *t, int status)
 			tf_buf_reset(&why);
 			describe_limit(t, &why);
 			error("%s '%s' for %s exceeded its time limit of %s and was stopped with every process it started; last lines of its log:",
-			      ps->def->is_test ? "test" : "step", ps->def->name.s,
-			      t->plan->target.name, why.buf);
+			      ps->def->is_test ? "test" : "step",
+			      ps->def->name.s, t->plan->target.name, why.buf);
 		} else if (t->stop == INTERRUPTED) {
 			error("step '%s' for %s was stopped (tfbuild got SIG%s); last lines of its log:",
 			      ps->def->name.s, t->plan->target.name,
-			      sigabbrev_np(s->signal) ? sigabbrev_np(s->signal) : "?");
+			      sigabbrev_np(s->signal) ? sigabbrev_np(s->signal)
+						      : "?");
 		} else {
 			error("step '%s' for %s failed with %s; last lines of its log:",
 			      ps->def->name.s, t->plan->target.name, why.buf);
@@ -580,7 +602,8 @@ again:
 					    TF_UI_STEP_SKIPPED, 0, NULL);
 			changed = 1;
 			info("skipping %s for %s: a step it needs failed",
-			     t->plan->steps[t->step].def->name.s, t->plan->target.name);
+			     t->plan->steps[t->step].def->name.s,
+			     t->plan->target.name);
 			continue;
 		}
 		left++;
@@ -600,8 +623,8 @@ again:
 	return left;
 }
 
-static void sched_init(struct sched *s, struct tf_plan **plans,
-		       size_t nr_plans, const struct tf_build_opts *o)
+static void sched_init(struct sched *s, struct tf_plan **plans, size_t nr_plans,
+		       const struct tf_build_opts *o)
 {
 	size_t i, j, k = 0;
 
@@ -658,7 +681,8 @@ static double check_limits(struct sched *s)
 			t->killed = 1;
 		}
 		left = t->stop == GOING ? started + (double)t->limit - now
-		     : t->killed ? 1.0 : t->kill_at - now;
+		       : t->killed      ? 1.0
+					: t->kill_at - now;
 		if (left < next)
 			next = left;
 	}
@@ -815,14 +839,19 @@ int tf_build_explain(struct tf_plan **plans, size_t nr_plans,
 			tf_buf_reset(&why);
 			for (j = 0; j < def->nr_needs && !after; j++)
 				if (dep_task(&s, t, j)->state == RUNNING) {
-					tf_buf_addf(&why, "needs '%s', which will run",
-						    def->needs[j].s);
+					tf_buf_addf(
+						&why,
+						"needs '%s', which will run",
+						def->needs[j].s);
 					after = 1;
 				}
-			t->state = after || must_run(&s, t, &why) ? RUNNING : DONE;
-			printf("%s %s: %s (%s)\n", t->plan->target.name, def->name.s,
+			t->state =
+				after || must_run(&s, t, &why) ? RUNNING : DONE;
+			printf("%s %s: %s (%s)\n", t->plan->target.name,
+			       def->name.s,
 			       t->state == RUNNING ? "will run" : "up to date",
-			       t->state == RUNNING ? why.buf : "nothing changed");
+			       t->state == RUNNING ? why.buf
+						   : "nothing changed");
 			done++;
 		}
 	}

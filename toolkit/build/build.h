@@ -24,8 +24,8 @@ struct tf_build_opts {
 	int force;      /* 1: run every step, whatever the stamps say */
 	long long timeout; /* --timeout, seconds: every step's limit, over the
 			      recipe's `timeout`; 0: the recipe's or default */
-	struct tf_cache *cache;    /* borrowed: the build cache, or NULL */
-	const char *cache_dir;     /* borrowed: absolute cache directory (a
+	struct tf_cache *cache; /* borrowed: the build cache, or NULL */
+	const char *cache_dir;  /* borrowed: absolute cache directory (a
 				      place cache keys do not depend on) */
 };
 

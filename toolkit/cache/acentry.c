@@ -30,7 +30,8 @@ static int is_hex(const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return s[n] == '\0';
 }
@@ -84,8 +85,9 @@ int tf_ac_parse(const char *text, size_t len, struct tf_ac_entry *e,
 		goto out;
 	}
 	v = field(&p, "size");
-	if (!v || !*v || strlen(v) > 15 || (e->size = strtoll(v, &end, 10)) < 0 ||
-	    *end || (*v == '0' && v[1])) {
+	if (!v || !*v || strlen(v) > 15 ||
+	    (e->size = strtoll(v, &end, 10)) < 0 || *end ||
+	    (*v == '0' && v[1])) {
 		tf_why(why, "its size line is malformed");
 		goto out;
 	}
@@ -128,8 +130,10 @@ int tf_ac_verify(const char *text, size_t len, const char *key,
 	if (tf_ac_parse(text, len, e, why))
 		return -1;
 	if (strcmp(e->key, key))
-		return tf_why(why, "it is the entry of another key (%.12s...)", e->key);
+		return tf_why(why, "it is the entry of another key (%.12s...)",
+			      e->key);
 	if (!*e->signer)
 		return tf_why(why, "it is not signed");
-	return tf_trust_check(t, e->signer, text, e->signed_len, e->signature, why);
+	return tf_trust_check(t, e->signer, text, e->signed_len, e->signature,
+			      why);
 }

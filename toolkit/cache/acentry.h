@@ -26,8 +26,8 @@ struct tf_ac_entry {
 	char cas[TF_SHA256_HEX_LEN + 1];
 	long long size;
 	char tree[TF_SHA256_HEX_LEN + 1];
-	char signer[TF_KEY_ID_LEN + 1];      /* "" when unsigned */
-	char signature[TF_SIG_HEX_LEN + 1];  /* "" when unsigned */
+	char signer[TF_KEY_ID_LEN + 1];     /* "" when unsigned */
+	char signature[TF_SIG_HEX_LEN + 1]; /* "" when unsigned */
 	size_t signed_len; /* parsed: bytes of the text the signature covers */
 };
 

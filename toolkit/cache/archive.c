@@ -118,7 +118,8 @@ static int add_entry(const char *path, const char *rel, void *arg)
 		archive_entry_set_mode(e, AE_IFLNK | 0777);
 		archive_entry_set_symlink(e, target);
 	} else if (S_ISREG(st.st_mode)) {
-		archive_entry_set_mode(e, AE_IFREG | ((st.st_mode & 0111) ? 0755 : 0644));
+		archive_entry_set_mode(
+			e, AE_IFREG | ((st.st_mode & 0111) ? 0755 : 0644));
 		archive_entry_set_size(e, st.st_size);
 	} else {
 		archive_entry_free(e);
@@ -207,10 +208,13 @@ static int extract(struct archive *a, struct archive *out, struct tf_buf *why)
 		if (r != ARCHIVE_OK)
 			return tf_why(why, "%s", archive_error_string(a));
 		if (!name || !tf_path_is_safe_relative(name) ||
-		    (type != AE_IFDIR && type != AE_IFREG && type != AE_IFLNK) ||
+		    (type != AE_IFDIR && type != AE_IFREG &&
+		     type != AE_IFLNK) ||
 		    archive_entry_hardlink(e) ||
-		    (type == AE_IFLNK && !link_inside(name, archive_entry_symlink(e))))
-			return tf_why(why, "member '%s' is unsafe", name ? name : "?");
+		    (type == AE_IFLNK &&
+		     !link_inside(name, archive_entry_symlink(e))))
+			return tf_why(why, "member '%s' is unsafe",
+				      name ? name : "?");
 		if (archive_write_header(out, e) != ARCHIVE_OK)
 			return tf_why(why, "cannot extract '%s': %s", name,
 				      archive_error_string(out));
@@ -219,12 +223,16 @@ static int extract(struct archive *a, struct archive *out, struct tf_buf *why)
 			size_t size;
 			la_int64_t off;
 
-			while ((r = archive_read_data_block(a, &block, &size, &off)) == ARCHIVE_OK)
-				if (archive_write_data_block(out, block, size, off) != ARCHIVE_OK)
+			while ((r = archive_read_data_block(
+					a, &block, &size, &off)) == ARCHIVE_OK)
+				if (archive_write_data_block(out, block, size,
+							     off) != ARCHIVE_OK)
 					break;
 			if (r != ARCHIVE_EOF)
-				return tf_why(why, "cannot extract '%s': %s", name,
-					      archive_error_string(r == ARCHIVE_OK ? out : a));
+				return tf_why(
+					why, "cannot extract '%s': %s", name,
+					archive_error_string(
+						r == ARCHIVE_OK ? out : a));
 		}
 		if (archive_write_finish_entry(out) != ARCHIVE_OK)
 			ret = tf_why(why, "cannot extract '%s': %s", name,
@@ -241,10 +249,10 @@ int tf_cache_archive_read(int fd, const char *dir, struct tf_buf *why)
 	if (!a || !out)
 		tf_out_of_memory(0);
 	archive_read_support_format_tar(a);
-	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_PERM |
-				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-				       ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-				       ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+	archive_write_disk_set_options(
+		out, ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+			     ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+			     ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
 	if (here < 0)
 		ret = tf_why(why, "cannot open the current directory: %s",
 			     strerror(errno));
@@ -252,7 +260,8 @@ int tf_cache_archive_read(int fd, const char *dir, struct tf_buf *why)
 		 archive_read_open_fd(a, fd, CHUNK) != ARCHIVE_OK)
 		ret = tf_why(why, "cannot read: %s", archive_error_string(a));
 	else if (chdir(dir) < 0)
-		ret = tf_why(why, "cannot enter '%s': %s", dir, strerror(errno));
+		ret = tf_why(why, "cannot enter '%s': %s", dir,
+			     strerror(errno));
 	else {
 		ret = extract(a, out, why);
 		/* Back where the command was: its relative paths must hold. */

@@ -23,13 +23,13 @@
 #include "store.h"
 
 struct tf_cache {
-	struct tf_store store;      /* owned */
-	int store_on;               /* look up and save locally */
-	struct tf_remote *remote;   /* owned, or NULL */
-	int remote_off;             /* 1 after a failure: not asked again */
-	int upload;                 /* upload what is built */
-	struct tf_signer *signer;   /* owned, or NULL */
-	struct tf_trust *trust;     /* owned */
+	struct tf_store store;    /* owned */
+	int store_on;             /* look up and save locally */
+	struct tf_remote *remote; /* owned, or NULL */
+	int remote_off;           /* 1 after a failure: not asked again */
+	int upload;               /* upload what is built */
+	struct tf_signer *signer; /* owned, or NULL */
+	struct tf_trust *trust;   /* owned */
 };
 
 int tf_cache_open(struct tf_cache **out, const struct tf_cache_opts *o)
@@ -40,10 +40,12 @@ int tf_cache_open(struct tf_cache **out, const struct tf_cache_opts *o)
 	if (!o->store && !o->remote)
 		return 0;
 	if (o->upload && !o->remote)
-		return error("--remote-cache-upload needs a remote cache (--remote-cache URL)");
+		return error(
+			"--remote-cache-upload needs a remote cache (--remote-cache URL)");
 	if (o->upload && !o->signing_key)
-		return error("--remote-cache-upload needs --signing-key KEYFILE: "
-			     "readers only use signed entries");
+		return error(
+			"--remote-cache-upload needs --signing-key KEYFILE: "
+			"readers only use signed entries");
 	c = tf_calloc(1, sizeof(*c));
 	c->store_on = o->store;
 	c->upload = o->upload;
@@ -89,7 +91,8 @@ void tf_cache_close(struct tf_cache *c)
 static void remote_fail(struct tf_cache *c, const char *why)
 {
 	warning("remote cache %s: %s; not using it for the rest of this run, "
-		"steps build locally", tf_remote_shown(c->remote), why);
+		"steps build locally",
+		tf_remote_shown(c->remote), why);
 	c->remote_off = 1;
 }
 
@@ -105,15 +108,18 @@ static int unpack(int fd, const char *stage, const char *tree,
 	int ret = -1;
 
 	tf_path_dirname(&parent, stage);
-	if (tf_mkdir_p(parent.buf) || tf_mkdtemp_temp(parent.buf, "restore", &tmp)) {
+	if (tf_mkdir_p(parent.buf) ||
+	    tf_mkdtemp_temp(parent.buf, "restore", &tmp)) {
 		tf_why(why, "cannot make a directory beside '%s'", stage);
 		goto out;
 	}
 	if (tf_cache_archive_read(fd, tmp.buf, why))
 		goto out;
 	if (tf_tree_digest(tmp.buf, got) || strcmp(got, tree)) {
-		tf_why(why, "its archive unpacks to tree %.12s..., not the %.12s... "
-		       "its entry names", got, tree);
+		tf_why(why,
+		       "its archive unpacks to tree %.12s..., not the %.12s... "
+		       "its entry names",
+		       got, tree);
 		goto out;
 	}
 	if (tf_rm_rf(stage) || rename(tmp.buf, stage) < 0) {
@@ -155,7 +161,8 @@ static int restore_local(struct tf_cache *c, const char *key, const char *stage,
 		close(fd);
 	if (r == TF_STORE_BAD) {
 		warning("local store %s: the entry of key %.12s... is corrupt (%s); "
-			"removed it, the step builds", c->store.dir, key, why.buf);
+			"removed it, the step builds",
+			c->store.dir, key, why.buf);
 		tf_store_drop(&c->store, key, NULL);
 	}
 	tf_buf_release(&why);
@@ -189,9 +196,11 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 	tf_sha256_final(h, md);
 	tf_sha256_hex(md, got);
 	if (close(out) < 0 && !r)
-		r = tf_why(why, "cannot write '%s': %s", tmp.buf, strerror(errno));
+		r = tf_why(why, "cannot write '%s': %s", tmp.buf,
+			   strerror(errno));
 	if (rr == TF_REMOTE_NOT_FOUND)
-		r = tf_why(why, "GET %s: not found, though an entry names it", path.buf);
+		r = tf_why(why, "GET %s: not found, though an entry names it",
+			   path.buf);
 	else if (!r && strcmp(got, e->cas))
 		r = tf_why(why, "GET %s: its bytes hash to %s", path.buf, got);
 	if (!r && !c->store_on) {
@@ -214,17 +223,19 @@ static int fetch_blob(struct tf_cache *c, const struct tf_ac_entry *e, int *fd,
 	return r ? -1 : 0;
 }
 
-static int restore_remote(struct tf_cache *c, const char *key, const char *stage,
-			  struct tf_ac_entry *e)
+static int restore_remote(struct tf_cache *c, const char *key,
+			  const char *stage, struct tf_ac_entry *e)
 {
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT, path = TF_BUF_INIT;
 	enum tf_remote_result rr;
 	int fd = -1, r;
 
 	tf_buf_addf(&path, "ac/%s", key);
-	rr = tf_remote_get(c->remote, path.buf, &text, -1, TF_AC_MAX, NULL, &why);
+	rr = tf_remote_get(c->remote, path.buf, &text, -1, TF_AC_MAX, NULL,
+			   &why);
 	r = rr == TF_REMOTE_OK ? 0 : -1;
-	if (r == 0 && tf_ac_verify(text.buf, text.len, key, c->trust, e, &why)) {
+	if (r == 0 &&
+	    tf_ac_verify(text.buf, text.len, key, c->trust, e, &why)) {
 		/* Say which entry: the reason alone does not. */
 		struct tf_buf w = TF_BUF_INIT;
 
@@ -291,7 +302,8 @@ static void upload(struct tf_cache *c, const struct tf_ac_entry *e,
 				  (long long)text->len, &why);
 	if (r) {
 		warning("remote cache %s: cannot upload: %s; uploads stop for "
-			"this run", tf_remote_shown(c->remote), why.buf);
+			"this run",
+			tf_remote_shown(c->remote), why.buf);
 		c->upload = 0;
 	}
 	tf_buf_release(&why);
@@ -317,7 +329,8 @@ void tf_cache_save(struct tf_cache *c, const char *key, const char *stage,
 	if (close(fd) < 0 && !r)
 		r = error_errno("cannot write '%s'", tmp.buf);
 	if (ar == TF_CACHE_ARCHIVE_FORBIDDEN)
-		verbose("not caching '%s': %s (a path of this build)", stage, why.buf);
+		verbose("not caching '%s': %s (a path of this build)", stage,
+			why.buf);
 	memset(&e, 0, sizeof(e));
 	if (!r)
 		r = tf_sha256_file(tmp.buf, md, &e.size);
@@ -360,7 +373,8 @@ void tf_cache_relocate(const char *text, size_t len, const char *const *from,
 		for (k = 0; from[k]; k++) {
 			size_t n = strlen(from[k]);
 
-			if (n > best && n <= len - i && !memcmp(text + i, from[k], n)) {
+			if (n > best && n <= len - i &&
+			    !memcmp(text + i, from[k], n)) {
 				best = n;
 				bk = k;
 			}

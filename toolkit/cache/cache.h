@@ -29,21 +29,21 @@
 struct tf_cache;
 
 struct tf_cache_opts {
-	const char *dir;          /* borrowed: the cache directory */
-	int store;                /* 1: look up and save in the local store */
-	const char *remote;       /* borrowed: remote cache URL, or NULL */
-	int upload;               /* 1: upload what is built to the remote */
-	const char *trust;        /* borrowed: file of trusted public keys */
-	const char *signing_key;  /* borrowed: private key signing uploads */
-	long timeout;             /* remote low-speed/connect limit, seconds */
+	const char *dir;         /* borrowed: the cache directory */
+	int store;               /* 1: look up and save in the local store */
+	const char *remote;      /* borrowed: remote cache URL, or NULL */
+	int upload;              /* 1: upload what is built to the remote */
+	const char *trust;       /* borrowed: file of trusted public keys */
+	const char *signing_key; /* borrowed: private key signing uploads */
+	long timeout;            /* remote low-speed/connect limit, seconds */
 };
 
 /* Where a step's output came from. */
 enum tf_cache_origin {
-	TF_CACHE_NONE,            /* not looked up (up to date, or no cache) */
-	TF_CACHE_BUILT,           /* the step ran */
-	TF_CACHE_LOCAL,           /* restored from the local store */
-	TF_CACHE_REMOTE,          /* downloaded from the remote cache */
+	TF_CACHE_NONE,   /* not looked up (up to date, or no cache) */
+	TF_CACHE_BUILT,  /* the step ran */
+	TF_CACHE_LOCAL,  /* restored from the local store */
+	TF_CACHE_REMOTE, /* downloaded from the remote cache */
 };
 
 #define TF_CACHE_SIGNER_LEN 16

@@ -51,19 +51,24 @@ static int set(struct tf_cache_opts *o, struct tf_strvec *keep,
 		o->signing_key = keep->v[keep->nr - 1];
 	} else if (!strcmp(name, "remote-cache-upload")) {
 		if (parse_bool(v, &o->upload))
-			return error("%s: remote-cache-upload wants true or false, not '%s'",
-				     where, v);
+			return error(
+				"%s: remote-cache-upload wants true or false, not '%s'",
+				where, v);
 	} else if (!strcmp(name, "store")) {
 		if (parse_bool(v, &o->store))
-			return error("%s: store wants true or false, not '%s'", where, v);
+			return error("%s: store wants true or false, not '%s'",
+				     where, v);
 	} else if (!strcmp(name, "remote-cache-timeout")) {
 		if (parse_timeout(v, &o->timeout))
-			return error("%s: remote-cache-timeout wants seconds from 1 to 3600, not '%s'",
-				     where, v);
+			return error(
+				"%s: remote-cache-timeout wants seconds from 1 to 3600, not '%s'",
+				where, v);
 	} else {
-		return error("%s: unknown setting '%s' (valid: remote-cache, "
-			     "remote-cache-upload, remote-cache-timeout, trust, "
-			     "signing-key, store)", where, name);
+		return error(
+			"%s: unknown setting '%s' (valid: remote-cache, "
+			"remote-cache-upload, remote-cache-timeout, trust, "
+			"signing-key, store)",
+			where, name);
 	}
 	return 0;
 }
@@ -116,8 +121,8 @@ int tf_cache_config(struct tf_cache_opts *o, struct tf_strvec *keep)
 		{ "TFBUILD_SIGNING_KEY", "signing-key" },
 		{ "TFBUILD_STORE", "store" },
 	};
-	const char *file = getenv("TFBUILD_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME"),
-		   *home = getenv("HOME");
+	const char *file = getenv("TFBUILD_CONFIG"),
+		   *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	char *path;
 	size_t i;
 	int ret;

@@ -13,9 +13,9 @@
 #define LOW_SPEED_BYTES 1024L
 
 struct tf_remote {
-	CURL *curl;          /* owned, reused: one connection */
-	char *base;          /* owned: the URL without a trailing '/' */
-	char *shown;         /* owned: base without credentials */
+	CURL *curl;  /* owned, reused: one connection */
+	char *base;  /* owned: the URL without a trailing '/' */
+	char *shown; /* owned: base without credentials */
 	long timeout;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -47,7 +47,8 @@ struct tf_remote *tf_remote_new(const char *url, long timeout)
 
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return error("remote cache: '%s' is not an http:// or https:// URL",
-			     url), NULL;
+			     url),
+		       NULL;
 	if (tf_dl_curl() < 0)
 		return NULL;
 	while (n > 1 && url[n - 1] == '/')
@@ -86,11 +87,11 @@ const char *tf_remote_shown(const struct tf_remote *r)
 }
 
 struct sink {
-	struct tf_buf *out;    /* or fd */
+	struct tf_buf *out; /* or fd */
 	int fd;
 	long long cap, got;
 	struct tf_sha256 *h;
-	int over;              /* 1: more than cap arrived */
+	int over; /* 1: more than cap arrived */
 };
 
 static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
@@ -195,7 +196,8 @@ int tf_remote_put(struct tf_remote *r, const char *path, const void *data,
 		curl_easy_setopt(r->curl, CURLOPT_UPLOAD, 0L);
 		curl_easy_setopt(r->curl, CURLOPT_CUSTOMREQUEST, "PUT");
 		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, data);
-		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)len);
 	} else {
 		curl_easy_setopt(r->curl, CURLOPT_READFUNCTION, on_read);
 		curl_easy_setopt(r->curl, CURLOPT_READDATA, &fd);

@@ -25,9 +25,9 @@ const char *tf_remote_shown(const struct tf_remote *r);
 
 /* What tf_remote_get gives. */
 enum tf_remote_result {
-	TF_REMOTE_OK,         /* got it */
-	TF_REMOTE_NOT_FOUND,  /* the server has no such entry (404) */
-	TF_REMOTE_ERROR,      /* anything else: why says what (no report) */
+	TF_REMOTE_OK,        /* got it */
+	TF_REMOTE_NOT_FOUND, /* the server has no such entry (404) */
+	TF_REMOTE_ERROR,     /* anything else: why says what (no report) */
 };
 
 /*

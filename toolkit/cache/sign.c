@@ -21,17 +21,17 @@
 #define SIG_LEN 64
 
 struct tf_signer {
-	EVP_PKEY *key;                  /* owned */
+	EVP_PKEY *key; /* owned */
 	char id[TF_KEY_ID_LEN + 1];
 };
 
 struct pubkey {
-	EVP_PKEY *key;                  /* owned */
+	EVP_PKEY *key; /* owned */
 	char id[TF_KEY_ID_LEN + 1];
 };
 
 struct tf_trust {
-	struct pubkey *keys;            /* owned array */
+	struct pubkey *keys; /* owned array */
 	size_t nr;
 };
 
@@ -72,11 +72,13 @@ struct tf_signer *tf_signer_load(const char *path)
 	EVP_PKEY *k;
 
 	if (!f)
-		return error_errno("cannot open the signing key '%s'", path), NULL;
+		return error_errno("cannot open the signing key '%s'", path),
+		       NULL;
 	k = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
 	if (!k || EVP_PKEY_id(k) != EVP_PKEY_ED25519) {
-		error("%s: not an Ed25519 private key in PEM: %s", path, ssl_why());
+		error("%s: not an Ed25519 private key in PEM: %s", path,
+		      ssl_why());
 		EVP_PKEY_free(k);
 		return NULL;
 	}
@@ -124,8 +126,9 @@ static int from_hex(const char *s, unsigned char *p, size_t n)
 		return -1;
 	for (i = 0; i < 2 * n; i++) {
 		char c = s[i];
-		int v = c >= '0' && c <= '9' ? c - '0'
-		      : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		int v = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+					       : -1;
 
 		if (v < 0)
 			return -1;
@@ -202,7 +205,8 @@ static int add_pem(struct tf_trust *t, const char *path, const char *text,
 		if (EVP_PKEY_id(k) != EVP_PKEY_ED25519) {
 			EVP_PKEY_free(k);
 			BIO_free(b);
-			return error("%s: a public key that is not Ed25519", path);
+			return error("%s: a public key that is not Ed25519",
+				     path);
 		}
 		trust_add(t, k);
 		n++;
@@ -228,7 +232,8 @@ static int add_hex_lines(struct tf_trust *t, const char *path, char *text)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		end = p + strcspn(p, " \t\r#");
-		if (!strncmp(p, "-----BEGIN", 10) || !strncmp(p, "-----END", 8)) {
+		if (!strncmp(p, "-----BEGIN", 10) ||
+		    !strncmp(p, "-----END", 8)) {
 			in_pem = !strncmp(p, "-----BEGIN", 10);
 			continue;
 		}
@@ -239,7 +244,8 @@ static int add_hex_lines(struct tf_trust *t, const char *path, char *text)
 		    !(k = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
 						      raw, RAW_LEN)))
 			return error("%s:%d: not a public key (64 hex digits "
-				     "or a PEM block)", path, lineno);
+				     "or a PEM block)",
+				     path, lineno);
 		trust_add(t, k);
 		n++;
 	}
@@ -282,16 +288,19 @@ int tf_trust_check(const struct tf_trust *t, const char *key_id,
 	for (i = 0; i < t->nr && strcmp(t->keys[i].id, key_id); i++)
 		;
 	if (i == t->nr)
-		return tf_why(why, "signed by key %s, which is not trusted", key_id);
+		return tf_why(why, "signed by key %s, which is not trusted",
+			      key_id);
 	if (from_hex(sig, raw, SIG_LEN))
 		return tf_why(why, "its signature is not 128 hex digits");
 	ctx = EVP_MD_CTX_new();
-	ok = ctx && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, t->keys[i].key) == 1 &&
+	ok = ctx &&
+	     EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, t->keys[i].key) == 1 &&
 	     EVP_DigestVerify(ctx, raw, SIG_LEN, msg, len) == 1;
 	EVP_MD_CTX_free(ctx);
 	ERR_clear_error();
 	if (!ok)
-		return tf_why(why, "its signature by key %s does not verify", key_id);
+		return tf_why(why, "its signature by key %s does not verify",
+			      key_id);
 	return 0;
 }
 
@@ -333,11 +342,13 @@ int tf_sign_keygen(const char *prefix, struct tf_buf *id)
 {
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);
 	EVP_PKEY *k = NULL;
-	char *key = tf_xstrfmt("%s.key", prefix), *pub = tf_xstrfmt("%s.pub", prefix);
+	char *key = tf_xstrfmt("%s.key", prefix),
+	     *pub = tf_xstrfmt("%s.pub", prefix);
 	char kid[TF_KEY_ID_LEN + 1];
 	int ret = 0;
 
-	if (!ctx || EVP_PKEY_keygen_init(ctx) != 1 || EVP_PKEY_keygen(ctx, &k) != 1)
+	if (!ctx || EVP_PKEY_keygen_init(ctx) != 1 ||
+	    EVP_PKEY_keygen(ctx, &k) != 1)
 		ret = error("cannot generate an Ed25519 key: %s", ssl_why());
 	if (!ret && tf_path_exists(pub))
 		ret = error("'%s' exists; not overwriting it", pub);

@@ -14,8 +14,8 @@
 #define TF_KEY_ID_LEN 16
 #define TF_SIG_HEX_LEN 128
 
-struct tf_signer;   /* a private key */
-struct tf_trust;    /* a set of public keys */
+struct tf_signer; /* a private key */
+struct tf_trust;  /* a set of public keys */
 
 /*
  * Load a private key: PEM (PKCS#8, as `openssl genpkey -algorithm

@@ -47,9 +47,9 @@ void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
 	tf_buf_addf(out, "%s/%s/%.2s/%s", s->dir, kind, hex, hex);
 }
 
-enum tf_store_result tf_store_get_ac(const struct tf_store *s,
-				     const char *key, struct tf_ac_entry *e,
-				     struct tf_buf *text, struct tf_buf *why)
+enum tf_store_result tf_store_get_ac(const struct tf_store *s, const char *key,
+				     struct tf_ac_entry *e, struct tf_buf *text,
+				     struct tf_buf *why)
 {
 	struct tf_buf path = TF_BUF_INIT, own = TF_BUF_INIT;
 	struct tf_buf *t = text ? text : &own;
@@ -89,15 +89,16 @@ out:
 	return ret;
 }
 
-int tf_store_put_ac(const struct tf_store *s, const char *key,
-		    const char *text, size_t len)
+int tf_store_put_ac(const struct tf_store *s, const char *key, const char *text,
+		    size_t len)
 {
 	struct tf_buf path = TF_BUF_INIT, dir = TF_BUF_INIT;
 	int ret;
 
 	tf_store_path(s, "ac", key, &path);
 	tf_path_dirname(&dir, path.buf);
-	ret = tf_mkdir_p(dir.buf) || tf_write_file_atomic(path.buf, text, len, 0644);
+	ret = tf_mkdir_p(dir.buf) ||
+	      tf_write_file_atomic(path.buf, text, len, 0644);
 	tf_buf_release(&path);
 	tf_buf_release(&dir);
 	return ret ? -1 : 0;
@@ -124,7 +125,8 @@ void tf_store_drop(const struct tf_store *s, const char *key, const char *hex)
  */
 static int lock(int fd, int shared, int wait)
 {
-	while (flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) < 0)
+	while (flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) <
+	       0)
 		if (errno != EINTR)
 			return -1;
 	return 0;
@@ -204,7 +206,8 @@ int tf_store_tmp(const struct tf_store *s, struct tf_buf *path)
 	return fd;
 }
 
-int tf_store_add_blob(const struct tf_store *s, const char *tmp, const char *hex)
+int tf_store_add_blob(const struct tf_store *s, const char *tmp,
+		      const char *hex)
 {
 	struct tf_buf path = TF_BUF_INIT, dir = TF_BUF_INIT;
 	int ret = 0;
@@ -282,7 +285,9 @@ int tf_store_stats(const struct tf_store *s, struct tf_store_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	return each_file(s, "ac", count_entry, st) ||
-	       each_file(s, "cas", count_blob, st) ? -1 : 0;
+			       each_file(s, "cas", count_blob, st)
+		       ? -1
+		       : 0;
 }
 
 static int older(const void *a, const void *b)
@@ -362,8 +367,10 @@ static int sweep_entry(const char *path, const char *name, void *arg)
 
 	text.cap = TF_AC_MAX;
 	if (tf_sha256_is_hex(name) &&
-	    (tf_read_file(path, &text) || tf_ac_parse(text.buf, text.len, &e, &why) ||
-	     (tf_store_path(w->s, "cas", e.cas, &blob), !tf_path_exists(blob.buf))))
+	    (tf_read_file(path, &text) ||
+	     tf_ac_parse(text.buf, text.len, &e, &why) ||
+	     (tf_store_path(w->s, "cas", e.cas, &blob),
+	      !tf_path_exists(blob.buf))))
 		unlink(path);
 	tf_buf_release(&text);
 	tf_buf_release(&why);
@@ -384,7 +391,8 @@ static int sweep_tmp(const struct tf_store *s)
 		for (i = 0; i < names.nr; i++) {
 			tf_buf_reset(&p);
 			tf_path_join(&p, dir.buf, names.v[i]);
-			if (!lstat(p.buf, &sb) && now - sb.st_mtime > STALE_TMP_SECONDS)
+			if (!lstat(p.buf, &sb) &&
+			    now - sb.st_mtime > STALE_TMP_SECONDS)
 				tf_rm_rf(p.buf);
 		}
 	tf_strvec_release(&names);
@@ -462,8 +470,8 @@ static int verify_entry(const char *path, const char *name, void *arg)
 	struct tf_ac_entry e;
 
 	text.cap = TF_AC_MAX;
-	if (tf_read_file(path, &text) || tf_ac_parse(text.buf, text.len, &e, &why) ||
-	    strcmp(e.key, name)) {
+	if (tf_read_file(path, &text) ||
+	    tf_ac_parse(text.buf, text.len, &e, &why) || strcmp(e.key, name)) {
 		error("%s: corrupt action entry%s%s", path, why.len ? ": " : "",
 		      why.buf);
 		(*bad)++;

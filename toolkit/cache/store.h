@@ -23,10 +23,13 @@
 #include "base/base.h"
 
 struct tf_store {
-	char *dir;  /* owned: <cache>/store */
+	char *dir; /* owned: <cache>/store */
 };
 
-#define TF_STORE_INIT { NULL }
+#define TF_STORE_INIT \
+	{             \
+		NULL  \
+	}
 
 /* Set up the store under cache_dir, creating its directories. */
 int tf_store_open(struct tf_store *s, const char *cache_dir);
@@ -38,9 +41,9 @@ void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
 
 /* What looking up an action entry or a blob gives. */
 enum tf_store_result {
-	TF_STORE_OK,        /* there, and sound */
-	TF_STORE_MISSING,   /* not in the store */
-	TF_STORE_BAD,       /* cannot be read, or corrupt: why says how
+	TF_STORE_OK,      /* there, and sound */
+	TF_STORE_MISSING, /* not in the store */
+	TF_STORE_BAD,     /* cannot be read, or corrupt: why says how
 			       (no report) */
 };
 
@@ -48,12 +51,12 @@ enum tf_store_result {
  * The action entry of key: TF_STORE_OK with e (and its text in text, if
  * not NULL) filled.
  */
-enum tf_store_result tf_store_get_ac(const struct tf_store *s,
-				     const char *key, struct tf_ac_entry *e,
-				     struct tf_buf *text, struct tf_buf *why);
+enum tf_store_result tf_store_get_ac(const struct tf_store *s, const char *key,
+				     struct tf_ac_entry *e, struct tf_buf *text,
+				     struct tf_buf *why);
 /* Write an action entry's text for key, atomically. */
-int tf_store_put_ac(const struct tf_store *s, const char *key,
-		    const char *text, size_t len);
+int tf_store_put_ac(const struct tf_store *s, const char *key, const char *text,
+		    size_t len);
 /* Remove the action entry of key and, if hex is not NULL, that blob. */
 void tf_store_drop(const struct tf_store *s, const char *key, const char *hex);
 
@@ -76,12 +79,13 @@ int tf_store_tmp(const struct tf_store *s, struct tf_buf *path);
  * Move the temporary file tmp, whose SHA-256 the caller checked is hex,
  * into cas/ (read-only). If the blob is there already, tmp is removed.
  */
-int tf_store_add_blob(const struct tf_store *s, const char *tmp, const char *hex);
+int tf_store_add_blob(const struct tf_store *s, const char *tmp,
+		      const char *hex);
 
 struct tf_store_stats {
-	size_t entries;     /* action entries */
-	size_t blobs;       /* archives */
-	long long bytes;    /* bytes of the archives */
+	size_t entries;  /* action entries */
+	size_t blobs;    /* archives */
+	long long bytes; /* bytes of the archives */
 };
 int tf_store_stats(const struct tf_store *s, struct tf_store_stats *st);
 
@@ -89,7 +93,7 @@ int tf_store_stats(const struct tf_store *s, struct tf_store_stats *st);
 struct tf_store_blob {
 	char hex[65];
 	long long size;
-	long long used;     /* the LRU clock: last use, seconds */
+	long long used; /* the LRU clock: last use, seconds */
 	long long used_ns;
 };
 /*
@@ -97,7 +101,8 @@ struct tf_store_blob {
  * v[0..nr) from least to most recently used (ties by name) and returns
  * how many of the first ones must go. Pure: for unit tests.
  */
-size_t tf_store_lru_pick(struct tf_store_blob *v, size_t nr, long long max_size);
+size_t tf_store_lru_pick(struct tf_store_blob *v, size_t nr,
+			 long long max_size);
 /*
  * Evict least-recently-used blobs until the store holds at most max_size
  * bytes, skipping blobs in use (locked); then drop action entries whose

@@ -15,7 +15,8 @@ int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	error("%s", msg);
-	fprintf(stderr, "usage: tfbuild %s %s\nSee 'tfbuild help %s' for the options.\n",
+	fprintf(stderr,
+		"usage: tfbuild %s %s\nSee 'tfbuild help %s' for the options.\n",
 		c->name, c->synopsis, c->name);
 	return TF_EXIT_USAGE;
 }

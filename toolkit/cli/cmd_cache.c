@@ -27,8 +27,8 @@ const char tf_usage_cache[] =
 const struct tf_opt tf_opts_cache[] = {
 	TF_OPT_CACHE,
 	{ 0, "max-size", TF_OPT_STRING, TF_ARG(max_size), "SIZE",
-	  "gc: the most the store may hold (bytes, or with k, M, G, T)",
-	  NULL, 0, 0 },
+	  "gc: the most the store may hold (bytes, or with k, M, G, T)", NULL,
+	  0, 0 },
 	TF_OPT_END,
 };
 
@@ -62,8 +62,10 @@ static int gc(const struct tf_store *s, const char *max, const struct tf_cmd *c)
 	if (!max)
 		return tf_usage_error(c, "gc needs --max-size SIZE");
 	if (limit < 0)
-		return tf_usage_error(c, "--max-size wants a size such as 500M or 10G, not '%s'",
-				      max);
+		return tf_usage_error(
+			c,
+			"--max-size wants a size such as 500M or 10G, not '%s'",
+			max);
 	if (tf_store_gc(s, limit, &evicted, &skipped, &freed))
 		return TF_EXIT_FAILURE;
 	printf("evicted %zu archives (%lld bytes)", evicted, freed);
@@ -95,14 +97,20 @@ int cmd_cache(struct tf_args *a)
 	int ret;
 
 	if (!what)
-		return tf_usage_error(c, "missing what to do: stats, gc, clear, verify or keygen");
-	if (strcmp(what, "stats") && strcmp(what, "gc") && strcmp(what, "clear") &&
-	    strcmp(what, "verify") && strcmp(what, "keygen"))
-		return tf_usage_error(c, "'%s' is not stats, gc, clear, verify or keygen",
-				      what);
+		return tf_usage_error(
+			c,
+			"missing what to do: stats, gc, clear, verify or keygen");
+	if (strcmp(what, "stats") && strcmp(what, "gc") &&
+	    strcmp(what, "clear") && strcmp(what, "verify") &&
+	    strcmp(what, "keygen"))
+		return tf_usage_error(
+			c, "'%s' is not stats, gc, clear, verify or keygen",
+			what);
 	if (a->args.nr != want)
-		return tf_usage_error(c, want == 2 ? "keygen needs one PREFIX"
-					 : "'%s' takes no arguments", what);
+		return tf_usage_error(c,
+				      want == 2 ? "keygen needs one PREFIX"
+						: "'%s' takes no arguments",
+				      what);
 	if (want == 2)
 		return keygen(a->args.v[1]);
 	dir = cache_dir(a);

@@ -55,7 +55,8 @@ out:
 
 static int compare(const char *a, const char *b, size_t max)
 {
-	struct tf_wheel_listing la = TF_WHEEL_LISTING_INIT, lb = TF_WHEEL_LISTING_INIT;
+	struct tf_wheel_listing la = TF_WHEEL_LISTING_INIT,
+				lb = TF_WHEEL_LISTING_INIT;
 	struct tf_buf out = TF_BUF_INIT;
 	long long off;
 	size_t n;
@@ -68,7 +69,8 @@ static int compare(const char *a, const char *b, size_t max)
 	ret = n || off >= 0 ? 1 : TF_EXIT_OK;
 	fputs(out.buf, stdout);
 	if (!n && off >= 0)
-		printf("entries agree; the zip containers differ from byte %lld\n", off);
+		printf("entries agree; the zip containers differ from byte %lld\n",
+		       off);
 	if (ret == TF_EXIT_OK && tf_verbosity)
 		printf("%s and %s are identical\n", a, b);
 out:
@@ -81,8 +83,9 @@ out:
 int cmd_diff(struct tf_args *a)
 {
 	if (a->args.nr != 2)
-		return tf_usage_error(tf_cmd_find("diff"), "%s", a->args.nr < 2 ?
-				      "two wheels are needed" : "too many arguments");
+		return tf_usage_error(tf_cmd_find("diff"), "%s",
+				      a->args.nr < 2 ? "two wheels are needed"
+						     : "too many arguments");
 	return compare(a->args.v[0], a->args.v[1],
 		       (size_t)(a->max ? a->max : 20));
 }

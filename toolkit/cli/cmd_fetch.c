@@ -16,8 +16,8 @@ const char tf_usage_fetch[] =
 const struct tf_opt tf_opts_fetch[] = {
 	TF_OPT_CACHE,
 	{ 't', "target", TF_OPT_CHOICES, TF_ARG(targets), "NAME",
-	  "expand the recipe for NAME; default: the host's",
-	  tf_target_choices, 0, 0 },
+	  "expand the recipe for NAME; default: the host's", tf_target_choices,
+	  0, 0 },
 	TF_OPT_SET,
 	{ 0, "offline", TF_OPT_FLAG, TF_ARG(offline), NULL,
 	  "only check that every source is in the cache", NULL, 0, 0 },
@@ -41,7 +41,9 @@ int cmd_fetch(struct tf_args *a)
 			ret = TF_EXIT_FETCH;
 			break;
 		}
-		for (j = 0; tf_verbosity && !tf_ui_json() && j < s.recipe.nr_sources; j++)
+		for (j = 0;
+		     tf_verbosity && !tf_ui_json() && j < s.recipe.nr_sources;
+		     j++)
 			if (p->sources[j].archive)
 				printf("%s  %s\n", p->sources[j].def->name.s,
 				       p->sources[j].archive);

@@ -37,16 +37,19 @@ const struct tf_opt tf_opts_recipe[] = {
 	  "rebuild every step, even if up to date", NULL, 0, 0 },
 	{ 0, "wait", TF_OPT_FLAG, TF_ARG(wait), NULL,
 	  "if another tfbuild is using the build tree or output folder, "
-	  "wait for it instead of failing", NULL, 0, 0 },
+	  "wait for it instead of failing",
+	  NULL, 0, 0 },
 	{ 0, "timeout", TF_OPT_STRING, TF_ARG(timeout), "TIME",
 	  "time limit of every step and test (90s, 30m, 2h), over the "
-	  "recipe's; default: the recipe's, or 1h", NULL, 0, 0 },
+	  "recipe's; default: the recipe's, or 1h",
+	  NULL, 0, 0 },
 	{ 0, "launcher", TF_OPT_CHOICE, TF_ARG(launcher), "NAME",
 	  "compile through ccache, sccache or distcc (none: not even the "
-	  "toolchain's); never changes the wheels", tf_launcher_choices, 0, 0 },
+	  "toolchain's); never changes the wheels",
+	  tf_launcher_choices, 0, 0 },
 	{ 0, "distcc-hosts", TF_OPT_STRING, TF_ARG(distcc_hosts), "HOSTS",
-	  "DISTCC_HOSTS for --launcher distcc (127.0.0.1:3632/4,lzo ...)",
-	  NULL, 0, 0 },
+	  "DISTCC_HOSTS for --launcher distcc (127.0.0.1:3632/4,lzo ...)", NULL,
+	  0, 0 },
 	TF_OPTS_CACHE,
 	TF_OPT_END,
 };
@@ -63,9 +66,11 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 	tf_path_join(&path, s->opt.out_dir, "SHA256SUMS");
 	if (!ret)
 		ret = tf_sums_write(path.buf, &sums);
-	tf_buf_setf(&path, "%s/%s.intoto.json", s->opt.out_dir, s->recipe.name.s);
+	tf_buf_setf(&path, "%s/%s.intoto.json", s->opt.out_dir,
+		    s->recipe.name.s);
 	if (!ret)
-		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans, &run);
+		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans,
+					  &run);
 	for (i = 0; !ret && i < written->nr; i++) {
 		tf_ui_wheel_written(written->v[i], sums.digests.v[i]);
 		if (tf_verbosity && !tf_ui_json())
@@ -78,8 +83,9 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 
 static int run_pipeline(struct tf_session *s)
 {
-	struct tf_build_opts bo = { s->opt.jobs, s->opt.keep_going, s->opt.force,
-				    s->opt.timeout, s->cache, s->opt.cache.dir };
+	struct tf_build_opts bo = { s->opt.jobs,  s->opt.keep_going,
+				    s->opt.force, s->opt.timeout,
+				    s->cache,     s->opt.cache.dir };
 	struct tf_strvec written = TF_STRVEC_INIT, lists = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;

@@ -39,11 +39,13 @@ int cmd_sha256(struct tf_args *a)
 	int failed = 0;
 
 	if (!a->args.nr)
-		return tf_usage_error(tf_cmd_find("sha256"), "no FILE or URL given");
+		return tf_usage_error(tf_cmd_find("sha256"),
+				      "no FILE or URL given");
 	for (i = 0; i < a->args.nr; i++) {
 		const char *arg = a->args.v[i];
 
-		if (tf_fetch_digest(&opts, strcmp(arg, "-") ? arg : "/dev/stdin",
+		if (tf_fetch_digest(&opts,
+				    strcmp(arg, "-") ? arg : "/dev/stdin",
 				    hex) < 0) {
 			failed = 1;
 			continue;

@@ -75,9 +75,9 @@ const struct tf_opt tf_opts_verify[] = {
 
 /* A list of expected wheels: SHA256SUMS or a provenance's subjects. */
 struct expected {
-	const char *path;      /* borrowed: the file given */
-	struct tf_sums sums;   /* owned: names and digests */
-	struct tf_buf dir;     /* owned: the directory its names are in */
+	const char *path;    /* borrowed: the file given */
+	struct tf_sums sums; /* owned: names and digests */
+	struct tf_buf dir;   /* owned: the directory its names are in */
 };
 
 static int load_expected(struct expected *e, int provenance)
@@ -120,8 +120,8 @@ static int check_listed(const struct expected *e, const char *wheel)
 		return -1;
 	tf_sha256_hex(md, hex);
 	if (strcmp(hex, want))
-		return error("%s: sha256 %s differs from %s listed in %s", wheel, hex,
-			     want, e->path);
+		return error("%s: sha256 %s differs from %s listed in %s",
+			     wheel, hex, want, e->path);
 	return 0;
 }
 
@@ -140,7 +140,8 @@ static void default_wheels(const struct expected *e, struct tf_strvec *wheels)
 			continue;
 		tf_buf_reset(&path);
 		tf_path_join(&path, e->dir.buf, names.v[i]);
-		for (j = 0; j < wheels->nr && strcmp(wheels->v[j], path.buf); j++)
+		for (j = 0; j < wheels->nr && strcmp(wheels->v[j], path.buf);
+		     j++)
 			;
 		if (j == wheels->nr)
 			tf_strvec_push(wheels, path.buf);
@@ -164,7 +165,8 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		int wrong = tf_verify_wheel(wheels->v[i]) < 0;
 
 		if (!wrong && framework_site)
-			wrong = tf_framework_verify(wheels->v[i], framework_site) < 0;
+			wrong = tf_framework_verify(wheels->v[i],
+						    framework_site) < 0;
 
 		for (j = 0; j < nr_lists; j++)
 			wrong |= check_listed(&lists[j], wheels->v[i]) < 0;

@@ -57,7 +57,8 @@ static const struct tf_cmd *parse(int argc, char **argv, struct tf_args *a,
 			rest[n++] = argv[i];
 	if (tf_opt_parse(tables, n, rest, a, &a->args)) {
 		if (c)
-			fprintf(stderr, "usage: tfbuild %s %s\nSee 'tfbuild help %s' for the options.\n",
+			fprintf(stderr,
+				"usage: tfbuild %s %s\nSee 'tfbuild help %s' for the options.\n",
 				c->name, c->synopsis, c->name);
 		else
 			fputs("See 'tfbuild --help'.\n", stderr);

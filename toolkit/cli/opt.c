@@ -17,7 +17,8 @@ const struct tf_opt *tf_opt_find(const struct tf_opt *const *tables,
 	for (; *tables; tables++)
 		for (o = *tables; o->long_name; o++) {
 			if (arg[1] == '-' ? !strcmp(arg + 2, o->long_name)
-					  : (arg[1] && !arg[2] && arg[1] == o->short_name))
+					  : (arg[1] && !arg[2] &&
+					     arg[1] == o->short_name))
 				return o;
 		}
 	return NULL;
@@ -85,8 +86,9 @@ static int apply(const struct tf_opt *o, int is_long, const char *v, void *base)
 	case TF_OPT_INT:
 		n = strtol(v, &end, 10);
 		if (*end || end == v || n < o->min || n > o->max)
-			return error("%s wants a number from %d to %d, not '%s'",
-				     spelled(o, is_long), o->min, o->max, v);
+			return error(
+				"%s wants a number from %d to %d, not '%s'",
+				spelled(o, is_long), o->min, o->max, v);
 		*FIELD(base, o, int) = (int)n;
 		return 0;
 	case TF_OPT_CHOICE:
@@ -120,8 +122,9 @@ static int unknown(const struct tf_opt *const *tables, const char *arg)
 	for (t = tables; *t; t++)
 		for (o = *t; o->long_name; o++)
 			tf_strvec_pushf(&names, "--%s", o->long_name);
-	near = arg[1] == '-' ? tf_words_nearest(arg, (const char *const *)names.v)
-			     : NULL;
+	near = arg[1] == '-'
+		       ? tf_words_nearest(arg, (const char *const *)names.v)
+		       : NULL;
 	if (near)
 		error("unknown option '%s'; did you mean '%s'?", arg, near);
 	else
@@ -138,8 +141,8 @@ static int parse_long(const struct tf_opt *const *tables, int argc, char **argv,
 	char name[128];
 	const struct tf_opt *o;
 
-	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg),
-		 arg);
+	snprintf(name, sizeof(name), "%.*s",
+		 eq ? (int)(eq - arg) : (int)strlen(arg), arg);
 	o = tf_opt_find(tables, name);
 	if (!o)
 		return unknown(tables, name);
@@ -156,8 +159,8 @@ static int parse_long(const struct tf_opt *const *tables, int argc, char **argv,
 }
 
 /* A cluster of short options "-vk", "-j4", "-o DIR" at argv[*i]. */
-static int parse_short(const struct tf_opt *const *tables, int argc, char **argv,
-		       int *i, void *base)
+static int parse_short(const struct tf_opt *const *tables, int argc,
+		       char **argv, int *i, void *base)
 {
 	const char *p = argv[*i] + 1;
 
@@ -175,7 +178,8 @@ static int parse_short(const struct tf_opt *const *tables, int argc, char **argv
 		if (p[1])
 			return apply(o, 0, p + 1, base);
 		if (*i + 1 >= argc)
-			return error("option '%s' needs a value (%s)", one, o->arg);
+			return error("option '%s' needs a value (%s)", one,
+				     o->arg);
 		return apply(o, 0, argv[++*i], base);
 	}
 	return 0;

@@ -17,31 +17,34 @@
 #include "base/base.h"
 
 enum tf_opt_kind {
-	TF_OPT_FLAG,     /* --force: int set to 1 */
-	TF_OPT_STRING,   /* --out DIR: const char *, borrowed from argv */
-	TF_OPT_LIST,     /* --set N=V, repeatable: pushed to a struct tf_strvec */
-	TF_OPT_INT,      /* --jobs N: int within [min, max] */
-	TF_OPT_CHOICE,   /* --color WHEN: const char *, one of choices() */
-	TF_OPT_CHOICES,  /* --target NAME, repeatable: strvec, each in choices() */
-	TF_OPT_VERBOSE,  /* -v: tf_verbosity++ (no field) */
-	TF_OPT_QUIET,    /* -q: tf_verbosity = 0 (no field) */
-	TF_OPT_HELP,     /* -h: show the command's help (int field) */
-	TF_OPT_VERSION,  /* -V: print the version (int field) */
+	TF_OPT_FLAG,   /* --force: int set to 1 */
+	TF_OPT_STRING, /* --out DIR: const char *, borrowed from argv */
+	TF_OPT_LIST,   /* --set N=V, repeatable: pushed to a struct tf_strvec */
+	TF_OPT_INT,    /* --jobs N: int within [min, max] */
+	TF_OPT_CHOICE, /* --color WHEN: const char *, one of choices() */
+	TF_OPT_CHOICES, /* --target NAME, repeatable: strvec, each in choices() */
+	TF_OPT_VERBOSE, /* -v: tf_verbosity++ (no field) */
+	TF_OPT_QUIET,   /* -q: tf_verbosity = 0 (no field) */
+	TF_OPT_HELP,    /* -h: show the command's help (int field) */
+	TF_OPT_VERSION, /* -V: print the version (int field) */
 };
 
 struct tf_opt {
-	char short_name;          /* 'o', or 0 for none */
-	const char *long_name;    /* "out"; NULL ends a table */
+	char short_name;       /* 'o', or 0 for none */
+	const char *long_name; /* "out"; NULL ends a table */
 	enum tf_opt_kind kind;
-	size_t off;               /* offsetof(struct tf_args, field) */
-	const char *arg;          /* "DIR" in help; NULL for flags */
-	const char *help;         /* one line for help, man page, completion */
+	size_t off;       /* offsetof(struct tf_args, field) */
+	const char *arg;  /* "DIR" in help; NULL for flags */
+	const char *help; /* one line for help, man page, completion */
 	/* For _CHOICE and _CHOICES: the valid values, NULL-terminated. */
 	const char *const *(*choices)(void);
-	int min, max;             /* for _INT */
+	int min, max; /* for _INT */
 };
 
-#define TF_OPT_END { 0, NULL, TF_OPT_FLAG, 0, NULL, NULL, NULL, 0, 0 }
+#define TF_OPT_END                                              \
+	{                                                       \
+		0, NULL, TF_OPT_FLAG, 0, NULL, NULL, NULL, 0, 0 \
+	}
 
 /*
  * Apply argv[0..argc) to the struct at base: options from the tables

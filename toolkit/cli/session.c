@@ -78,8 +78,10 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	o->sets = (struct tf_strvec)TF_STRVEC_INIT;
 	o->cache_keep = (struct tf_strvec)TF_STRVEC_INIT;
 	if (a->args.nr != 1)
-		return tf_usage_error(c, "%s", a->args.nr ? "too many arguments; one recipe at a time"
-					  : "missing the recipe file");
+		return tf_usage_error(
+			c, "%s",
+			a->args.nr ? "too many arguments; one recipe at a time"
+				   : "missing the recipe file");
 	o->recipe = a->args.v[0];
 	o->out_dir = a->out_dir;
 	o->cache_dir = a->cache_dir ? tf_strdup(a->cache_dir) : NULL;
@@ -94,12 +96,15 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
 	o->launcher = a->launcher;
 	o->distcc_hosts = a->distcc_hosts;
 	if (a->distcc_hosts && (!a->launcher || strcmp(a->launcher, "distcc")))
-		return tf_usage_error(c, "--distcc-hosts goes with --launcher distcc");
+		return tf_usage_error(
+			c, "--distcc-hosts goes with --launcher distcc");
 	if (a->timeout) {
 		o->timeout = tf_parse_duration(a->timeout);
 		if (o->timeout <= 0)
-			return tf_usage_error(c, "--timeout wants a duration such as 90s, 30m or 2h, not '%s'",
-					      a->timeout);
+			return tf_usage_error(
+				c,
+				"--timeout wants a duration such as 90s, 30m or 2h, not '%s'",
+				a->timeout);
 	}
 	for (i = 0; i < a->targets.nr; i++)
 		tf_strvec_push(&o->targets, a->targets.v[i]);
@@ -119,7 +124,8 @@ static int refuse_target(const struct tf_recipe *r, const char *t,
 	for (j = 0; j < r->nr_targets; j++)
 		tf_buf_addf(&valid, "%s%s", j ? ", " : "", r->targets[j].s);
 	if (!r->nr_targets)
-		tf_buf_addf(&valid, "%s (the host's: the recipe lists no 'targets')",
+		tf_buf_addf(&valid,
+			    "%s (the host's: the recipe lists no 'targets')",
 			    host);
 	error("--target '%s': %s builds only %s; valid values: %s, all", t,
 	      r->path, valid.buf, r->nr_targets ? valid.buf : host);
@@ -139,8 +145,8 @@ static int temp_named(const char *name, const char *tail)
 /* Remove path, a directory or a file, left by an interrupted run. */
 static void remove_leftover(const char *path, int dir)
 {
-	int failed = dir ? tf_rm_rf(path) != 0
-			 : unlink(path) < 0 && errno != ENOENT;
+	int failed =
+		dir ? tf_rm_rf(path) != 0 : unlink(path) < 0 && errno != ENOENT;
 
 	if (failed)
 		warning("cannot remove '%s', left by an interrupted run", path);
@@ -245,15 +251,17 @@ static int take_locks(struct tf_session *s)
 	enum tf_lock_result rc = tf_lock_take(&s->build_lock, s->opt.build_dir,
 					      "build tree", s->opt.wait);
 
-	if (rc == TF_LOCK_TAKEN && !tf_lock_holds(&s->build_lock, s->opt.out_dir))
+	if (rc == TF_LOCK_TAKEN &&
+	    !tf_lock_holds(&s->build_lock, s->opt.out_dir))
 		rc = tf_lock_take(&s->out_lock, s->opt.out_dir, "output folder",
 				  s->opt.wait);
 	if (rc == TF_LOCK_TAKEN && tf_path_is_dir(s->opt.build_dir))
 		sweep_build_dir(s->opt.build_dir, 0);
 	if (rc == TF_LOCK_TAKEN)
 		sweep_out_dir(s->opt.out_dir);
-	return rc == TF_LOCK_TAKEN ? TF_EXIT_OK :
-	       rc == TF_LOCK_BUSY ? TF_EXIT_BUSY : TF_EXIT_FAILURE;
+	return rc == TF_LOCK_TAKEN  ? TF_EXIT_OK
+	       : rc == TF_LOCK_BUSY ? TF_EXIT_BUSY
+				    : TF_EXIT_FAILURE;
 }
 
 /* Turn --target values (or the recipe's default) into a list of names. */
@@ -264,11 +272,13 @@ static int choose_targets(struct tf_session *s, struct tf_strvec *out)
 	size_t i, j;
 
 	if (!s->opt.targets.nr) {
-		for (i = 0; i < r->nr_targets && strcmp(r->targets[i].s, host); i++)
+		for (i = 0; i < r->nr_targets && strcmp(r->targets[i].s, host);
+		     i++)
 			;
 		if (r->nr_targets && i == r->nr_targets)
-			return error("%s: the recipe does not list the host target '%s'; choose one with --target",
-				     r->path, host);
+			return error(
+				"%s: the recipe does not list the host target '%s'; choose one with --target",
+				r->path, host);
 		tf_strvec_push(out, host);
 		return 0;
 	}
@@ -282,9 +292,11 @@ static int choose_targets(struct tf_session *s, struct tf_strvec *out)
 				tf_strvec_push(out, host);
 			continue;
 		}
-		for (j = 0; j < r->nr_targets && strcmp(r->targets[j].s, t); j++)
+		for (j = 0; j < r->nr_targets && strcmp(r->targets[j].s, t);
+		     j++)
 			;
-		if (!tf_target_is_known(t) || (r->nr_targets && j == r->nr_targets))
+		if (!tf_target_is_known(t) ||
+		    (r->nr_targets && j == r->nr_targets))
 			return refuse_target(r, t, host);
 		tf_strvec_push(out, t);
 	}
@@ -305,7 +317,8 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	     tf_recipe_load_toolchains(&s->recipe, s->opt.toolchain)))
 		return TF_EXIT_RECIPE;
 	if (!tf_target_host())
-		return error("this host's architecture is not supported"), TF_EXIT_BUILD;
+		return error("this host's architecture is not supported"),
+		       TF_EXIT_BUILD;
 	if (choose_targets(s, &targets))
 		return TF_EXIT_USAGE;
 	if (!s->opt.build_dir) {
@@ -348,11 +361,12 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	for (i = 0; i < targets.nr; i++) {
 		s->plan_ptrs[i] = &s->plans[i];
 		s->nr_plans++;
-		enum tf_plan_result rc =
-			tf_plan_make(&s->recipe, targets.v[i], &po, &s->plans[i]);
+		enum tf_plan_result rc = tf_plan_make(&s->recipe, targets.v[i],
+						      &po, &s->plans[i]);
 
 		if (rc && !ret)
-			ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD : TF_EXIT_RECIPE;
+			ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD
+						      : TF_EXIT_RECIPE;
 	}
 	tf_probe_close(ret == TF_EXIT_OK);
 	s->fetch = (struct tf_fetch_opts)TF_FETCH_OPTS_INIT;

@@ -13,32 +13,35 @@
 #include "recipe/recipe.h"
 
 struct tf_options {
-	const char *recipe;     /* borrowed from argv: the recipe path */
-	const char *out_dir;    /* borrowed; --out, default "wheels" */
-	const char *cache_dir;  /* owned; --cache, default $XDG_CACHE_HOME/tfbuild */
-	const char *build_dir;  /* owned; absolute; --build-dir, default beside recipe */
-	int jobs;               /* --jobs, default: online CPUs */
-	int offline;            /* --offline */
-	int keep_going;         /* --keep-going */
-	int recheck;            /* --recheck: re-hash cache hits */
-	int force;              /* --force: rebuild every step */
-	int lock;               /* lock the build tree and output folder (recipe) */
-	int wait;               /* --wait: for those locks, instead of failing */
-	long long timeout;      /* --timeout, seconds; 0: not given */
-	const char *toolchain;  /* borrowed; --toolchain FILE, or NULL */
-	struct tf_strvec targets; /* owned; --target values ("all" expanded later) */
-	struct tf_strvec sets;  /* owned; --set NAME=VALUE */
-	const char *launcher;   /* borrowed; --launcher, or NULL */
-	const char *distcc_hosts; /* borrowed; --distcc-hosts, or NULL */
-	struct tf_cache_opts cache; /* config file, environment, then options;
+	const char *recipe;  /* borrowed from argv: the recipe path */
+	const char *out_dir; /* borrowed; --out, default "wheels" */
+	const char *
+		cache_dir; /* owned; --cache, default $XDG_CACHE_HOME/tfbuild */
+	const char *
+		build_dir; /* owned; absolute; --build-dir, default beside recipe */
+	int jobs;          /* --jobs, default: online CPUs */
+	int offline;       /* --offline */
+	int keep_going;    /* --keep-going */
+	int recheck;       /* --recheck: re-hash cache hits */
+	int force;         /* --force: rebuild every step */
+	int lock;          /* lock the build tree and output folder (recipe) */
+	int wait;          /* --wait: for those locks, instead of failing */
+	long long timeout; /* --timeout, seconds; 0: not given */
+	const char *toolchain; /* borrowed; --toolchain FILE, or NULL */
+	struct tf_strvec
+		targets; /* owned; --target values ("all" expanded later) */
+	struct tf_strvec sets;       /* owned; --set NAME=VALUE */
+	const char *launcher;        /* borrowed; --launcher, or NULL */
+	const char *distcc_hosts;    /* borrowed; --distcc-hosts, or NULL */
+	struct tf_cache_opts cache;  /* config file, environment, then options;
 				       .dir: the absolute cache directory */
 	struct tf_strvec cache_keep; /* owned: strings cache points to */
 };
 
 struct tf_session {
-	struct tf_options opt;  /* owned */
-	struct tf_recipe recipe; /* owned */
-	struct tf_plan *plans;  /* owned array, one per chosen target */
+	struct tf_options opt;      /* owned */
+	struct tf_recipe recipe;    /* owned */
+	struct tf_plan *plans;      /* owned array, one per chosen target */
 	struct tf_plan **plan_ptrs; /* owned array of pointers into plans */
 	size_t nr_plans;
 	struct tf_fetch_opts fetch; /* points into opt */

@@ -25,9 +25,11 @@ void tf_dl_load(struct tf_dl_lib *lib)
 		/* POSIX: a data pointer from dlsym converts to a function pointer. */
 		*lib->syms[i].fn = dlsym(h, lib->syms[i].name);
 		if (!*lib->syms[i].fn) {
-			snprintf(lib->why, sizeof(lib->why),
-				 "cannot load %s, needed %s: it has no %s (install Debian's %s)",
-				 file, lib->use, lib->syms[i].name, lib->package);
+			snprintf(
+				lib->why, sizeof(lib->why),
+				"cannot load %s, needed %s: it has no %s (install Debian's %s)",
+				file, lib->use, lib->syms[i].name,
+				lib->package);
 			return;
 		}
 	}

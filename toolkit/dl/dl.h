@@ -39,15 +39,15 @@ struct tf_dl_sym {
 };
 
 struct tf_dl_lib {
-	const char *soname;        /* what the build linked against */
-	const char *env;           /* test override of soname */
-	const char *use;           /* "to download", for the message */
-	const char *package;       /* Debian's package that has it */
+	const char *soname;  /* what the build linked against */
+	const char *env;     /* test override of soname */
+	const char *use;     /* "to download", for the message */
+	const char *package; /* Debian's package that has it */
 	const struct tf_dl_sym *syms;
 	size_t nr_syms;
 	pthread_once_t once;
 	int ok;
-	char why[512];             /* the whole message when !ok */
+	char why[512]; /* the whole message when !ok */
 };
 
 /* Load lib and every symbol of it, once (for pthread_once callbacks). */
@@ -65,32 +65,32 @@ void tf_dl_need(const struct tf_dl_lib *lib);
  * the forwarders from a list of X(ret, name, params, args), calling
  * through the file's `fn` struct of pointers.
  */
-#define TF_DL_GLUE(lib, entry)                                              \
-	static void lib##_load(void)                                        \
-	{                                                                   \
-		tf_dl_load(&lib);                                           \
-	}                                                                   \
-	int entry(void)                                                     \
-	{                                                                   \
-		pthread_once(&lib.once, lib##_load);                        \
-		return tf_dl_require(&lib);                                   \
-	}                                                                   \
-	static void need(void)                                              \
-	{                                                                   \
-		pthread_once(&lib.once, lib##_load);                        \
-		tf_dl_need(&lib);                                           \
+#define TF_DL_GLUE(lib, entry)                       \
+	static void lib##_load(void)                 \
+	{                                            \
+		tf_dl_load(&lib);                    \
+	}                                            \
+	int entry(void)                              \
+	{                                            \
+		pthread_once(&lib.once, lib##_load); \
+		return tf_dl_require(&lib);          \
+	}                                            \
+	static void need(void)                       \
+	{                                            \
+		pthread_once(&lib.once, lib##_load); \
+		tf_dl_need(&lib);                    \
 	}
-#define TF_DL_FORWARD(ret, name, params, args)                              \
-	ret name params                                                     \
-	{                                                                   \
-		need();                                                     \
-		return fn.name args;                                        \
+#define TF_DL_FORWARD(ret, name, params, args) \
+	ret name params                        \
+	{                                      \
+		need();                        \
+		return fn.name args;           \
 	}
-#define TF_DL_FORWARD_V(name, params, args)                                 \
-	void name params                                                    \
-	{                                                                   \
-		need();                                                     \
-		fn.name args;                                               \
+#define TF_DL_FORWARD_V(name, params, args) \
+	void name params                    \
+	{                                   \
+		need();                     \
+		fn.name args;               \
 	}
 
 /* Load libcurl / libarchive if not yet: 0, or -1 after error(). */

@@ -13,21 +13,21 @@
 #endif
 
 /* X(return type, name, parameters, arguments); XV for void functions. */
-#define TF_CURL_FUNCS(X, XV)                                                \
-	X(CURLcode, curl_global_init, (long flags), (flags))                \
-	X(CURL *, curl_easy_init, (void), ())                               \
-	XV(curl_easy_cleanup, (CURL *c), (c))                               \
-	XV(curl_easy_reset, (CURL *c), (c))                                 \
-	X(CURLcode, curl_easy_perform, (CURL *c), (c))                      \
-	X(const char *, curl_easy_strerror, (CURLcode e), (e))              \
-	XV(curl_free, (void *p), (p))                                       \
-	X(CURLU *, curl_url, (void), ())                                    \
-	XV(curl_url_cleanup, (CURLU *u), (u))                               \
-	X(CURLUcode, curl_url_get,                                          \
-	  (CURLU *u, CURLUPart what, char **part, unsigned int flags), \
-	  (u, what, part, flags))                                           \
-	X(CURLUcode, curl_url_set,                                          \
-	  (CURLU *u, CURLUPart what, const char *part, unsigned int flags), \
+#define TF_CURL_FUNCS(X, XV)                                                 \
+	X(CURLcode, curl_global_init, (long flags), (flags))                 \
+	X(CURL *, curl_easy_init, (void), ())                                \
+	XV(curl_easy_cleanup, (CURL * c), (c))                               \
+	XV(curl_easy_reset, (CURL * c), (c))                                 \
+	X(CURLcode, curl_easy_perform, (CURL * c), (c))                      \
+	X(const char *, curl_easy_strerror, (CURLcode e), (e))               \
+	XV(curl_free, (void *p), (p))                                        \
+	X(CURLU *, curl_url, (void), ())                                     \
+	XV(curl_url_cleanup, (CURLU * u), (u))                               \
+	X(CURLUcode, curl_url_get,                                           \
+	  (CURLU * u, CURLUPart what, char **part, unsigned int flags),      \
+	  (u, what, part, flags))                                            \
+	X(CURLUcode, curl_url_set,                                           \
+	  (CURLU * u, CURLUPart what, const char *part, unsigned int flags), \
 	  (u, what, part, flags))
 
 #define POINTER(ret, name, params, args) ret(*name) params;
@@ -41,14 +41,21 @@ static struct {
 #define SYM(ret, name, params, args) { #name, (void **)&fn.name },
 #define SYM_V(name, params, args) { #name, (void **)&fn.name },
 static const struct tf_dl_sym syms[] = {
-	TF_CURL_FUNCS(SYM, SYM_V)
-	{ "curl_easy_setopt", (void **)&fn.curl_easy_setopt },
+	TF_CURL_FUNCS(SYM, SYM_V){ "curl_easy_setopt",
+				   (void **)&fn.curl_easy_setopt },
 	{ "curl_easy_getinfo", (void **)&fn.curl_easy_getinfo },
 };
 
 static struct tf_dl_lib libcurl = {
-	TF_CURL_SONAME, "TFBUILD_DLOPEN_LIBCURL", "to download", "libcurl4",
-	syms, sizeof(syms) / sizeof(syms[0]), PTHREAD_ONCE_INIT, 0, "",
+	TF_CURL_SONAME,
+	"TFBUILD_DLOPEN_LIBCURL",
+	"to download",
+	"libcurl4",
+	syms,
+	sizeof(syms) / sizeof(syms[0]),
+	PTHREAD_ONCE_INIT,
+	0,
+	"",
 };
 
 TF_DL_GLUE(libcurl, tf_dl_curl)

@@ -18,9 +18,15 @@ static const struct tf_dl_sym syms[] = {
 };
 
 static struct tf_dl_lib libstdcxx = {
-	TF_STDCXX_SONAME, "TFBUILD_DLOPEN_LIBSTDCXX", "to demangle C++ names",
-	"libstdc++6", syms, sizeof(syms) / sizeof(syms[0]), PTHREAD_ONCE_INIT,
-	0, "",
+	TF_STDCXX_SONAME,
+	"TFBUILD_DLOPEN_LIBSTDCXX",
+	"to demangle C++ names",
+	"libstdc++6",
+	syms,
+	sizeof(syms) / sizeof(syms[0]),
+	PTHREAD_ONCE_INIT,
+	0,
+	"",
 };
 
 TF_DL_GLUE(libstdcxx, tf_dl_stdcxx)

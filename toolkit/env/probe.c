@@ -15,17 +15,17 @@
 
 /* One remembered answer. */
 struct entry {
-	char *argv;      /* owned: the words joined by ARG_SEP */
-	char *exe;       /* owned: argv[0] resolved, symlinks followed */
-	struct stat st;  /* dev, ino, size, mtime, ctime of exe */
-	char *out;       /* owned: the first line it printed */
+	char *argv;     /* owned: the words joined by ARG_SEP */
+	char *exe;      /* owned: argv[0] resolved, symlinks followed */
+	struct stat st; /* dev, ino, size, mtime, ctime of exe */
+	char *out;      /* owned: the first line it printed */
 };
 
 static struct {
 	char *path;      /* owned: the cache file, NULL when none is open */
 	struct entry *v; /* owned array */
 	size_t nr, alloc;
-	int dirty;       /* learnt something since it was loaded */
+	int dirty; /* learnt something since it was loaded */
 	unsigned spawned;
 } cache;
 
@@ -98,8 +98,9 @@ static void format_entry(const struct entry *e, struct tf_buf *b)
 	tf_buf_addf(b, "%s\t%llu\t%llu\t%llu\t%lld\t%lld\t%s\t%s\n", e->exe,
 		    (unsigned long long)e->st.st_dev,
 		    (unsigned long long)e->st.st_ino,
-		    (unsigned long long)e->st.st_size, tf_time_ns(&e->st.st_mtim),
-		    tf_time_ns(&e->st.st_ctim), e->argv, e->out);
+		    (unsigned long long)e->st.st_size,
+		    tf_time_ns(&e->st.st_mtim), tf_time_ns(&e->st.st_ctim),
+		    e->argv, e->out);
 }
 
 void tf_probe_close(int save)
@@ -112,7 +113,8 @@ void tf_probe_close(int save)
 		for (i = 0; i < cache.nr; i++)
 			format_entry(&cache.v[i], &b);
 		tf_buf_addstr(&dir, cache.path);
-		tf_buf_setlen(&dir, (size_t)(tf_path_basename(dir.buf) - dir.buf));
+		tf_buf_setlen(&dir,
+			      (size_t)(tf_path_basename(dir.buf) - dir.buf));
 		/* A cache that cannot be written only costs time. */
 		if ((dir.len && tf_mkdir_p(dir.buf)) ||
 		    tf_write_file_atomic(cache.path, b.buf, b.len, 0))
@@ -187,7 +189,8 @@ static char *lookup(const char *key, const char *exe, const struct stat *st)
 
 	for (i = 0; i < cache.nr; i++)
 		if (!strcmp(cache.v[i].argv, key) &&
-		    !strcmp(cache.v[i].exe, exe) && tf_stat_same(&cache.v[i].st, st))
+		    !strcmp(cache.v[i].exe, exe) &&
+		    tf_stat_same(&cache.v[i].st, st))
 			return tf_strdup(cache.v[i].out);
 	return NULL;
 }
@@ -237,7 +240,8 @@ char *tf_probe_first_line(const char *const *argv)
 	forget(key.buf);
 	out = run_first_line((const char *const *)words.v);
 	if (out && storable && plain(exe) && plain(out) && settled(&st)) {
-		add_entry(tf_buf_detach(&key), tf_strdup(exe), &st, tf_strdup(out));
+		add_entry(tf_buf_detach(&key), tf_strdup(exe), &st,
+			  tf_strdup(out));
 		cache.dirty = 1;
 	}
 out:

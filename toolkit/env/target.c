@@ -17,8 +17,8 @@ static const struct {
 	const char *qemu;      /* user-mode emulator for its programs */
 	const char *debarch;   /* Debian architecture name */
 } targets[] = {
-	{ "x86_64", "x86_64-linux-gnu", "gcc-x86-64-linux-gnu", "", "qemu-x86_64",
-	  "amd64" },
+	{ "x86_64", "x86_64-linux-gnu", "gcc-x86-64-linux-gnu", "",
+	  "qemu-x86_64", "amd64" },
 	/* 64 KiB segments load on 4K, 16K (Apple M1) and 64K page kernels. */
 	{ "aarch64", "aarch64-linux-gnu", "gcc-aarch64-linux-gnu",
 	  "-Wl,-z,max-page-size=65536", "qemu-aarch64", "arm64" },
@@ -94,15 +94,18 @@ static char *python_include(const char *python)
 {
 	return tf_probe_first_line((const char *const[]){
 		python, "-c",
-		"import sysconfig; print(sysconfig.get_path('include'))", NULL });
+		"import sysconfig; print(sysconfig.get_path('include'))",
+		NULL });
 }
 
 /* What identifies the compiler: its path, target machine and version. */
 static char *compiler_identity(const char *cc)
 {
 	char *path = tf_run_which(cc);
-	char *machine = tf_probe_first_line((const char *const[]){ cc, "-dumpmachine", NULL });
-	char *version = tf_probe_first_line((const char *const[]){ cc, "--version", NULL });
+	char *machine = tf_probe_first_line(
+		(const char *const[]){ cc, "-dumpmachine", NULL });
+	char *version = tf_probe_first_line(
+		(const char *const[]){ cc, "--version", NULL });
 	char *id = tf_xstrfmt("%s %s %s", path ? path : cc,
 			      machine ? machine : "?", version ? version : "?");
 
@@ -161,16 +164,18 @@ static void apply_overrides(struct tf_target *t, const struct tf_toolchain *o)
 static int cross_pyconfig(struct tf_target *t, size_t i)
 {
 	char *ver = tf_probe_first_line((const char *const[]){
-		t->python, "-c", "import sysconfig; print(sysconfig.get_python_version())",
+		t->python, "-c",
+		"import sysconfig; print(sysconfig.get_python_version())",
 		NULL });
 
-	t->pyconfig = tf_xstrfmt("/usr/include/%s/python%s/pyconfig.h", t->triplet,
-				 ver ? ver : "3");
+	t->pyconfig = tf_xstrfmt("/usr/include/%s/python%s/pyconfig.h",
+				 t->triplet, ver ? ver : "3");
 	free(ver);
 	if (access(t->pyconfig, R_OK) == 0)
 		return 0;
-	return error("target '%s': no Python headers for it (%s); install Debian's libpython3-dev:%s (after 'dpkg --add-architecture %s')",
-		     t->name, t->pyconfig, targets[i].debarch, targets[i].debarch);
+	return error(
+		"target '%s': no Python headers for it (%s); install Debian's libpython3-dev:%s (after 'dpkg --add-architecture %s')",
+		t->name, t->pyconfig, targets[i].debarch, targets[i].debarch);
 }
 
 int tf_target_need_emulator(const struct tf_target *t)
@@ -181,14 +186,16 @@ int tf_target_need_emulator(const struct tf_target *t)
 	free(prog);
 	if (ok)
 		return 0;
-	return error("target '%s': emulator '%s' not found; install Debian's qemu-user",
-		     t->name, t->emulator);
+	return error(
+		"target '%s': emulator '%s' not found; install Debian's qemu-user",
+		t->name, t->emulator);
 }
 
 /* The tool `name` for t: bare natively, triplet-prefixed for a cross target. */
 static char *tool(const struct tf_target *t, const char *name)
 {
-	return t->native ? tf_strdup(name) : tf_xstrfmt("%s-%s", t->triplet, name);
+	return t->native ? tf_strdup(name)
+			 : tf_xstrfmt("%s-%s", t->triplet, name);
 }
 
 /*
@@ -234,7 +241,8 @@ static void set_binutils(struct tf_target *t)
 	t->hostcxx = build_compiler(t, "g++");
 	t->build_triplet = "unknown-linux-gnu";
 	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
-		if (tf_target_host() && !strcmp(tf_target_host(), targets[i].name))
+		if (tf_target_host() &&
+		    !strcmp(tf_target_host(), targets[i].name))
 			t->build_triplet = targets[i].triplet;
 }
 
@@ -262,8 +270,8 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 	t->ldflags = tf_strdup(targets[i].ldflags);
 	t->python = tf_strdup("python3");
 	t->emulator = tf_strdup(t->native ? "" : targets[i].qemu);
-	t->emulator_prefix = t->native ? tf_strdup("")
-				       : tf_xstrfmt("/usr/%s", t->triplet);
+	t->emulator_prefix =
+		t->native ? tf_strdup("") : tf_xstrfmt("/usr/%s", t->triplet);
 	apply_overrides(t, over);
 	if (!check) {
 		t->python_include = tf_strdup("");
@@ -271,19 +279,23 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 		return 0;
 	}
 	if (!in_path(t->cc))
-		return error("target '%s': compiler '%s' not found; install Debian's %s",
-			     name, t->cc, t->native ? "gcc" : targets[i].cross_pkg);
+		return error(
+			"target '%s': compiler '%s' not found; install Debian's %s",
+			name, t->cc, t->native ? "gcc" : targets[i].cross_pkg);
 	if (!in_path(t->python))
-		return error("target '%s': 'python3' not found; install Debian's python3",
-			     name);
+		return error(
+			"target '%s': 'python3' not found; install Debian's python3",
+			name);
 	if (over && over->python_include)
 		t->python_include = tf_strdup(over->python_include);
 	else
 		t->python_include = python_include(t->python);
 	if (!t->python_include)
-		return error("target '%s': cannot ask python3 for its include directory",
-			     name);
-	if (!t->native && !(over && over->python_include) && cross_pyconfig(t, i))
+		return error(
+			"target '%s': cannot ask python3 for its include directory",
+			name);
+	if (!t->native && !(over && over->python_include) &&
+	    cross_pyconfig(t, i))
 		return -1;
 	t->identity = compiler_identity(t->cc);
 	return 0;

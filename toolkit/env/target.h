@@ -10,36 +10,39 @@
  */
 
 struct tf_target {
-	const char *name;     /* "x86_64" or "aarch64"; static string */
-	const char *triplet;  /* "x86_64-linux-gnu"; static string */
-	char *cc;             /* owned: C compiler command */
-	char *ar, *strip;     /* owned */
-	char *cxx;            /* owned: C++ compiler command */
-	char *fc;             /* owned: Fortran compiler, NULL when none is
+	const char *name;    /* "x86_64" or "aarch64"; static string */
+	const char *triplet; /* "x86_64-linux-gnu"; static string */
+	char *cc;            /* owned: C compiler command */
+	char *ar, *strip;    /* owned */
+	char *cxx;           /* owned: C++ compiler command */
+	char *fc;            /* owned: Fortran compiler, NULL when none is
 				 installed for the target */
 	char *ranlib, *nm, *objcopy, *objdump, *readelf, *ld, *as; /* owned */
-	char *hostcc;         /* owned: the build machine's C compiler, for
+	char *hostcc;              /* owned: the build machine's C compiler, for
 				 generators run during the build (full path,
 				 with -B<dir>/ for a cross target) */
-	char *hostcxx;        /* owned: the same for C++ */
-	const char *debarch;  /* "amd64", "arm64"; static string */
+	char *hostcxx;             /* owned: the same for C++ */
+	const char *debarch;       /* "amd64", "arm64"; static string */
 	const char *build_triplet; /* the build machine's triplet; static */
-	char *cflags;         /* owned: default CFLAGS */
-	char *ldflags;        /* owned: default LDFLAGS */
-	char *python;         /* owned: build Python */
+	char *cflags;              /* owned: default CFLAGS */
+	char *ldflags;             /* owned: default LDFLAGS */
+	char *python;              /* owned: build Python */
 	char *python_include; /* owned: target's Python include directory */
-	char *pyconfig;       /* owned: the target's pyconfig.h when it is not the
+	char *pyconfig; /* owned: the target's pyconfig.h when it is not the
 				 host's (cross builds), else NULL */
-	char *sysroot;        /* owned: --sysroot value, or NULL */
-	char *emulator;       /* owned: runs target programs ("" when native) */
+	char *sysroot;  /* owned: --sysroot value, or NULL */
+	char *emulator; /* owned: runs target programs ("" when native) */
 	char *emulator_prefix; /* owned: QEMU_LD_PREFIX for it, or "" */
-	char *identity;       /* owned: the compiler's path, machine and version
+	char *identity; /* owned: the compiler's path, machine and version
 				 line, e.g. "/usr/bin/gcc x86_64-linux-gnu gcc
 				 (Debian 12.2.0-14) 12.2.0"; "" unless checked */
-	int native;           /* 1 if the target is the host's architecture */
+	int native;     /* 1 if the target is the host's architecture */
 };
 
-#define TF_TARGET_INIT { 0 }
+#define TF_TARGET_INIT \
+	{              \
+		0      \
+	}
 
 /*
  * What a recipe's or a --toolchain file's `toolchains` entry changes in
@@ -47,9 +50,9 @@ struct tf_target {
  */
 struct tf_toolchain {
 	const char *cc, *ar, *strip, *cflags, *ldflags;
-	const char *sysroot;        /* passed as --sysroot; the emulator's -L */
+	const char *sysroot; /* passed as --sysroot; the emulator's -L */
 	const char *python_include;
-	const char *emulator;       /* command that runs target programs */
+	const char *emulator; /* command that runs target programs */
 };
 
 /* The host's target name ("x86_64", "aarch64"), or NULL if unsupported. */
@@ -76,7 +79,6 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
  */
 int tf_target_need_emulator(const struct tf_target *t);
 void tf_target_release(struct tf_target *t);
-
 
 /* A compiler launcher (ccache, sccache, distcc): docs/distributed.md. */
 struct tf_launcher_kind {

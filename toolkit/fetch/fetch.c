@@ -63,7 +63,7 @@ static long env_seconds(const char *name, long def)
 	n = strtol(v, &end, 10);
 	return *end || n <= 0 ? def : n;
 }
-#define MAX_DELAY_MS 30000L   /* cap on one backoff delay */
+#define MAX_DELAY_MS 30000L /* cap on one backoff delay */
 #define STALE_TMP_SECONDS (24L * 60 * 60)
 
 /* One URL's download: where the bytes go and what has arrived so far. */
@@ -113,8 +113,8 @@ static int restart(struct xfer *x)
 	tf_sha256_free(x->h);
 	x->h = tf_sha256_new();
 	x->got = 0;
-	if (x->fd >= 0 && (ftruncate(x->fd, 0) < 0 ||
-			   lseek(x->fd, 0, SEEK_SET) < 0)) {
+	if (x->fd >= 0 &&
+	    (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0)) {
 		x->write_errno = errno;
 		return -1;
 	}
@@ -163,8 +163,9 @@ static CURL *new_handle(const struct tf_fetch_opts *o, const char *url,
 			struct xfer *x)
 {
 	long connect = o->connect_timeout > 0 ? o->connect_timeout : 30;
-	long slow = o->low_speed_time > 0 ? o->low_speed_time :
-		    env_seconds("TFBUILD_FETCH_LOW_SPEED_TIME", 60);
+	long slow = o->low_speed_time > 0
+			    ? o->low_speed_time
+			    : env_seconds("TFBUILD_FETCH_LOW_SPEED_TIME", 60);
 	CURL *c;
 
 	if (global_init() < 0)
@@ -219,7 +220,8 @@ static int transient_curl(CURLcode rc)
 
 static int transient_status(long status)
 {
-	return status == 408 || status == 429 || (status >= 500 && status < 600);
+	return status == 408 || status == 429 ||
+	       (status >= 500 && status < 600);
 }
 
 /* Decide what a finished attempt means; why gets the cause if it failed. */
@@ -257,7 +259,8 @@ static enum outcome attempt(struct xfer *x, struct tf_buf *why)
 	x->errbuf[0] = '\0';
 	if (x->from)
 		verbose("%s: resuming at byte %lld", x->subject, x->from);
-	curl_easy_setopt(x->curl, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->from);
+	curl_easy_setopt(x->curl, CURLOPT_RESUME_FROM_LARGE,
+			 (curl_off_t)x->from);
 	rc = curl_easy_perform(x->curl);
 	/* An empty body never reached on_data: check the status now. */
 	if (rc == CURLE_OK && !x->checked)
@@ -278,8 +281,9 @@ static int retry_loop(const struct tf_fetch_opts *o, struct xfer *x,
 		      struct tf_buf *why)
 {
 	int tries = 1 + (o->retries >= 0 ? o->retries : 3), n = 1;
-	long delay = o->retry_delay_ms > 0 ? o->retry_delay_ms :
-		     env_seconds("TFBUILD_FETCH_RETRY_DELAY_MS", 500);
+	long delay = o->retry_delay_ms > 0
+			     ? o->retry_delay_ms
+			     : env_seconds("TFBUILD_FETCH_RETRY_DELAY_MS", 500);
 
 	for (;;) {
 		enum outcome r = attempt(x, why);
@@ -300,8 +304,8 @@ static int retry_loop(const struct tf_fetch_opts *o, struct xfer *x,
 			return -1;
 		}
 		x->note("%s: %s; %s in %ld ms (attempt %d of %d)", x->subject,
-			why->buf, x->got ? "resuming" : "retrying", delay, n + 1,
-			tries);
+			why->buf, x->got ? "resuming" : "retrying", delay,
+			n + 1, tries);
 		sleep_ms(delay);
 		delay = delay * 2 < MAX_DELAY_MS ? delay * 2 : MAX_DELAY_MS;
 		n++;
@@ -461,7 +465,8 @@ static void clean_stale_tmp(const char *tmpdir)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) <
+			    0 ||
 		    !S_ISREG(st.st_mode) || st.st_mtime >= old)
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
@@ -518,7 +523,8 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 		BUG("tf_fetch without a cache_dir");
 	if (!tf_sha256_is_hex(sha256))
 		return error("%s: invalid sha256 '%s': want 64 lowercase hex "
-			     "digits", label, sha256);
+			     "digits",
+			     label, sha256);
 	tf_path_join(&dest, o->cache_dir, "sha256/");
 	tf_buf_addstr(&dest, sha256);
 	hit = cache_lookup(o, label, dest.buf, sha256);

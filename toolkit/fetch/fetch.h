@@ -24,19 +24,22 @@
 #include "base/base.h"
 
 struct tf_fetch_opts {
-	const char *cache_dir;   /* borrowed; created if missing */
-	int offline;             /* 1: never touch the network, cache only */
-	long connect_timeout;    /* seconds to connect, 0 for the default (30) */
-	long low_speed_time;     /* abort if under 1 KiB/s this long (s), 0: 60 */
-	int retries;             /* extra tries per URL on transient errors;
+	const char *cache_dir; /* borrowed; created if missing */
+	int offline;           /* 1: never touch the network, cache only */
+	long connect_timeout;  /* seconds to connect, 0 for the default (30) */
+	long low_speed_time;   /* abort if under 1 KiB/s this long (s), 0: 60 */
+	int retries;           /* extra tries per URL on transient errors;
 				    -1 for the default (3) */
-	long retry_delay_ms;     /* first backoff delay, doubled each retry;
+	long retry_delay_ms;   /* first backoff delay, doubled each retry;
 				    0 for the default (500) */
-	int recheck;             /* 1: re-hash a cache hit; if it does not
+	int recheck;           /* 1: re-hash a cache hit; if it does not
 				    match, delete it and fetch again */
 };
 
-#define TF_FETCH_OPTS_INIT { NULL, 0, 0, 0, -1, 0, 0 }
+#define TF_FETCH_OPTS_INIT              \
+	{                               \
+		NULL, 0, 0, 0, -1, 0, 0 \
+	}
 
 /*
  * Make sure the file with digest sha256 (64 lowercase hex) is in the

@@ -9,10 +9,12 @@ size_t tf_url_scheme_len(const char *url)
 {
 	size_t n = 0;
 
-	if (!((url[0] >= 'a' && url[0] <= 'z') || (url[0] >= 'A' && url[0] <= 'Z')))
+	if (!((url[0] >= 'a' && url[0] <= 'z') ||
+	      (url[0] >= 'A' && url[0] <= 'Z')))
 		return 0;
 	while (url[n] && strchr("abcdefghijklmnopqrstuvwxyz"
-				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.", url[n]))
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.",
+				url[n]))
 		n++;
 	return strncmp(url + n, "://", 3) ? 0 : n + 3;
 }

@@ -34,9 +34,9 @@ static const char *const spdx_exceptions[] = {
 /* --- SPDX --- */
 
 struct spdx {
-	const char *s;       /* the expression */
-	const char *pos;     /* next byte */
-	char tok[256];       /* the current token; "" at the end */
+	const char *s;   /* the expression */
+	const char *pos; /* next byte */
+	char tok[256];   /* the current token; "" at the end */
 	struct tf_buf *why;
 };
 
@@ -77,8 +77,9 @@ static int in_list(const char *const *v, size_t n, const char *id)
 
 static int is_idstring(const char *s)
 {
-	return *s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			      "0123456789.-")] == '\0';
+	return *s &&
+	       s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789.-")] == '\0';
 }
 
 static int license_ref(const char *t)
@@ -115,24 +116,26 @@ static int spdx_simple(struct spdx *p)
 	}
 	if (!*p->tok || !strcmp(p->tok, ")"))
 		return tf_why(p->why, "a license id is missing%s%s%s",
-			       *p->tok ? " before '" : " at the end",
-			       p->tok, *p->tok ? "'" : "");
+			      *p->tok ? " before '" : " at the end", p->tok,
+			      *p->tok ? "'" : "");
 	snprintf(id, sizeof(id), "%s", p->tok);
 	n = strlen(id);
 	if (n > 1 && id[n - 1] == '+')
 		id[n - 1] = '\0';
 	if (!license_ref(p->tok) &&
-	    !in_list(spdx_licenses, sizeof(spdx_licenses) / sizeof(*spdx_licenses), id))
+	    !in_list(spdx_licenses,
+		     sizeof(spdx_licenses) / sizeof(*spdx_licenses), id))
 		return tf_why(p->why, "'%s' is not an SPDX license id", p->tok);
 	next_token(p);
 	if (!is_op(p, "WITH"))
 		return 0;
 	next_token(p);
 	if (!in_list(spdx_exceptions,
-		     sizeof(spdx_exceptions) / sizeof(*spdx_exceptions), p->tok) &&
+		     sizeof(spdx_exceptions) / sizeof(*spdx_exceptions),
+		     p->tok) &&
 	    !license_ref(p->tok))
 		return tf_why(p->why, "'%s' is not an SPDX exception id",
-			       p->tok);
+			      p->tok);
 	next_token(p);
 	return 0;
 }
@@ -215,8 +218,10 @@ static int one_specifier(const char *s, size_t n, struct tf_buf *why)
 		if (n >= strlen(ops[i]) && !strncmp(s, ops[i], strlen(ops[i])))
 			op = ops[i];
 	if (!op)
-		return tf_why(why, "'%.*s' has no operator (==, !=, <=, >=, "
-			       "<, >, ~=, ===)", (int)n, s);
+		return tf_why(why,
+			      "'%.*s' has no operator (==, !=, <=, >=, "
+			      "<, >, ~=, ===)",
+			      (int)n, s);
 	v = tf_strndup(s + strlen(op), n - strlen(op));
 	{
 		const char *t = v;
@@ -234,16 +239,20 @@ static int one_specifier(const char *s, size_t n, struct tf_buf *why)
 		v[len - 2] = '\0';
 		if (!version_ok(v) || strchr(v, '+'))
 			ret = tf_why(why, "'%.*s' is not a valid prefix match",
-				      (int)n, s);
+				     (int)n, s);
 	} else if (!version_ok(v)) {
 		ret = tf_why(why, "'%.*s': '%s' is not a PEP 440 version",
-			      (int)n, s, v);
+			     (int)n, s, v);
 	} else if (strcmp(op, "==") && strcmp(op, "!=") && strchr(v, '+')) {
-		ret = tf_why(why, "'%.*s': a local version is only allowed "
-			      "with == and !=", (int)n, s);
+		ret = tf_why(why,
+			     "'%.*s': a local version is only allowed "
+			     "with == and !=",
+			     (int)n, s);
 	} else if (!strcmp(op, "~=") && !strchr(v, '.')) {
-		ret = tf_why(why, "'%.*s': ~= needs at least two release "
-			      "segments", (int)n, s);
+		ret = tf_why(why,
+			     "'%.*s': ~= needs at least two release "
+			     "segments",
+			     (int)n, s);
 	}
 	free(v);
 	return ret;
@@ -329,10 +338,18 @@ static int req_extras(struct req *r)
 }
 
 static const char *const marker_vars[] = {
-	"python_version", "python_full_version", "os_name", "sys_platform",
-	"platform_release", "platform_system", "platform_version",
-	"platform_machine", "platform_python_implementation",
-	"implementation_name", "implementation_version", "extra",
+	"python_version",
+	"python_full_version",
+	"os_name",
+	"sys_platform",
+	"platform_release",
+	"platform_system",
+	"platform_version",
+	"platform_machine",
+	"platform_python_implementation",
+	"implementation_name",
+	"implementation_version",
+	"extra",
 };
 
 static int marker_value(struct req *r)
@@ -355,8 +372,10 @@ static int marker_value(struct req *r)
 			r->pos += n;
 			return 0;
 		}
-	return tf_why(r->why, "'%.*s' is not a marker variable or a quoted "
-		       "string", (int)(n ? n : strcspn(r->pos, " ")), r->pos);
+	return tf_why(r->why,
+		      "'%.*s' is not a marker variable or a quoted "
+		      "string",
+		      (int)(n ? n : strcspn(r->pos, " ")), r->pos);
 }
 
 static int marker_op(struct req *r)
@@ -478,7 +497,7 @@ int tf_requirement_check(const char *req, struct tf_buf *why)
 		skip_ws(&r);
 		if (!ret && *r.pos && *r.pos != ';')
 			ret = tf_why(why, "a URL requirement needs ' ;' "
-				      "before its marker");
+					  "before its marker");
 	} else if (!ret) {
 		ret = req_versions(&r);
 	}
@@ -500,10 +519,14 @@ int tf_requirement_check(const char *req, struct tf_buf *why)
 int tf_content_type_check(const char *type, struct tf_buf *why)
 {
 	static const char *const ok[] = {
-		"text/plain", "text/x-rst", "text/markdown",
-		"text/plain; charset=UTF-8", "text/x-rst; charset=UTF-8",
+		"text/plain",
+		"text/x-rst",
+		"text/markdown",
+		"text/plain; charset=UTF-8",
+		"text/x-rst; charset=UTF-8",
 		"text/markdown; charset=UTF-8",
-		"text/markdown; variant=GFM", "text/markdown; variant=CommonMark",
+		"text/markdown; variant=GFM",
+		"text/markdown; variant=CommonMark",
 		"text/markdown; charset=UTF-8; variant=GFM",
 		"text/markdown; charset=UTF-8; variant=CommonMark",
 	};
@@ -512,9 +535,11 @@ int tf_content_type_check(const char *type, struct tf_buf *why)
 	for (i = 0; i < sizeof(ok) / sizeof(*ok); i++)
 		if (!strcmp(type, ok[i]))
 			return 0;
-	return tf_why(why, "'%s' is not text/plain, text/x-rst or "
-		       "text/markdown (with an optional '; charset=UTF-8', "
-		       "'; variant=GFM' or 'CommonMark')", type);
+	return tf_why(why,
+		      "'%s' is not text/plain, text/x-rst or "
+		      "text/markdown (with an optional '; charset=UTF-8', "
+		      "'; variant=GFM' or 'CommonMark')",
+		      type);
 }
 
 int tf_url_check(const char *url, struct tf_buf *why)
@@ -526,7 +551,8 @@ int tf_url_check(const char *url, struct tf_buf *why)
 	else if (!strncmp(url, "http://", 7))
 		host = url + 7;
 	else
-		return tf_why(why, "'%s' is not an http:// or https:// URL", url);
+		return tf_why(why, "'%s' is not an http:// or https:// URL",
+			      url);
 	if (!*host || *host == '/' || strpbrk(url, " \t\r\n"))
 		return tf_why(why, "'%s' is not a valid URL", url);
 	return 0;

@@ -164,15 +164,19 @@ static int spelled(struct pep440 *v, const char *const (*words)[2])
 }
 
 static const char *const pre_words[][2] = {
-	{ "alpha", "a" }, { "a", "a" },	      { "beta", "b" }, { "b", "b" },
-	{ "preview", "rc" }, { "pre", "rc" }, { "c", "rc" },   { "rc", "rc" },
-	{ NULL, NULL },
+	{ "alpha", "a" }, { "a", "a" },        { "beta", "b" },
+	{ "b", "b" },     { "preview", "rc" }, { "pre", "rc" },
+	{ "c", "rc" },    { "rc", "rc" },      { NULL, NULL },
 };
 static const char *const post_words[][2] = {
-	{ "post", ".post" }, { "rev", ".post" }, { "r", ".post" }, { NULL, NULL },
+	{ "post", ".post" },
+	{ "rev", ".post" },
+	{ "r", ".post" },
+	{ NULL, NULL },
 };
 static const char *const dev_words[][2] = {
-	{ "dev", ".dev" }, { NULL, NULL },
+	{ "dev", ".dev" },
+	{ NULL, NULL },
 };
 
 /* An optional "[-_.]?LABEL[-_.]?N?" part; undone if LABEL is not there. */

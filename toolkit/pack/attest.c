@@ -69,7 +69,8 @@ int tf_sums_write(const char *path, const struct tf_sums *sums)
 	for (i = 1; i < lines.nr; i++) {
 		size_t j = i;
 
-		while (j > 0 && strcmp(lines.v[j - 1] + 66, lines.v[j] + 66) > 0) {
+		while (j > 0 &&
+		       strcmp(lines.v[j - 1] + 66, lines.v[j] + 66) > 0) {
 			char *t = lines.v[j - 1];
 
 			lines.v[j - 1] = lines.v[j];
@@ -120,7 +121,8 @@ int tf_sums_read(const char *path, struct tf_sums *out)
 
 		n++;
 		if (sums_line(line, hex, &name) < 0) {
-			ret = error("%s:%d: not a 'SHA256  NAME' line", path, n);
+			ret = error("%s:%d: not a 'SHA256  NAME' line", path,
+				    n);
 			break;
 		}
 		tf_strvec_push(&out->names, name);
@@ -161,12 +163,15 @@ static void add_dep(json_t *deps, const char *name, const char *uri,
 	size_t i;
 	json_t *d;
 
-	json_array_foreach(deps, i, d)
-		if (!strcmp(json_string_value(json_object_get(d, "name")), name)) {
-			json_decref(dig);
-			json_decref(annotations);
-			return;
-		}
+	json_array_foreach(
+		deps, i,
+		d) if (!strcmp(json_string_value(json_object_get(d, "name")),
+			       name))
+	{
+		json_decref(dig);
+		json_decref(annotations);
+		return;
+	}
 	d = json_pack("{s:s, s:o}", "name", name, "digest", dig);
 	if (uri)
 		json_object_set_new(d, "uri", json_string(uri));
@@ -188,7 +193,8 @@ static void add_sources(json_t *deps, const struct tf_plan *p)
 
 		tf_buf_setf(&name, "source:%s", s->def->name.s);
 		for (j = 1; j < s->shown.nr; j++)
-			json_array_append_new(mirrors, json_string(s->shown.v[j]));
+			json_array_append_new(mirrors,
+					      json_string(s->shown.v[j]));
 		if (s->shown.nr) {
 			add_dep(deps, name.buf, s->shown.v[0],
 				digest("sha256", s->def->sha256.s),
@@ -198,7 +204,8 @@ static void add_sources(json_t *deps, const struct tf_plan *p)
 			tf_buf_setf(&uri, "file:%s", s->def->path.s);
 			/* A directory has no file digest: record the tree's. */
 			add_dep(deps, name.buf, uri.buf,
-				json_pack("{s:s}", "tfbuildTreeSha256", s->key), NULL);
+				json_pack("{s:s}", "tfbuildTreeSha256", s->key),
+				NULL);
 		}
 		for (j = 0; j < s->patches.nr; j++) {
 			if (tf_sha256_file(s->patches.v[j], md, NULL))
@@ -207,7 +214,8 @@ static void add_sources(json_t *deps, const struct tf_plan *p)
 			tf_buf_setf(&name, "patch:%s:%s", s->def->name.s,
 				    s->def->patches[j].s);
 			tf_buf_setf(&uri, "file:%s", s->def->patches[j].s);
-			add_dep(deps, name.buf, uri.buf, digest("sha256", hex), NULL);
+			add_dep(deps, name.buf, uri.buf, digest("sha256", hex),
+				NULL);
 		}
 	}
 	tf_buf_release(&name);
@@ -286,7 +294,8 @@ static json_t *build_definition(struct tf_plan **plans, size_t nr,
 	size_t i;
 
 	for (i = 0; i < nr; i++)
-		json_array_append_new(targets, json_string(plans[i]->target.name));
+		json_array_append_new(targets,
+				      json_string(plans[i]->target.name));
 	for (i = 0; run->sets && i < run->sets->nr; i++) {
 		const char *s = run->sets->v[i], *eq = strchr(s, '=');
 		char *k = tf_strndup(s, eq ? (size_t)(eq - s) : strlen(s));
@@ -299,13 +308,11 @@ static json_t *build_definition(struct tf_plan **plans, size_t nr,
 		free(k);
 	}
 	return json_pack("{s:s, s:{s:{s:s, s:s, s:s}, s:o, s:o}, s:{s:I}, s:o}",
-			 "buildType", BUILD_TYPE,
-			 "externalParameters",
+			 "buildType", BUILD_TYPE, "externalParameters",
 			 "recipe", "path", recipe_shown(r), "name", r->name.s,
-			 "version", r->version.s,
-			 "targets", targets, "variables", vars,
-			 "internalParameters", "sourceDateEpoch",
-			 (json_int_t)r->source_date_epoch,
+			 "version", r->version.s, "targets", targets,
+			 "variables", vars, "internalParameters",
+			 "sourceDateEpoch", (json_int_t)r->source_date_epoch,
 			 "resolvedDependencies", dependencies(plans, nr));
 }
 
@@ -313,10 +320,14 @@ static json_t *build_definition(struct tf_plan **plans, size_t nr,
 static const char *origin_name(int origin)
 {
 	switch (origin) {
-	case TF_CACHE_BUILT: return "built";
-	case TF_CACHE_LOCAL: return "local-store";
-	case TF_CACHE_REMOTE: return "remote-cache";
-	default: return "up-to-date";
+	case TF_CACHE_BUILT:
+		return "built";
+	case TF_CACHE_LOCAL:
+		return "local-store";
+	case TF_CACHE_REMOTE:
+		return "remote-cache";
+	default:
+		return "up-to-date";
 	}
 }
 
@@ -333,19 +344,24 @@ static json_t *step_outputs(struct tf_plan **plans, size_t nr)
 	for (i = 0; i < nr; i++)
 		for (j = 0; j < plans[i]->recipe->nr_steps; j++) {
 			const struct tf_plan_step *ps = &plans[i]->steps[j];
-			json_t *a = json_pack("{s:s}", "origin", origin_name(ps->origin));
+			json_t *a = json_pack("{s:s}", "origin",
+					      origin_name(ps->origin));
 
 			if (!*ps->output)
 				continue;
 			if (*ps->cache_key)
-				json_object_set_new(a, "cacheKey", json_string(ps->cache_key));
+				json_object_set_new(a, "cacheKey",
+						    json_string(ps->cache_key));
 			if (*ps->signer)
-				json_object_set_new(a, "signer", json_string(ps->signer));
+				json_object_set_new(a, "signer",
+						    json_string(ps->signer));
 			tf_buf_setf(&name, "step:%s:%s", plans[i]->target.name,
 				    ps->def->name.s);
-			json_array_append_new(steps, json_pack("{s:s, s:{s:s}, s:o}",
-				"name", name.buf, "digest", "tfbuildTreeSha256",
-				ps->output, "annotations", a));
+			json_array_append_new(
+				steps, json_pack("{s:s, s:{s:s}, s:o}", "name",
+						 name.buf, "digest",
+						 "tfbuildTreeSha256",
+						 ps->output, "annotations", a));
 		}
 	tf_buf_release(&name);
 	return steps;
@@ -360,22 +376,24 @@ int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 	int ret;
 
 	for (i = 0; i < run->wheels->names.nr; i++)
-		json_array_append_new(subjects,
-				      json_pack("{s:s, s:o}", "name",
-						run->wheels->names.v[i], "digest",
-						digest("sha256", run->wheels->digests.v[i])));
-	doc = json_pack("{s:s, s:o, s:s, s:{s:o, s:{s:{s:s}, s:{}}}}",
-			"_type", STATEMENT_TYPE, "subject", subjects,
-			"predicateType", PROVENANCE_TYPE, "predicate",
-			"buildDefinition", build_definition(plans, nr, run),
-			"runDetails", "builder", "id",
+		json_array_append_new(
+			subjects,
+			json_pack("{s:s, s:o}", "name", run->wheels->names.v[i],
+				  "digest",
+				  digest("sha256", run->wheels->digests.v[i])));
+	doc = json_pack("{s:s, s:o, s:s, s:{s:o, s:{s:{s:s}, s:{}}}}", "_type",
+			STATEMENT_TYPE, "subject", subjects, "predicateType",
+			PROVENANCE_TYPE, "predicate", "buildDefinition",
+			build_definition(plans, nr, run), "runDetails",
+			"builder", "id",
 			"https://tfbuild.dev/tfbuild@" TF_VERSION, "metadata");
 	if (!doc)
 		BUG("provenance document could not be built");
 	json_object_set_new(json_object_get(json_object_get(doc, "predicate"),
 					    "runDetails"),
 			    "byproducts", step_outputs(plans, nr));
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	text = json_dumps(doc,
+			  JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	json_decref(doc);
 	if (!text)
 		return error("cannot render the provenance as JSON");
@@ -405,16 +423,21 @@ int tf_provenance_read_subjects(const char *path, struct tf_sums *out)
 	type = json_string_value(json_object_get(doc, "_type"));
 	subjects = json_object_get(doc, "subject");
 	if (!type || strcmp(type, STATEMENT_TYPE) || !json_is_array(subjects))
-		ret = error("%s: not an in-toto Statement v1 with subjects", path);
-	json_array_foreach(subjects, i, s) {
-		const char *name = json_string_value(json_object_get(s, "name"));
-		const char *hex = json_string_value(
-			json_object_get(json_object_get(s, "digest"), "sha256"));
+		ret = error("%s: not an in-toto Statement v1 with subjects",
+			    path);
+	json_array_foreach(subjects, i, s)
+	{
+		const char *name =
+			json_string_value(json_object_get(s, "name"));
+		const char *hex = json_string_value(json_object_get(
+			json_object_get(s, "digest"), "sha256"));
 
 		if (ret)
 			break;
 		if (!name || !hex || !tf_sha256_is_hex(hex)) {
-			ret = error("%s: subject %zu has no name or sha256 digest", path, i);
+			ret = error(
+				"%s: subject %zu has no name or sha256 digest",
+				path, i);
 			break;
 		}
 		tf_strvec_push(&out->names, name);

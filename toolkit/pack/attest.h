@@ -20,7 +20,10 @@ struct tf_sums {
 	struct tf_strvec digests; /* owned: 64 lowercase hex digits each */
 };
 
-#define TF_SUMS_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT }
+#define TF_SUMS_INIT                           \
+	{                                      \
+		TF_STRVEC_INIT, TF_STRVEC_INIT \
+	}
 
 /* Digest each file; names keep only the base name. */
 int tf_sums_of_files(const struct tf_strvec *paths, struct tf_sums *out);

@@ -56,10 +56,10 @@ static void add_file(struct file_list *fl, const char *src, const char *dst)
 	}
 	/* At 63,000 files every byte per file counts (peak RSS). */
 	fl->v[fl->nr].src = tf_strpool_addn(&fl->store, src, n);
-	fl->v[fl->nr].dst = k < n && src[n - k - 1] == '/' &&
-				    !strcmp(src + n - k, dst) ?
-				    fl->v[fl->nr].src + n - k :
-				    tf_strpool_addn(&fl->store, dst, k);
+	fl->v[fl->nr].dst =
+		k < n && src[n - k - 1] == '/' && !strcmp(src + n - k, dst)
+			? fl->v[fl->nr].src + n - k
+			: tf_strpool_addn(&fl->store, dst, k);
 	fl->nr++;
 }
 
@@ -134,7 +134,8 @@ static int add_tree(const char *src, const char *dst, void *arg)
 static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 			const struct tf_plan_file *f, struct file_list *fl)
 {
-	const struct tf_plan_source *s = f->source >= 0 ? &p->sources[f->source] : NULL;
+	const struct tf_plan_source *s =
+		f->source >= 0 ? &p->sources[f->source] : NULL;
 	const char *root = s ? s->dir : p->steps[f->step].stage;
 	struct tf_buf pattern = TF_BUF_INIT, dst = TF_BUF_INIT;
 	glob_t g;
@@ -144,17 +145,19 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	tf_path_join(&pattern, root, f->src);
 	rc = glob(pattern.buf, GLOB_ERR, NULL, &g);
 	if (rc == GLOB_NOMATCH)
-		ret = tf_error_at(&f->def->src.pos,
-				  "wheel '%s': '%s' matches nothing in the %s of %s '%s' (%s)",
-				  pw->spec.name, f->src, s ? "tree" : "stage",
-				  s ? "source" : "step", f->def->from.s, root);
+		ret = tf_error_at(
+			&f->def->src.pos,
+			"wheel '%s': '%s' matches nothing in the %s of %s '%s' (%s)",
+			pw->spec.name, f->src, s ? "tree" : "stage",
+			s ? "source" : "step", f->def->from.s, root);
 	else if (rc)
 		ret = error("wheel '%s': cannot search '%s'", pw->spec.name,
 			    pattern.buf);
 	for (i = 0; !ret && i < g.gl_pathc; i++) {
 		tf_buf_reset(&dst);
 		if (strcmp(f->dst, "."))
-			tf_path_join(&dst, f->dst, tf_path_basename(g.gl_pathv[i]));
+			tf_path_join(&dst, f->dst,
+				     tf_path_basename(g.gl_pathv[i]));
 		else
 			tf_buf_addstr(&dst, tf_path_basename(g.gl_pathv[i]));
 		ret = add_tree(g.gl_pathv[i], dst.buf, fl);
@@ -184,21 +187,21 @@ static void raise_isa_level(const struct tf_wheel_def *def, int *level)
  * (vendor.c), the decisions and the Requires-Dist they imply.
  */
 struct resolved {
-	struct tf_vendor_result vendor; /* owned */
+	struct tf_vendor_result vendor;    /* owned */
 	const struct tf_wheel_file *files; /* borrowed from vendor */
 	size_t nr_files;
-	struct tf_lib *libs;            /* owned array: vendor's, then
+	struct tf_lib *libs; /* owned array: vendor's, then
 					   allow-needed as system */
 	size_t nr_libs;
-	const char **requires;          /* owned array, NULL-ended: the
+	const char **requires; /* owned array, NULL-ended: the
 					   recipe's, then what provided
 					   libraries need */
 	size_t nr_requires;
-	struct tf_buf record;           /* the libraries record's path */
-	struct tf_wheel_file meta[2];   /* it, and the framework record, as
+	struct tf_buf record;         /* the libraries record's path */
+	struct tf_wheel_file meta[2]; /* it, and the framework record, as
 					   .dist-info files */
 	size_t nr_meta;
-	const char *framework_req;      /* borrowed: "torch==1.13.0a0+..." */
+	const char *framework_req; /* borrowed: "torch==1.13.0a0+..." */
 	const struct tf_strvec *framework_libs; /* borrowed: the framework's
 					   libraries the wheel needs */
 };
@@ -219,7 +222,8 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	size_t i, n = pw->def->nr_allow_needed;
 	size_t nr_fw = r->framework_libs ? r->framework_libs->nr : 0;
 
-	r->libs = tf_calloc(r->vendor.nr_libs + n + nr_fw + 1, sizeof(*r->libs));
+	r->libs =
+		tf_calloc(r->vendor.nr_libs + n + nr_fw + 1, sizeof(*r->libs));
 	memcpy(r->libs, r->vendor.libs, r->vendor.nr_libs * sizeof(*r->libs));
 	r->nr_libs = r->vendor.nr_libs;
 	for (i = 0; i < n; i++) {
@@ -248,7 +252,7 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 		     r->libs[i].kind == TF_LIB_FRAMEWORK) &&
 		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
 						r->nr_requires))
-			r->requires[r->nr_requires++] = r->libs[i].from;
+	r->requires[r->nr_requires++] = r->libs[i].from;
 }
 
 /*
@@ -288,7 +292,8 @@ static int resolve_libraries(const struct tf_plan *p,
 	if (!ret && r->nr_libs) {
 		tf_libs_record_write(r->libs, r->nr_libs, &json);
 		tf_path_join(&r->record, work.buf, "libraries.json");
-		ret = tf_write_file_atomic(r->record.buf, json.buf, json.len, 0);
+		ret = tf_write_file_atomic(r->record.buf, json.buf, json.len,
+					   0);
 		r->meta[r->nr_meta].src = r->record.buf;
 		r->meta[r->nr_meta++].dst = TF_LIBS_RECORD;
 	}
@@ -337,8 +342,10 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.nr_requires = res->nr_requires;
 	rules.abi3_minor = tf_abi3_minor(pw->spec.python_tag, pw->spec.abi_tag);
 	if (pw->spec.platform_tag) {
-		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform, &why))
-			ret = tf_error_at(&def->platform.pos, "platform '%s': %s",
+		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform,
+				      &why))
+			ret = tf_error_at(&def->platform.pos,
+					  "platform '%s': %s",
 					  pw->spec.platform_tag, why.buf);
 	} else if (!fl->has_elf && !def->nr_exports) {
 		tf_buf_addstr(platform, "any");
@@ -364,8 +371,10 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 static void isa_policy(const struct tf_plan *p, const struct tf_wheel_def *def,
 		       struct tf_isa_policy *pol, const char ***globs)
 {
-	enum tf_isa_family want = !strcmp(p->target.name, "aarch64") ?
-				  TF_ISA_AARCH64 : TF_ISA_X86_64, fam;
+	enum tf_isa_family want = !strcmp(p->target.name, "aarch64")
+					  ? TF_ISA_AARCH64
+					  : TF_ISA_X86_64,
+			   fam;
 	size_t i;
 	int level;
 
@@ -430,7 +439,8 @@ static int check_framework(const struct tf_plan_wheel *pw,
 	if (!ret) {
 		tf_framework_requirement(fw, requirement);
 		tf_path_join(path, dir, "framework.json");
-		ret = tf_write_file_atomic(path->buf, record.buf, record.len, 0);
+		ret = tf_write_file_atomic(path->buf, record.buf, record.len,
+					   0);
 	}
 	tf_buf_release(&context);
 	tf_buf_release(&record);
@@ -452,7 +462,8 @@ static void file_list_release(struct file_list *fl)
  */
 static int add_metadata_files(const struct tf_plan_wheel *pw,
 			      struct resolved *res, struct tf_wheel_spec *spec,
-			      struct tf_buf *readme, struct tf_wheel_file **meta)
+			      struct tf_buf *readme,
+			      struct tf_wheel_file **meta)
 {
 	size_t i, n = pw->def->nr_license_files;
 
@@ -461,8 +472,9 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 			return error("wheel '%s': cannot read its readme",
 				     pw->spec.name);
 		if (memchr(readme->buf, '\0', readme->len))
-			return error("wheel '%s': readme '%s' contains a NUL byte",
-				     pw->spec.name, pw->readme_path);
+			return error(
+				"wheel '%s': readme '%s' contains a NUL byte",
+				pw->spec.name, pw->readme_path);
 		spec->description = readme->buf;
 	}
 	*meta = tf_calloc(n + res->nr_meta + 1, sizeof(**meta));
@@ -471,7 +483,8 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 
 		if (!tf_path_exists(pw->license_srcs[i]))
 			return error("wheel '%s': license file '%s' does not "
-				     "exist", pw->spec.name, pw->license_srcs[i]);
+				     "exist",
+				     pw->spec.name, pw->license_srcs[i]);
 		f->src = pw->license_srcs[i];
 		tf_strvec_pushf(&res->vendor.store, "licenses/%s",
 				pw->license_names[i]);
@@ -614,9 +627,9 @@ struct packed {
 	struct tf_plan_wheel *pw;
 	char key[TF_SHA256_HEX_LEN + 1];
 	struct tf_buf stamp, path;
-	int fresh;   /* 1: path is the wheel in out_dir, unchanged since packed */
+	int fresh; /* 1: path is the wheel in out_dir, unchanged since packed */
 	int key_later; /* 1: first packing; the key once sources are digested */
-	int dup;     /* 1: same name as an earlier one, already checked equal */
+	int dup; /* 1: same name as an earlier one, already checked equal */
 	struct stat hashed; /* packed in this run: its stat when hashed,
 			       st_mode 0 if not (check_packed) */
 	unsigned char md[TF_SHA256_LEN]; /* and its sha256 */
@@ -646,8 +659,9 @@ static void check_packed(struct checks *c)
 		if (p->fresh)
 			continue;
 		if (tf_verify_wheel_packed(p->path.buf)) {
-			c->ret = error("wheel '%s' failed verification right after packing",
-				       tf_path_basename(p->path.buf));
+			c->ret = error(
+				"wheel '%s' failed verification right after packing",
+				tf_path_basename(p->path.buf));
 			return;
 		}
 		if (lstat(p->path.buf, &p->hashed) < 0 ||
@@ -708,8 +722,8 @@ static struct packed *same_name(struct packed *w, size_t n, const char *path)
  * made in out_dir on first use, so a run that packs nothing writes
  * nothing there.
  */
-static int pack_into(struct packed *w, struct tf_buf *tmp,
-		     const char *out_dir, size_t k)
+static int pack_into(struct packed *w, struct tf_buf *tmp, const char *out_dir,
+		     size_t k)
 {
 	struct tf_buf sub = TF_BUF_INIT;
 	int ret;
@@ -732,7 +746,8 @@ static int name_repacked(const struct packed *w, size_t nr, const char *path)
 
 	for (i = 0; i < nr; i++)
 		if (!w[i].fresh && w[i].path.len &&
-		    !strcmp(tf_path_basename(w[i].path.buf), tf_path_basename(path)))
+		    !strcmp(tf_path_basename(w[i].path.buf),
+			    tf_path_basename(path)))
 			return 1;
 	return 0;
 }
@@ -760,8 +775,9 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 		ret = tf_sources_stamp_in_place(w[k].plan, 0) ||
 		      tf_packstamp_key(w[k].plan, w[k].pw, w[k].key);
 		if (!ret)
-			w[k].fresh = tf_packstamp_fresh(w[k].stamp.buf, w[k].key,
-							out_dir, &w[k].path, hex);
+			w[k].fresh =
+				tf_packstamp_fresh(w[k].stamp.buf, w[k].key,
+						   out_dir, &w[k].path, hex);
 	}
 	for (k = 0; !ret && k < nr; k++)
 		if (!w[k].fresh)
@@ -794,8 +810,9 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 		w[k].dup = 1;
 		if (!(first->fresh && w[k].fresh) &&
 		    !same_file(first, &w[k], NULL))
-			ret = error("wheel '%s' differs between targets but has the same name",
-				    tf_path_basename(w[k].path.buf));
+			ret = error(
+				"wheel '%s' differs between targets but has the same name",
+				tf_path_basename(w[k].path.buf));
 	}
 	return ret ? -1 : 0;
 }
@@ -815,9 +832,8 @@ static int remove_lists(const struct tf_strvec *lists)
 	return 0;
 }
 
-int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
-		   const char *out_dir, const struct tf_strvec *lists,
-		   struct tf_strvec *written)
+int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
+		   const struct tf_strvec *lists, struct tf_strvec *written)
 {
 	struct tf_buf tmp = TF_BUF_INIT, dst = TF_BUF_INIT;
 	struct packed *w;
@@ -863,7 +879,8 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
 			tf_digest_cache_renamed(dst.buf, &w[i].hashed, w[i].md);
 		/* Only a wheel now in out_dir, verified, gets a stamp. */
 		if (!ret)
-			ret = tf_packstamp_write(w[i].stamp.buf, w[i].key, dst.buf);
+			ret = tf_packstamp_write(w[i].stamp.buf, w[i].key,
+						 dst.buf);
 	}
 	if (tmp.len) {
 		tf_rm_rf(tmp.buf);

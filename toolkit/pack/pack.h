@@ -30,8 +30,7 @@
  * NULL) describe the wheels (SHA256SUMS, the provenance): they are
  * removed before a new wheel is moved in, for the caller to write again.
  */
-int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans,
-		   const char *out_dir, const struct tf_strvec *lists,
-		   struct tf_strvec *written);
+int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
+		   const struct tf_strvec *lists, struct tf_strvec *written);
 
 #endif

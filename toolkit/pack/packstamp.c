@@ -20,8 +20,9 @@ static int add_self(struct tf_stamp *st)
 
 	if (stat("/proc/self/exe", &sb) < 0)
 		return error_errno("cannot stat /proc/self/exe");
-	tf_buf_addf(&b, "%s %lld %lld %llu %llu", TF_VERSION, (long long)sb.st_size,
-		    tf_time_ns(&sb.st_mtim), (unsigned long long)sb.st_ino,
+	tf_buf_addf(&b, "%s %lld %lld %llu %llu", TF_VERSION,
+		    (long long)sb.st_size, tf_time_ns(&sb.st_mtim),
+		    (unsigned long long)sb.st_ino,
 		    (unsigned long long)sb.st_dev);
 	tf_stamp_add(st, "tfbuild", b.buf, b.len);
 	tf_buf_release(&b);
@@ -59,7 +60,8 @@ int tf_packstamp_key(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 		     strlen(p->target.identity));
 	tf_stamp_add(&st, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
 	for (i = 0; i < p->packages.nr; i++)
-		tf_buf_addf(&b, "%s %s\n", p->packages.v[i], p->package_digests.v[i]);
+		tf_buf_addf(&b, "%s %s\n", p->packages.v[i],
+			    p->package_digests.v[i]);
 	tf_stamp_add(&st, "target-packages", b.buf, b.len);
 	tf_buf_reset(&b);
 	for (i = 0; i < p->vars.nr; i++)
@@ -107,27 +109,35 @@ static int parse(const char *text, struct record *r)
 	if (strncmp(text, STAMP_MAGIC, strlen(STAMP_MAGIC)))
 		return -1;
 	text += strlen(STAMP_MAGIC);
-	if (sscanf(text, "key %64s\nsha256 %64s\nstat %lld %lld %lld %llu %llu\nwheel %255[^\n]\n",
+	if (sscanf(text,
+		   "key %64s\nsha256 %64s\nstat %lld %lld %lld %llu %llu\nwheel %255[^\n]\n",
 		   r->key, r->sha, &r->size, &r->mtime, &r->ctime, &r->ino,
 		   &r->dev, r->name) != 8)
 		return -1;
 	return tf_sha256_is_hex(r->key) && tf_sha256_is_hex(r->sha) &&
-	       !strchr(r->name, '/') && *r->name && strcmp(r->name, "..") ? 0 : -1;
+			       !strchr(r->name, '/') && *r->name &&
+			       strcmp(r->name, "..")
+		       ? 0
+		       : -1;
 }
 
 static void format(struct tf_buf *b, const char *key, const char *sha,
 		   const char *name, const struct stat *sb)
 {
-	tf_buf_addf(b, STAMP_MAGIC "key %s\nsha256 %s\nstat %lld %lld %lld %llu %llu\nwheel %s\n",
-		    key, sha, (long long)sb->st_size, tf_time_ns(&sb->st_mtim),
-		    tf_time_ns(&sb->st_ctim), (unsigned long long)sb->st_ino,
-		    (unsigned long long)sb->st_dev, name);
+	tf_buf_addf(
+		b,
+		STAMP_MAGIC
+		"key %s\nsha256 %s\nstat %lld %lld %lld %llu %llu\nwheel %s\n",
+		key, sha, (long long)sb->st_size, tf_time_ns(&sb->st_mtim),
+		tf_time_ns(&sb->st_ctim), (unsigned long long)sb->st_ino,
+		(unsigned long long)sb->st_dev, name);
 }
 
 static int same_identity(const struct record *r, const struct stat *sb)
 {
 	return S_ISREG(sb->st_mode) && r->size == (long long)sb->st_size &&
-	       r->mtime == tf_time_ns(&sb->st_mtim) && r->ctime == tf_time_ns(&sb->st_ctim) &&
+	       r->mtime == tf_time_ns(&sb->st_mtim) &&
+	       r->ctime == tf_time_ns(&sb->st_ctim) &&
 	       r->ino == (unsigned long long)sb->st_ino &&
 	       r->dev == (unsigned long long)sb->st_dev;
 }

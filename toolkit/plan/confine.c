@@ -74,8 +74,10 @@ int tf_confine_check(const char *root, const char *path, struct tf_buf *why)
 
 	resolve(path, &real);
 	if (!is_within(real.buf, root)) {
-		tf_buf_setf(why, "resolves to '%s', outside the recipe's tree '%s' (TFBUILD_RECIPE_ROOT)",
-			    real.buf, root);
+		tf_buf_setf(
+			why,
+			"resolves to '%s', outside the recipe's tree '%s' (TFBUILD_RECIPE_ROOT)",
+			real.buf, root);
 		ret = -1;
 	}
 	tf_buf_release(&real);
@@ -91,13 +93,15 @@ int tf_confine_not_above(const char *tree, const char *dir, struct tf_buf *why)
 	resolve(tree, &t);
 	/* Resolve the longest part of dir that exists. */
 	tf_buf_addstr(&up, dir);
-	while (!tf_path_exists(up.buf) && strchr(up.buf, '/') && strcmp(up.buf, "/"))
+	while (!tf_path_exists(up.buf) && strchr(up.buf, '/') &&
+	       strcmp(up.buf, "/"))
 		go_up(&up);
 	rest = dir + strlen(up.buf);
 	resolve(up.buf, &d);
 	tf_buf_addstr(&d, rest);
 	if (is_within(d.buf, t.buf)) {
-		tf_buf_setf(why, "'%s' holds the build directory '%s'", t.buf, dir);
+		tf_buf_setf(why, "'%s' holds the build directory '%s'", t.buf,
+			    dir);
 		ret = -1;
 	}
 	tf_buf_release(&t);

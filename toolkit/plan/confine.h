@@ -25,7 +25,6 @@ int tf_confine_check(const char *root, const char *path, struct tf_buf *why);
  * 0 unless the directory tree holds dir (copying tree into dir would
  * copy forever); else -1 with why filled. dir need not exist yet.
  */
-int tf_confine_not_above(const char *tree, const char *dir,
-			 struct tf_buf *why);
+int tf_confine_not_above(const char *tree, const char *dir, struct tf_buf *why);
 
 #endif

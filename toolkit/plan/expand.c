@@ -49,11 +49,31 @@ const char *tf_plan_expand(struct tf_plan *p, const struct tf_str *s,
 }
 
 static const char *const builtins[] = {
-	"name", "version", "target", "jobs", "recipe_dir", "build_dir", "cc",
-	"ar", "strip", "cflags", "ldflags", "python", "python_include",
-	"emulator", "cxx", "cmake_toolchain", "meson_cross", "meson_args",
-	"host_triple", "build_triple", "target_python", "python_tag",
-	"ext_suffix", "target_root", NULL,
+	"name",
+	"version",
+	"target",
+	"jobs",
+	"recipe_dir",
+	"build_dir",
+	"cc",
+	"ar",
+	"strip",
+	"cflags",
+	"ldflags",
+	"python",
+	"python_include",
+	"emulator",
+	"cxx",
+	"cmake_toolchain",
+	"meson_cross",
+	"meson_args",
+	"host_triple",
+	"build_triple",
+	"target_python",
+	"python_tag",
+	"ext_suffix",
+	"target_root",
+	NULL,
 };
 
 static int is_builtin(const char *name)
@@ -87,7 +107,8 @@ static void set_dirs(struct tf_plan *p)
 		s->stage = tf_plan_keepf(p, "%s/stage/%s", p->dir, n);
 		s->log = tf_plan_keepf(p, "%s/logs/%s.log", p->dir, n);
 		s->stamp = tf_plan_keepf(p, "%s/step-%s", p->stamps, n);
-		tf_vars_set(&p->vars, tf_plan_keepf(p, "stage.%s", n), s->stage);
+		tf_vars_set(&p->vars, tf_plan_keepf(p, "stage.%s", n),
+			    s->stage);
 		tf_vars_set(&p->vars, tf_plan_keepf(p, "work.%s", n), s->work);
 	}
 }
@@ -105,8 +126,8 @@ static const char *ext_suffix(struct tf_plan *p)
 {
 	if (p->py_minor < 0)
 		return "";
-	return tf_plan_keepf(p, ".cpython-%d%d-%s.so", p->py_major,
-			     p->py_minor, p->target.triplet);
+	return tf_plan_keepf(p, ".cpython-%d%d-%s.so", p->py_major, p->py_minor,
+			     p->target.triplet);
 }
 
 static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
@@ -149,9 +170,10 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 
 		if (is_builtin(kv->key.s)) {
 			errors++;
-			tf_error_at(&kv->key.pos,
-				    "variable '%s' is built in and cannot be redefined",
-				    kv->key.s);
+			tf_error_at(
+				&kv->key.pos,
+				"variable '%s' is built in and cannot be redefined",
+				kv->key.s);
 			continue;
 		}
 		tf_vars_set_raw(v, kv->key.s, &kv->value);
@@ -161,7 +183,8 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 		char *name = tf_strndup(s, eq ? (size_t)(eq - s) : strlen(s));
 		size_t j;
 
-		for (j = 0; j < r->nr_vars && strcmp(r->vars[j].key.s, name); j++)
+		for (j = 0; j < r->nr_vars && strcmp(r->vars[j].key.s, name);
+		     j++)
 			;
 		if (!eq || j == r->nr_vars) {
 			errors++;
@@ -188,7 +211,8 @@ int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 
 	for (i = 0; i < r->nr_vars; i++) {
 		const char *name = r->vars[i].key.s;
-		struct tf_str ref = { NULL, r->vars[i].key.pos, TF_STR_PLAIN, 0 };
+		struct tf_str ref = { NULL, r->vars[i].key.pos, TF_STR_PLAIN,
+				      0 };
 		struct tf_buf b = TF_BUF_INIT;
 
 		if (is_builtin(name))
@@ -225,7 +249,8 @@ static int plan_url(struct tf_plan *p, struct tf_plan_source *ps,
 	if (!url)
 		return errors;
 	if (!url_ok(url)) {
-		tf_error_at(&u->pos, "'%s' is not an http, https or file URL", url);
+		tf_error_at(&u->pos, "'%s' is not an http, https or file URL",
+			    url);
 		return 1;
 	}
 	tf_strvec_push(&ps->urls, url);
@@ -278,10 +303,11 @@ int tf_plan_make_source(struct tf_plan *p, size_t i)
 		ps->local = tf_plan_recipe_path(p, v);
 		if (!tf_path_is_dir(ps->local)) {
 			errors++;
-			tf_error_at(&s->path.pos, "source directory '%s' does not exist",
-				    v);
+			tf_error_at(&s->path.pos,
+				    "source directory '%s' does not exist", v);
 		} else {
-			errors += confined(p, &s->path, ps->local, "source directory");
+			errors += confined(p, &s->path, ps->local,
+					   "source directory");
 		}
 	}
 	for (j = 0; j < s->nr_patches; j++) {
@@ -290,7 +316,8 @@ int tf_plan_make_source(struct tf_plan *p, size_t i)
 		v = tf_plan_recipe_path(p, v);
 		if (!tf_path_exists(v)) {
 			errors++;
-			tf_error_at(&s->patches[j].pos, "patch '%s' does not exist",
+			tf_error_at(&s->patches[j].pos,
+				    "patch '%s' does not exist",
 				    s->patches[j].s);
 		} else {
 			errors += confined(p, &s->patches[j], v, "patch");
@@ -308,8 +335,10 @@ int tf_plan_make_source(struct tf_plan *p, size_t i)
 static void build_binutils(struct tf_strvec *e)
 {
 	static const char *const tools[][2] = {
-		{ "AR_FOR_BUILD", "ar" }, { "RANLIB_FOR_BUILD", "ranlib" },
-		{ "NM_FOR_BUILD", "nm" }, { "STRIP_FOR_BUILD", "strip" },
+		{ "AR_FOR_BUILD", "ar" },
+		{ "RANLIB_FOR_BUILD", "ranlib" },
+		{ "NM_FOR_BUILD", "nm" },
+		{ "STRIP_FOR_BUILD", "strip" },
 	};
 	size_t i;
 
@@ -360,12 +389,14 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	const struct tf_target *t = &p->target;
 	struct tf_strvec *e = &ps->env;
 
-	tf_strvec_pushf(e, "PATH=%s", p->host_tools ? p->host_tools : tf_run_path);
+	tf_strvec_pushf(e, "PATH=%s",
+			p->host_tools ? p->host_tools : tf_run_path);
 	tf_strvec_pushf(e, "HOME=%s/home", p->dir);
 	tf_strvec_pushf(e, "TMPDIR=%s/tmp", p->dir);
 	tf_strvec_push(e, "LC_ALL=C");
 	tf_strvec_push(e, "TZ=UTC");
-	tf_strvec_pushf(e, "SOURCE_DATE_EPOCH=%lld", p->recipe->source_date_epoch);
+	tf_strvec_pushf(e, "SOURCE_DATE_EPOCH=%lld",
+			p->recipe->source_date_epoch);
 	tf_strvec_pushf(e, "TARGET=%s", t->name);
 	tf_strvec_pushf(e, "JOBS=%d", p->jobs);
 	tf_strvec_pushf(e, "CC=%s", t->cc);
@@ -405,7 +436,8 @@ static int names_dir(const char *text, const char *dir)
 
 		s += n;
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
 			return 1;
 	}
 	return 0;
@@ -422,7 +454,8 @@ static void find_reads(struct tf_plan *p, struct tf_plan_step *ps)
 	ps->reads = tf_calloc(p->recipe->nr_sources + 1, sizeof(*ps->reads));
 	for (k = 0; k < p->recipe->nr_sources; k++) {
 		int reads = ps->def->source_index == (int)k ||
-			    (ps->script && names_dir(ps->script, p->sources[k].dir));
+			    (ps->script &&
+			     names_dir(ps->script, p->sources[k].dir));
 
 		for (j = 0; !reads && j < ps->env.nr; j++)
 			reads = names_dir(ps->env.v[j], p->sources[k].dir);
@@ -471,7 +504,8 @@ int tf_plan_make_step(struct tf_plan *p, size_t i)
 	int errors = 0;
 
 	ps->def = s;
-	ps->cwd = s->source_index >= 0 ? p->sources[s->source_index].dir : ps->work;
+	ps->cwd = s->source_index >= 0 ? p->sources[s->source_index].dir
+				       : ps->work;
 	ps->script = tf_plan_expand(p, &s->run, &errors);
 	step_env(p, ps);
 	for (j = 0; j < s->nr_env; j++) {

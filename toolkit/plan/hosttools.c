@@ -17,21 +17,28 @@
 /* Build-machine programs any build may need; none of them compiles or
  * links target code. */
 static const char *const allowed[] = {
-	"[", "awk", "base64", "basename", "bash", "bison", "bzip2", "cat",
-	"chmod", "cksum", "cmake", "cmp", "comm", "cp", "cpack", "ctest", "cut",
-	"dash", "date", "dd", "diff", "dirname", "du", "echo", "egrep", "env",
-	"expr", "false", "fgrep", "file", "find", "flex", "flock", "gawk",
-	"getconf", "git", "grep", "gunzip", "gzip", "head", "hostname", "id",
-	"install", "join", "kill", "ln", "ls", "m4", "make", "mawk", "md5sum",
-	"meson", "mkdir", "mktemp", "mv", "ninja", "nproc", "od", "paste",
-	"patch", "perl", "printf", "ps", "pwd", "python3", "readlink",
-	"realpath", "rm", "rmdir", "sed", "seq", "sh", "sha1sum", "sha256sum",
-	"sha512sum", "sleep", "sort", "split", "stat", "tail", "tar", "tee",
-	"test", "timeout", "touch", "tr", "true", "uname", "uniq", "unxz",
-	"unzip", "wc", "which", "xargs", "xz", "zcat", "zstd",
-	"autoconf", "autoheader", "autom4te", "automake", "autoreconf",
-	"aclocal", "libtool", "libtoolize", "gettext", "msgfmt", "xgettext",
-	NULL,
+	"[",        "awk",        "base64",   "basename",   "bash",
+	"bison",    "bzip2",      "cat",      "chmod",      "cksum",
+	"cmake",    "cmp",        "comm",     "cp",         "cpack",
+	"ctest",    "cut",        "dash",     "date",       "dd",
+	"diff",     "dirname",    "du",       "echo",       "egrep",
+	"env",      "expr",       "false",    "fgrep",      "file",
+	"find",     "flex",       "flock",    "gawk",       "getconf",
+	"git",      "grep",       "gunzip",   "gzip",       "head",
+	"hostname", "id",         "install",  "join",       "kill",
+	"ln",       "ls",         "m4",       "make",       "mawk",
+	"md5sum",   "meson",      "mkdir",    "mktemp",     "mv",
+	"ninja",    "nproc",      "od",       "paste",      "patch",
+	"perl",     "printf",     "ps",       "pwd",        "python3",
+	"readlink", "realpath",   "rm",       "rmdir",      "sed",
+	"seq",      "sh",         "sha1sum",  "sha256sum",  "sha512sum",
+	"sleep",    "sort",       "split",    "stat",       "tail",
+	"tar",      "tee",        "test",     "timeout",    "touch",
+	"tr",       "true",       "uname",    "uniq",       "unxz",
+	"unzip",    "wc",         "which",    "xargs",      "xz",
+	"zcat",     "zstd",       "autoconf", "autoheader", "autom4te",
+	"automake", "autoreconf", "aclocal",  "libtool",    "libtoolize",
+	"gettext",  "msgfmt",     "xgettext", NULL,
 };
 
 /* The build machine's compiler and binutils names, and what to use. */
@@ -40,21 +47,33 @@ static const struct {
 	const char *var;  /* the variable a cross step uses instead */
 	const char *what; /* what the host program is */
 } guarded[] = {
-	{ "gcc", "CC", "compiler" }, { "cc", "CC", "compiler" },
-	{ "c89", "CC", "compiler" }, { "c99", "CC", "compiler" },
-	{ "gcc-12", "CC", "compiler" }, { "cpp", "CC", "preprocessor" },
-	{ "g++", "CXX", "C++ compiler" }, { "c++", "CXX", "C++ compiler" },
+	{ "gcc", "CC", "compiler" },
+	{ "cc", "CC", "compiler" },
+	{ "c89", "CC", "compiler" },
+	{ "c99", "CC", "compiler" },
+	{ "gcc-12", "CC", "compiler" },
+	{ "cpp", "CC", "preprocessor" },
+	{ "g++", "CXX", "C++ compiler" },
+	{ "c++", "CXX", "C++ compiler" },
 	{ "g++-12", "CXX", "C++ compiler" },
 	{ "gfortran", "FC", "Fortran compiler" },
-	{ "f77", "FC", "Fortran compiler" }, { "f95", "FC", "Fortran compiler" },
+	{ "f77", "FC", "Fortran compiler" },
+	{ "f95", "FC", "Fortran compiler" },
 	{ "gfortran-12", "FC", "Fortran compiler" },
-	{ "ld", "LD", "linker" }, { "ld.bfd", "LD", "linker" },
-	{ "ld.gold", "LD", "linker" }, { "as", "AS", "assembler" },
-	{ "ar", "AR", "archiver" }, { "gcc-ar", "AR", "archiver" },
-	{ "ranlib", "RANLIB", "ranlib" }, { "gcc-ranlib", "RANLIB", "ranlib" },
-	{ "strip", "STRIP", "strip" }, { "nm", "NM", "nm" },
-	{ "gcc-nm", "NM", "nm" }, { "objcopy", "OBJCOPY", "objcopy" },
-	{ "objdump", "OBJDUMP", "objdump" }, { "readelf", "READELF", "readelf" },
+	{ "ld", "LD", "linker" },
+	{ "ld.bfd", "LD", "linker" },
+	{ "ld.gold", "LD", "linker" },
+	{ "as", "AS", "assembler" },
+	{ "ar", "AR", "archiver" },
+	{ "gcc-ar", "AR", "archiver" },
+	{ "ranlib", "RANLIB", "ranlib" },
+	{ "gcc-ranlib", "RANLIB", "ranlib" },
+	{ "strip", "STRIP", "strip" },
+	{ "nm", "NM", "nm" },
+	{ "gcc-nm", "NM", "nm" },
+	{ "objcopy", "OBJCOPY", "objcopy" },
+	{ "objdump", "OBJDUMP", "objdump" },
+	{ "readelf", "READELF", "readelf" },
 };
 
 static const char *keep(struct tf_plan *p, char *s)
@@ -66,7 +85,8 @@ static const char *keep(struct tf_plan *p, char *s)
 void tf_hosttools_plan(struct tf_plan *p)
 {
 	p->host_tools = p->target.native
-		? NULL : keep(p, tf_xstrfmt("%s/host-tools", p->dir));
+				? NULL
+				: keep(p, tf_xstrfmt("%s/host-tools", p->dir));
 }
 
 static int listed(const struct tf_recipe *r, const char *name)
@@ -82,27 +102,37 @@ static int listed(const struct tf_recipe *r, const char *name)
 /* The value a guard names: the target's tool for var. */
 static const char *tool_for(const struct tf_target *t, const char *var)
 {
-	return !strcmp(var, "CC") ? t->cc : !strcmp(var, "CXX") ? t->cxx
-	     : !strcmp(var, "FC") ? t->fc : !strcmp(var, "LD") ? t->ld
-	     : !strcmp(var, "AS") ? t->as : !strcmp(var, "AR") ? t->ar
-	     : !strcmp(var, "RANLIB") ? t->ranlib
-	     : !strcmp(var, "STRIP") ? t->strip : !strcmp(var, "NM") ? t->nm
-	     : !strcmp(var, "OBJCOPY") ? t->objcopy
-	     : !strcmp(var, "OBJDUMP") ? t->objdump : t->readelf;
+	return !strcmp(var, "CC")        ? t->cc
+	       : !strcmp(var, "CXX")     ? t->cxx
+	       : !strcmp(var, "FC")      ? t->fc
+	       : !strcmp(var, "LD")      ? t->ld
+	       : !strcmp(var, "AS")      ? t->as
+	       : !strcmp(var, "AR")      ? t->ar
+	       : !strcmp(var, "RANLIB")  ? t->ranlib
+	       : !strcmp(var, "STRIP")   ? t->strip
+	       : !strcmp(var, "NM")      ? t->nm
+	       : !strcmp(var, "OBJCOPY") ? t->objcopy
+	       : !strcmp(var, "OBJDUMP") ? t->objdump
+					 : t->readelf;
 }
 
-static void guard_script(const struct tf_target *t, size_t i, struct tf_buf *out)
+static void guard_script(const struct tf_target *t, size_t i,
+			 struct tf_buf *out)
 {
 	const char *tool = tool_for(t, guarded[i].var);
 
-	tf_buf_addf(out, "#!/bin/sh\necho \"tfbuild: '%s' is the build machine's %s; ",
-		    guarded[i].name, guarded[i].what);
+	tf_buf_addf(
+		out,
+		"#!/bin/sh\necho \"tfbuild: '%s' is the build machine's %s; ",
+		guarded[i].name, guarded[i].what);
 	if (tool)
 		tf_buf_addf(out, "in a cross step use \\$%s (%s)\" >&2\n",
 			    guarded[i].var, tool);
 	else
-		tf_buf_addf(out, "no %s for %s is installed, so \\$%s is unset (Debian's gfortran-%s)\" >&2\n",
-			    guarded[i].what, t->name, guarded[i].var, t->triplet);
+		tf_buf_addf(
+			out,
+			"no %s for %s is installed, so \\$%s is unset (Debian's gfortran-%s)\" >&2\n",
+			guarded[i].what, t->name, guarded[i].var, t->triplet);
 	tf_buf_addstr(out, "exit 127\n");
 }
 
@@ -131,9 +161,10 @@ static int listing(struct tf_plan *p, struct tf_strvec *links,
 		char *path = tf_run_which(r->host_tools[i].s);
 
 		if (!path) {
-			ret = tf_error_at(&r->host_tools[i].pos,
-					  "host tool '%s' is not installed on this machine",
-					  r->host_tools[i].s);
+			ret = tf_error_at(
+				&r->host_tools[i].pos,
+				"host tool '%s' is not installed on this machine",
+				r->host_tools[i].s);
 			continue;
 		}
 		tf_strvec_pushf(links, "%s=%s", r->host_tools[i].s, path);
@@ -144,15 +175,16 @@ static int listing(struct tf_plan *p, struct tf_strvec *links,
 	if (tf_list_dir("/usr/bin", &names) == 0)
 		for (i = 0; i < names.nr; i++)
 			if (!strncmp(names.v[i], prefix.buf, prefix.len))
-				tf_strvec_pushf(links, "%s=/usr/bin/%s", names.v[i],
-						names.v[i]);
+				tf_strvec_pushf(links, "%s=/usr/bin/%s",
+						names.v[i], names.v[i]);
 	if (*p->target.emulator) {
 		char *prog = tf_strndup(p->target.emulator,
 					strcspn(p->target.emulator, " "));
 		char *path = tf_run_which(prog);
 
 		if (path)
-			tf_strvec_pushf(links, "%s=%s", tf_path_basename(prog), path);
+			tf_strvec_pushf(links, "%s=%s", tf_path_basename(prog),
+					path);
 		free(prog);
 		free(path);
 	}
@@ -169,7 +201,8 @@ static int listing(struct tf_plan *p, struct tf_strvec *links,
 	return ret;
 }
 
-static int fill(struct tf_plan *p, const char *dir, const struct tf_strvec *links)
+static int fill(struct tf_plan *p, const char *dir,
+		const struct tf_strvec *links)
 {
 	struct tf_buf path = TF_BUF_INIT, script = TF_BUF_INIT;
 	size_t i;
@@ -190,7 +223,8 @@ static int fill(struct tf_plan *p, const char *dir, const struct tf_strvec *link
 		tf_buf_setf(&path, "%s/%s", dir, guarded[i].name);
 		tf_buf_reset(&script);
 		guard_script(&p->target, i, &script);
-		ret = tf_write_file_atomic(path.buf, script.buf, script.len, 0755);
+		ret = tf_write_file_atomic(path.buf, script.buf, script.len,
+					   0755);
 	}
 	tf_buf_release(&path);
 	tf_buf_release(&script);
@@ -208,8 +242,9 @@ int tf_hosttools_make(struct tf_plan *p)
 		return 0;
 	ret = listing(p, &links, &text);
 	tf_buf_setf(&manifest, "%s/.tfbuild-host-tools", p->host_tools);
-	if (!ret && tf_path_exists(manifest.buf) && !tf_read_file(manifest.buf, &old) &&
-	    old.len == text.len && !memcmp(old.buf, text.buf, text.len))
+	if (!ret && tf_path_exists(manifest.buf) &&
+	    !tf_read_file(manifest.buf, &old) && old.len == text.len &&
+	    !memcmp(old.buf, text.buf, text.len))
 		goto out;
 	if (!ret)
 		ret = tf_mkdir_p(p->dir);
@@ -219,12 +254,14 @@ int tf_hosttools_make(struct tf_plan *p)
 		ret = fill(p, tmp.buf, &links);
 	if (!ret) {
 		tf_buf_setf(&manifest, "%s/.tfbuild-host-tools", tmp.buf);
-		ret = tf_write_file_atomic(manifest.buf, text.buf, text.len, 0644);
+		ret = tf_write_file_atomic(manifest.buf, text.buf, text.len,
+					   0644);
 	}
 	if (!ret)
 		ret = tf_rm_rf(p->host_tools);
 	if (!ret && rename(tmp.buf, p->host_tools) < 0)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, p->host_tools);
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+				  p->host_tools);
 	if (ret && tmp.len)
 		tf_rm_rf(tmp.buf);
 	if (tmp.len)

@@ -45,7 +45,8 @@ char *tf_launcher_base_dir(const char *a, const char *b)
 int tf_launcher_plan(struct tf_plan *p, const char *cli,
 		     const char *distcc_hosts, int check)
 {
-	const char *name = cli ? cli : toolchain_launcher(p->recipe, p->target.name);
+	const char *name =
+		cli ? cli : toolchain_launcher(p->recipe, p->target.name);
 	struct tf_launcher *l;
 	const struct tf_launcher_kind *k;
 
@@ -64,8 +65,7 @@ int tf_launcher_plan(struct tf_plan *p, const char *cli,
 	p->launcher = l;
 	if (!l->path)
 		return error("target '%s': launcher '%s' not found in %s; %s",
-			     p->target.name, name, tf_run_path,
-			     k->install);
+			     p->target.name, name, tf_run_path, k->install);
 	return 0;
 }
 
@@ -89,7 +89,8 @@ static int write_wrapper(const struct tf_launcher *l, const char *compiler)
 
 	if (!real) /* tf_target_setup has named what to install */
 		return 0;
-	tf_buf_addf(&text, "#!/bin/sh\n# %s through %s, written by tfbuild.\nexec ",
+	tf_buf_addf(&text,
+		    "#!/bin/sh\n# %s through %s, written by tfbuild.\nexec ",
 		    tf_path_basename(compiler), l->name);
 	sh_quote(&text, l->path);
 	tf_buf_addch(&text, ' ');
@@ -162,7 +163,9 @@ static void ccache_env(const struct tf_launcher *l, struct tf_strvec *env)
 	env_set(env, tf_strdup("CCACHE_NOHASHDIR=1"));
 	env_set(env, tf_strdup("CCACHE_COMPILERCHECK=content"));
 	/* Sources are extracted and patched just before they build. */
-	env_set(env, tf_strdup("CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime"));
+	env_set(env,
+		tf_strdup(
+			"CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime"));
 }
 
 void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env)

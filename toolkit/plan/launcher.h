@@ -31,11 +31,11 @@ struct tf_plan;
 struct tf_recipe;
 
 struct tf_launcher {
-	const char *name;     /* static: "ccache", "sccache", "distcc" */
-	char *path;           /* owned: its full path ("" unless checked) */
-	char *dir;            /* owned: the directory of compiler wrappers */
-	char *distcc_hosts;   /* owned: --distcc-hosts, or NULL */
-	char *base_dir;       /* owned: ccache's base_dir: the directory
+	const char *name;   /* static: "ccache", "sccache", "distcc" */
+	char *path;         /* owned: its full path ("" unless checked) */
+	char *dir;          /* owned: the directory of compiler wrappers */
+	char *distcc_hosts; /* owned: --distcc-hosts, or NULL */
+	char *base_dir;     /* owned: ccache's base_dir: the directory
 				 holding the build tree and the recipe */
 };
 

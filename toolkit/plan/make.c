@@ -45,7 +45,8 @@ static int shim_current(const struct tf_plan *p, const char *shim,
 		tf_buf_setf(&link, "%s/%s", shim, names->v[i]);
 		shim_target(p, names->v[i], &to);
 		n = readlink(link.buf, got, sizeof(got));
-		same = n >= 0 && (size_t)n == to.len && !memcmp(got, to.buf, to.len);
+		same = n >= 0 && (size_t)n == to.len &&
+		       !memcmp(got, to.buf, to.len);
 	}
 	tf_strvec_release(&have);
 	tf_buf_release(&link);
@@ -106,15 +107,18 @@ done:
 static const char *baseline_emulator(struct tf_plan *p)
 {
 	const struct tf_recipe *r = p->recipe;
-	enum tf_isa_family want = !strcmp(p->target.name, "aarch64") ?
-				  TF_ISA_AARCH64 : TF_ISA_X86_64, fam;
+	enum tf_isa_family want = !strcmp(p->target.name, "aarch64")
+					  ? TF_ISA_AARCH64
+					  : TF_ISA_X86_64,
+			   fam;
 	int level = tf_isa_baseline(want), l;
 	size_t i, j;
 
 	for (i = 0; i < r->nr_wheels; i++)
 		for (j = 0; j < r->wheels[i].nr_isa_minimum; j++)
 			if (!tf_isa_level_parse(r->wheels[i].isa_minimum[j].s,
-						&fam, &l) && fam == want && l > level)
+						&fam, &l) &&
+			    fam == want && l > level)
 				level = l;
 	return tf_plan_keepf(p, "qemu-%s -cpu %s", p->target.name,
 			     tf_isa_cpu_model(want, level));
@@ -146,23 +150,28 @@ static int has_tests(const struct tf_recipe *r)
 /* The target's toolchain, with the recipe's overrides for it. */
 static int setup_target(struct tf_plan *p, const char *target, int check)
 {
-	const struct tf_toolchain_def *d = tf_recipe_toolchain(p->recipe, target);
+	const struct tf_toolchain_def *d =
+		tf_recipe_toolchain(p->recipe, target);
 	struct tf_toolchain over;
 
 	if (!d)
 		return tf_target_setup(target, &p->target, check, NULL);
 	over = (struct tf_toolchain){
-		.cc = d->cc.s, .ar = d->ar.s, .strip = d->strip.s,
-		.cflags = d->cflags.s, .ldflags = d->ldflags.s,
-		.sysroot = d->sysroot.s, .python_include = d->python_include.s,
+		.cc = d->cc.s,
+		.ar = d->ar.s,
+		.strip = d->strip.s,
+		.cflags = d->cflags.s,
+		.ldflags = d->ldflags.s,
+		.sysroot = d->sysroot.s,
+		.python_include = d->python_include.s,
 		.emulator = d->emulator.s,
 	};
 	return tf_target_setup(target, &p->target, check, &over);
 }
 
-enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
-				 const char *target,
-				 const struct tf_plan_opts *o, struct tf_plan *p)
+enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
+				 const struct tf_plan_opts *o,
+				 struct tf_plan *p)
 {
 	enum tf_plan_result resolved;
 	size_t i;
@@ -185,7 +194,8 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
 	p->stamps = tf_plan_keepf(p, "%s/stamps", p->dir);
 	if (o->check_tools && p->target.pyconfig && python_shim(p))
 		return TF_PLAN_TOOLCHAIN;
-	if (o->check_tools && has_tests(r) && tf_target_need_emulator(&p->target))
+	if (o->check_tools && has_tests(r) &&
+	    tf_target_need_emulator(&p->target))
 		return TF_PLAN_TOOLCHAIN;
 	p->baseline_emulator = baseline_emulator(p);
 	if (o->check_tools && has_tests(r)) {
@@ -200,8 +210,10 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
 		tf_pytag_header_version(p->target.python_include, &p->py_major,
 					&p->py_minor);
 	/* Where it was built must not show in what was built. */
-	p->cflags = tf_plan_keepf(p, "%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
-				  p->target.cflags, p->dir, target, r->dir);
+	p->cflags = tf_plan_keepf(
+		p,
+		"%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
+		p->target.cflags, p->dir, target, r->dir);
 	p->ldflags = p->target.ldflags;
 	if (o->check_tools &&
 	    (resolved = tf_sysroot_resolve(p, o)) != TF_PLAN_OK)
@@ -216,10 +228,11 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
 		 * drops -I<root>/usr/include as an implicit directory). */
 		p->cflags = tf_plan_keepf(p, "%s --sysroot=%s", p->cflags,
 					  p->sysroot);
-		p->ldflags = tf_plan_keepf(p, "%s --sysroot=%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
-					   p->ldflags, p->sysroot, p->sysroot,
-					   p->target.triplet, p->sysroot,
-					   p->target.triplet);
+		p->ldflags = tf_plan_keepf(
+			p,
+			"%s --sysroot=%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
+			p->ldflags, p->sysroot, p->sysroot, p->target.triplet,
+			p->sysroot, p->target.triplet);
 	}
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);

@@ -36,98 +36,99 @@ struct tf_plan_source {
 	struct tf_strvec urls;       /* owned: url, then mirrors, expanded */
 	struct tf_strvec shown;      /* owned: urls as shown and recorded
 					(url.h): no credentials, no local path */
-	const char *local;           /* store: absolute directory of a path source */
-	struct tf_strvec patches;    /* owned: absolute patch paths, in order */
-	const char *dir;             /* store: where the prepared tree goes */
-	const char *archive;         /* store: cached archive, set by fetching */
-	struct tf_stamp inputs;      /* owned: what the prepared tree is made of,
+	const char *local; /* store: absolute directory of a path source */
+	struct tf_strvec patches; /* owned: absolute patch paths, in order */
+	const char *dir;          /* store: where the prepared tree goes */
+	const char *archive;      /* store: cached archive, set by fetching */
+	struct tf_stamp inputs;   /* owned: what the prepared tree is made of,
 					set by tf_sources_stamp */
-	char key[65];                /* the key of inputs */
-	int fresh;                   /* 1 once prepared during this run */
-	int in_place;                /* 1: a path source no step uses, read
+	char key[65];             /* the key of inputs */
+	int fresh;                /* 1 once prepared during this run */
+	int in_place;             /* 1: a path source no step uses, read
 					where it is: dir is local, never
 					copied (docs/recipe.md) */
 };
 
 struct tf_plan_step {
-	const struct tf_step *def;   /* borrowed */
-	const char *script;          /* store: the expanded `run` */
-	struct tf_strvec env;        /* owned: the step's whole environment */
-	const char *cwd;             /* store: source tree or work dir */
-	const char *work, *stage;    /* store: scratch and stage directories */
-	const char *log;             /* store: its log file */
-	const char *stamp;           /* store: what it was last built from */
-	size_t *reads;               /* owned: indices of the sources it reads:
+	const struct tf_step *def; /* borrowed */
+	const char *script;        /* store: the expanded `run` */
+	struct tf_strvec env;      /* owned: the step's whole environment */
+	const char *cwd;           /* store: source tree or work dir */
+	const char *work, *stage;  /* store: scratch and stage directories */
+	const char *log;           /* store: its log file */
+	const char *stamp;         /* store: what it was last built from */
+	size_t *reads;             /* owned: indices of the sources it reads:
 					its own and every ${src.NAME} it names */
 	size_t nr_reads;
-	char output[65];             /* digest of its stage once done */
-	int ran;                     /* 1 if it ran in this run (not cached) */
-	int origin;                  /* enum tf_cache_origin: built, restored
+	char output[65];    /* digest of its stage once done */
+	int ran;            /* 1 if it ran in this run (not cached) */
+	int origin;         /* enum tf_cache_origin: built, restored
 					from the local store or the remote
 					cache, or not looked up (0) */
-	char cache_key[65];          /* its cache key once looked up, or "" */
-	char signer[17];             /* key id that signed a restored entry */
+	char cache_key[65]; /* its cache key once looked up, or "" */
+	char signer[17];    /* key id that signed a restored entry */
 };
 
 struct tf_plan_file {
 	const struct tf_file_rule *def; /* borrowed */
-	size_t step;                 /* index of the step whose stage it reads */
-	int source;                  /* or, when not -1, of the source whose
+	size_t step;           /* index of the step whose stage it reads */
+	int source;            /* or, when not -1, of the source whose
 					prepared tree it reads */
-	const char *src, *dst;       /* store: expanded pattern and wheel dir */
+	const char *src, *dst; /* store: expanded pattern and wheel dir */
 };
 
 struct tf_plan_wheel {
 	const struct tf_wheel_def *def; /* borrowed */
-	struct tf_wheel_spec spec;   /* strings in store; files filled by pack */
-	const char **requires;       /* owned array (strings in store), NULL-ended */
+	struct tf_wheel_spec spec; /* strings in store; files filled by pack */
+	const char **requires; /* owned array (strings in store), NULL-ended */
 	struct tf_wheel_entry_point *entry_points; /* owned array */
-	struct tf_plan_file *files;  /* owned array, def->nr_files long */
-	const char **allow_needed;   /* owned array (strings in store) */
+	struct tf_plan_file *files;    /* owned array, def->nr_files long */
+	const char **allow_needed;     /* owned array (strings in store) */
 	struct tf_elf_export *exports; /* owned array (strings in store) */
-	const char *framework;       /* store; the framework's name, or NULL */
-	const char *framework_site;  /* store; its site-packages directory */
+	const char *framework;      /* store; the framework's name, or NULL */
+	const char *framework_site; /* store; its site-packages directory */
 	const char *framework_version; /* store; the version the recipe
 					  expects, or NULL */
-	struct tf_lib *libs;         /* owned array (strings in store),
+	struct tf_lib *libs;           /* owned array (strings in store),
 					def->nr_libraries long: `libraries` */
-	const char **library_dirs;   /* owned array (strings in store),
+	const char **library_dirs;     /* owned array (strings in store),
 					NULL-ended: `library-dirs` */
-	const char *readme_path;     /* store: absolute path of `readme`, or
+	const char *readme_path;       /* store: absolute path of `readme`, or
 					NULL; pack reads it into the spec */
-	const char **license_srcs;   /* owned array (strings in store),
+	const char **license_srcs;     /* owned array (strings in store),
 					NULL-ended: absolute `license-files` */
-	const char **license_names;  /* owned array, NULL-ended: their
+	const char **license_names;    /* owned array, NULL-ended: their
 					License-File names (basenames) */
-	const char **classifiers;    /* owned array, NULL-ended */
-	const char **project_urls;   /* owned array, NULL-ended */
+	const char **classifiers;      /* owned array, NULL-ended */
+	const char **project_urls;     /* owned array, NULL-ended */
 };
 
 struct tf_plan_opts {
-	const char *build_dir;       /* absolute; the target's tree goes below */
-	int jobs;                    /* for ${jobs} and $JOBS */
-	const struct tf_strvec *sets; /* NAME=VALUE overrides (--set), may be NULL */
-	int check_tools;             /* 1: the toolchain must exist */
-	const char *cache_dir;       /* tfbuild's cache (target sysroots), or NULL */
-	const char *launcher;        /* --launcher: a name, "none", or NULL for
+	const char *build_dir; /* absolute; the target's tree goes below */
+	int jobs;              /* for ${jobs} and $JOBS */
+	const struct tf_strvec
+		*sets;         /* NAME=VALUE overrides (--set), may be NULL */
+	int check_tools;       /* 1: the toolchain must exist */
+	const char *cache_dir; /* tfbuild's cache (target sysroots), or NULL */
+	const char *launcher;  /* --launcher: a name, "none", or NULL for
 					the toolchain's (launcher.h) */
-	const char *distcc_hosts;    /* --distcc-hosts, or NULL */
+	const char *distcc_hosts; /* --distcc-hosts, or NULL */
 };
 
 struct tf_plan {
 	const struct tf_recipe *recipe; /* borrowed */
-	struct tf_target target;     /* owned */
-	const char *dir;             /* store: <build_dir>/<target> */
-	const char *stamps;          /* store: <dir>/stamps */
-	int jobs;                    /* parallel jobs, as --jobs */
-	const char *cflags;          /* store: the target's CFLAGS plus prefix
+	struct tf_target target;        /* owned */
+	const char *dir;                /* store: <build_dir>/<target> */
+	const char *stamps;             /* store: <dir>/stamps */
+	int jobs;                       /* parallel jobs, as --jobs */
+	const char *cflags;     /* store: the target's CFLAGS plus prefix
 					maps that keep build paths out of binaries */
-	struct tf_vars vars;         /* owned */
-	struct tf_strvec store;      /* owned: every expanded string */
+	struct tf_vars vars;    /* owned */
+	struct tf_strvec store; /* owned: every expanded string */
 	struct tf_plan_source *sources; /* owned array, recipe->nr_sources */
-	struct tf_plan_step *steps;  /* owned array, recipe->nr_steps */
-	struct tf_plan_wheel *wheels; /* owned array, recipe->nr_wheels */
-	const char *baseline_emulator; /* store: "qemu-x86_64 -cpu qemu64", the
+	struct tf_plan_step *steps;     /* owned array, recipe->nr_steps */
+	struct tf_plan_wheel *wheels;   /* owned array, recipe->nr_wheels */
+	const char *baseline_emulator;  /* store: "qemu-x86_64 -cpu qemu64", the
 					  $EMULATOR of NAME@baseline tests */
 	/* The target's build environment (toolfiles.c, sysroot.c, hosttools.c). */
 	const char *ldflags;         /* store: the target's LDFLAGS plus the
@@ -135,41 +136,45 @@ struct tf_plan {
 	const char *tools_dir;       /* store: <dir>/toolchain */
 	const char *cmake_toolchain; /* store: CMake toolchain file */
 	const char *meson_file;      /* store: Meson cross (or native) file */
-	const char *meson_args;      /* store: "--cross-file F" / "--native-file F" */
-	const char *pkg_config;      /* store: pkg-config wrapper script */
-	const char *pkg_config_libdir; /* store: its PKG_CONFIG_LIBDIR */
+	const char *meson_args; /* store: "--cross-file F" / "--native-file F" */
+	const char *pkg_config;         /* store: pkg-config wrapper script */
+	const char *pkg_config_libdir;  /* store: its PKG_CONFIG_LIBDIR */
 	const char *pkg_config_sysroot; /* store: its PKG_CONFIG_SYSROOT_DIR
 					   ("" natively) */
-	const char *target_python;   /* store: $TARGET_PYTHON */
-	const char *target_python_exe; /* store: the cross target's CPython in
+	const char *target_python;      /* store: $TARGET_PYTHON */
+	const char *target_python_exe;  /* store: the cross target's CPython in
 					  the sysroot, NULL when not unpacked */
-	const char *host_tools;      /* store: a cross step's PATH directory
+	const char *host_tools;         /* store: a cross step's PATH directory
 					(allow-listed host tools), NULL natively */
-	const char *sysroot;         /* store: root of the target packages,
+	const char *sysroot;            /* store: root of the target packages,
 					NULL when there are none (cross only) */
-	struct tf_buf toolfiles;     /* owned: the files' contents, for stamps */
-	struct tf_strvec packages;   /* owned: target packages as
+	struct tf_buf toolfiles;   /* owned: the files' contents, for stamps */
+	struct tf_strvec packages; /* owned: target packages as
 					"name:arch=version", sorted */
 	struct tf_strvec package_digests; /* owned: SHA256 of each one's .deb
 					(cross) or "" (native, installed) */
-	struct tf_strvec package_files; /* owned: each one's .deb file name */
-	int py_major, py_minor;      /* CPython version of the target's Python
+	struct tf_strvec package_files;   /* owned: each one's .deb file name */
+	int py_major, py_minor;       /* CPython version of the target's Python
 					headers (patchlevel.h); -1 if unknown */
 	struct tf_launcher *launcher; /* owned: the compiler launcher, or NULL;
 					 never part of a stamp (launcher.h) */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */
-enum tf_plan_result { TF_PLAN_OK = 0, TF_PLAN_RECIPE = -1, TF_PLAN_TOOLCHAIN = -2 };
+enum tf_plan_result {
+	TF_PLAN_OK = 0,
+	TF_PLAN_RECIPE = -1,
+	TF_PLAN_TOOLCHAIN = -2
+};
 
 /*
  * Expand recipe r for target. Returns 0, or TF_PLAN_RECIPE after
  * reporting every problem in the recipe, or TF_PLAN_TOOLCHAIN when the
  * target's toolchain is missing (reported, naming what to install).
  */
-enum tf_plan_result tf_plan_make(const struct tf_recipe *r,
-				 const char *target,
-				 const struct tf_plan_opts *o, struct tf_plan *p);
+enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
+				 const struct tf_plan_opts *o,
+				 struct tf_plan *p);
 void tf_plan_release(struct tf_plan *p);
 
 #endif

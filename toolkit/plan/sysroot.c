@@ -17,27 +17,33 @@
 
 /* Packages the cross toolchain provides; never unpacked into a root. */
 static const char *const excluded[] = {
-	"libc6-dev", "libc-dev-bin", "linux-libc-dev", "libcrypt-dev",
-	"libnsl-dev", "rpcsvc-proto", "libtirpc-dev", "gcc-12-base",
-	"libgcc-12-dev", "libstdc++-12-dev", NULL,
+	"libc6-dev",        "libc-dev-bin", "linux-libc-dev",
+	"libcrypt-dev",     "libnsl-dev",   "rpcsvc-proto",
+	"libtirpc-dev",     "gcc-12-base",  "libgcc-12-dev",
+	"libstdc++-12-dev", NULL,
 };
 
-enum pkg_state { NEW, FOUND, MISSING, SKIPPED };
+enum pkg_state {
+	NEW,
+	FOUND,
+	MISSING,
+	SKIPPED
+};
 
 struct pkg {
-	char *name;              /* owned */
-	char *pin;               /* owned: requested version, or NULL */
+	char *name;               /* owned */
+	char *pin;                /* owned: requested version, or NULL */
 	const struct tf_pos *pos; /* borrowed: recipe position of a root */
-	int root;                /* 1 if asked for (recipe or implicit) */
+	int root;                 /* 1 if asked for (recipe or implicit) */
 	enum pkg_state state;
 	char *version, *arch, *file, *sha256; /* owned, once FOUND */
 	struct tf_strvec groups; /* owned: dependency groups not yet decided */
 };
 
 struct closure {
-	struct pkg *v;           /* owned */
+	struct pkg *v; /* owned */
 	size_t nr, alloc;
-	const char *debarch;     /* borrowed */
+	const char *debarch; /* borrowed */
 };
 
 static struct pkg *find(struct closure *c, const char *name)
@@ -208,15 +214,17 @@ static int query(struct closure *c)
 	char *s, *nl;
 	int status;
 
-	tf_strvec_pushv(&argv, (const char *const[]){
-		"apt-cache", "show", "--no-all-versions", NULL });
+	tf_strvec_pushv(&argv,
+			(const char *const[]){ "apt-cache", "show",
+					       "--no-all-versions", NULL });
 	for (i = 0; i < c->nr; i++) {
 		const struct pkg *p = &c->v[i];
 		const char *eq = p->pin ? "=" : "", *pin = p->pin ? p->pin : "";
 
 		if (p->state != NEW)
 			continue;
-		tf_strvec_pushf(&argv, "%s:%s%s%s", p->name, c->debarch, eq, pin);
+		tf_strvec_pushf(&argv, "%s:%s%s%s", p->name, c->debarch, eq,
+				pin);
 		tf_strvec_pushf(&argv, "%s%s%s", p->name, eq, pin);
 	}
 	if (argv.nr == 3) {
@@ -351,7 +359,8 @@ static int wants_python(const struct tf_recipe *r)
 	for (i = 0; i < r->nr_steps; i++) {
 		const struct tf_step *s = &r->steps[i];
 
-		if (strstr(s->run.s, "TARGET_PYTHON") || strstr(s->run.s, "target_python"))
+		if (strstr(s->run.s, "TARGET_PYTHON") ||
+		    strstr(s->run.s, "target_python"))
 			return 1;
 		for (j = 0; j < s->nr_env; j++)
 			if (strstr(s->env[j].value.s, "TARGET_PYTHON") ||
@@ -364,7 +373,8 @@ static int wants_python(const struct tf_recipe *r)
 	return 0;
 }
 
-static void add_root(struct closure *c, const char *spec, const struct tf_pos *pos)
+static void add_root(struct closure *c, const char *spec,
+		     const struct tf_pos *pos)
 {
 	size_t n = strcspn(spec, "=");
 	struct pkg *p = find(c, spec) ? NULL : add(c, spec, n);
@@ -389,7 +399,8 @@ static char *root_cache(const struct tf_plan_opts *o)
 
 	if (env && *env == '/')
 		return tf_strdup(env);
-	return tf_xstrfmt("%s/target-roots", o->cache_dir ? o->cache_dir : "/tmp");
+	return tf_xstrfmt("%s/target-roots",
+			  o->cache_dir ? o->cache_dir : "/tmp");
 }
 
 /* Name every root package apt does not know, at its recipe position. */
@@ -405,9 +416,12 @@ static int report_missing(struct tf_plan *p, struct closure *c)
 			continue;
 		errors++;
 		if (k->pos)
-			tf_error_at(k->pos, "target package '%s%s%s' is not in the apt archive for %s (%s)",
-				    k->name, k->pin ? "=" : "", k->pin ? k->pin : "",
-				    p->target.name, c->debarch);
+			tf_error_at(
+				k->pos,
+				"target package '%s%s%s' is not in the apt archive for %s (%s)",
+				k->name, k->pin ? "=" : "",
+				k->pin ? k->pin : "", p->target.name,
+				c->debarch);
 		else
 			error("target '%s': package '%s' (%s) is not in the apt archive; run apt-get update?",
 			      p->target.name, k->name, c->debarch);
@@ -427,10 +441,12 @@ static void record(struct tf_plan *p, struct closure *c, const char *cache)
 	struct tf_sha256 *h;
 	size_t i;
 
-	qsort(p->packages.v, p->packages.nr, sizeof(*p->packages.v), tf_strcmp_ptr);
+	qsort(p->packages.v, p->packages.nr, sizeof(*p->packages.v),
+	      tf_strcmp_ptr);
 	/* Split "name:arch=version sha file" into the three lists. */
 	for (i = 0; i < p->packages.nr; i++) {
-		char *s = p->packages.v[i], *sp = strchr(s, ' '), *sp2 = strchr(sp + 1, ' ');
+		char *s = p->packages.v[i], *sp = strchr(s, ' '),
+		     *sp2 = strchr(sp + 1, ' ');
 
 		tf_buf_addf(&key, "%.*s\n", (int)(sp - s), s);
 		tf_strvec_push_take(&p->package_digests,
@@ -456,19 +472,26 @@ static enum tf_plan_result resolve_native(struct tf_plan *p)
 
 	for (i = 0; i < r->nr_target_packages; i++) {
 		const struct tf_str *s = &r->target_packages[i];
-		char *name = tf_xstrfmt("%.*s:%s", (int)strcspn(s->s, "="), s->s,
-					p->target.debarch);
+		char *name = tf_xstrfmt("%.*s:%s", (int)strcspn(s->s, "="),
+					s->s, p->target.debarch);
 		int status;
 
 		tf_buf_reset(&out);
-		status = run_apt((const char *const[]){ "dpkg-query", "-W",
-			"-f=${db:Status-Abbrev}${Version}", name, NULL }, NULL, &out);
+		status = run_apt(
+			(const char *const[]){
+				"dpkg-query", "-W",
+				"-f=${db:Status-Abbrev}${Version}", name,
+				NULL },
+			NULL, &out);
 		if (status || strncmp(out.buf, "ii ", 3)) {
 			ret = TF_PLAN_TOOLCHAIN;
-			tf_error_at(&s->pos, "target package '%s' is not installed on this machine (the native target %s uses the build machine's packages); install it: apt-get install %s",
-				    s->s, p->target.name, name);
+			tf_error_at(
+				&s->pos,
+				"target package '%s' is not installed on this machine (the native target %s uses the build machine's packages); install it: apt-get install %s",
+				s->s, p->target.name, name);
 		} else {
-			tf_strvec_pushf(&p->packages, "%s=%s", name, out.buf + 3);
+			tf_strvec_pushf(&p->packages, "%s=%s", name,
+					out.buf + 3);
 			tf_strvec_push(&p->package_digests, "");
 			tf_strvec_push(&p->package_files, "");
 		}
@@ -538,7 +561,8 @@ static int load_saved(struct tf_plan *p, const char *path)
 		nl = s + strcspn(s, "\n");
 		if (!*nl)
 			break;
-		tf_strvec_push_take(&p->packages, tf_strndup(s, (size_t)(nl - s)));
+		tf_strvec_push_take(&p->packages,
+				    tf_strndup(s, (size_t)(nl - s)));
 	}
 	tf_buf_release(&text);
 	return 0;
@@ -575,7 +599,8 @@ enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
 	if (!r->nr_target_packages && !python)
 		return TF_PLAN_OK;
 	for (i = 0; i < r->nr_target_packages; i++)
-		add_root(&c, r->target_packages[i].s, &r->target_packages[i].pos);
+		add_root(&c, r->target_packages[i].s,
+			 &r->target_packages[i].pos);
 	/* What programs built for the target need to run under the emulator
 	 * from this root: the C and C++ runtime. */
 	add_root(&c, "libc6", NULL);
@@ -588,7 +613,8 @@ enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
 	cache = root_cache(o);
 	saved = saved_path(&c, cache);
 	if (load_saved(p, saved) == 0) {
-		verbose("target %s: packages as resolved in %s", p->target.name, saved);
+		verbose("target %s: packages as resolved in %s", p->target.name,
+			saved);
 		record(p, &c, cache);
 	} else if (resolve(&c)) {
 		ret = TF_PLAN_TOOLCHAIN;
@@ -605,9 +631,11 @@ enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
 		save(p, saved);
 	}
 	if (!ret && python)
-		p->target_python_exe = keep(p, tf_xstrfmt("%s/usr/bin/python3", p->sysroot));
+		p->target_python_exe =
+			keep(p, tf_xstrfmt("%s/usr/bin/python3", p->sysroot));
 	for (i = 0; !ret && i < p->packages.nr; i++)
-		verbose("target %s: package %s", p->target.name, p->packages.v[i]);
+		verbose("target %s: package %s", p->target.name,
+			p->packages.v[i]);
 	free(cache);
 	free(saved);
 	closure_release(&c);
@@ -625,14 +653,16 @@ static int download(struct tf_plan *p, const char *debs)
 	size_t i;
 	int ret = tf_mkdir_p(debs);
 
-	tf_strvec_pushv(&argv, (const char *const[]){ "apt-get", "download", "-q", NULL });
+	tf_strvec_pushv(&argv, (const char *const[]){ "apt-get", "download",
+						      "-q", NULL });
 	for (i = 0; !ret && i < p->packages.nr; i++) {
 		tf_buf_setf(&path, "%s/%s", debs, p->package_files.v[i]);
 		if (!tf_path_exists(path.buf))
 			tf_strvec_push(&argv, p->packages.v[i]);
 	}
 	if (!ret && argv.nr > 3) {
-		info("target %s: downloading %zu packages", p->target.name, argv.nr - 3);
+		info("target %s: downloading %zu packages", p->target.name,
+		     argv.nr - 3);
 		ret = tf_mkdtemp_temp(debs, "download", &tmp);
 		/* apt's sandbox user must be able to write there. */
 		if (!ret)
@@ -652,11 +682,13 @@ static int download(struct tf_plan *p, const char *debs)
 				ret = -1;
 			tf_sha256_hex(md, hex);
 			if (!ret && strcmp(hex, p->package_digests.v[i]))
-				ret = error("'%s' (%s) has sha256 %s, the archive says %s",
-					    p->package_files.v[i], p->packages.v[i], hex,
-					    p->package_digests.v[i]);
+				ret = error(
+					"'%s' (%s) has sha256 %s, the archive says %s",
+					p->package_files.v[i], p->packages.v[i],
+					hex, p->package_digests.v[i]);
 			if (!ret && rename(from.buf, path.buf) < 0)
-				ret = error_errno("cannot rename '%s'", from.buf);
+				ret = error_errno("cannot rename '%s'",
+						  from.buf);
 		} else if (!tf_path_exists(path.buf)) {
 			ret = error("apt-get download did not give '%s' (%s)",
 				    p->package_files.v[i], p->packages.v[i]);
@@ -691,7 +723,8 @@ static int merge_into(const char *src, const char *dst)
 		    lstat(a.buf, &st) == 0 && S_ISDIR(st.st_mode))
 			ret = merge_into(a.buf, b.buf);
 		else if (rename(a.buf, b.buf) < 0)
-			ret = error_errno("cannot move '%s' to '%s'", a.buf, b.buf);
+			ret = error_errno("cannot move '%s' to '%s'", a.buf,
+					  b.buf);
 	}
 	if (!ret && rmdir(src) < 0)
 		ret = error_errno("cannot remove '%s'", src);
@@ -711,8 +744,10 @@ static int merge_into(const char *src, const char *dst)
 static int link_alternatives(const char *root, const char *triplet)
 {
 	static const char *const alts[][3] = {
-		{ "libblas.so.3", "openblas-pthread/libblas.so.3", "blas/libblas.so.3" },
-		{ "liblapack.so.3", "openblas-pthread/liblapack.so.3", "lapack/liblapack.so.3" },
+		{ "libblas.so.3", "openblas-pthread/libblas.so.3",
+		  "blas/libblas.so.3" },
+		{ "liblapack.so.3", "openblas-pthread/liblapack.so.3",
+		  "lapack/liblapack.so.3" },
 	};
 	struct tf_buf link = TF_BUF_INIT, target = TF_BUF_INIT;
 	size_t i, j;
@@ -721,15 +756,18 @@ static int link_alternatives(const char *root, const char *triplet)
 	for (i = 0; !ret && i < sizeof(alts) / sizeof(*alts); i++) {
 		struct stat st;
 
-		tf_buf_setf(&link, "%s/usr/lib/%s/%s", root, triplet, alts[i][0]);
+		tf_buf_setf(&link, "%s/usr/lib/%s/%s", root, triplet,
+			    alts[i][0]);
 		if (lstat(link.buf, &st) == 0)
 			continue;
 		for (j = 1; j < 3; j++) {
-			tf_buf_setf(&target, "%s/usr/lib/%s/%s", root, triplet, alts[i][j]);
+			tf_buf_setf(&target, "%s/usr/lib/%s/%s", root, triplet,
+				    alts[i][j]);
 			if (!tf_path_exists(target.buf))
 				continue;
 			if (symlink(alts[i][j], link.buf) < 0)
-				ret = error_errno("cannot create '%s'", link.buf);
+				ret = error_errno("cannot create '%s'",
+						  link.buf);
 			break;
 		}
 	}
@@ -746,7 +784,8 @@ static int link_alternatives(const char *root, const char *triplet)
  */
 static int fix_root(const char *root, const char *triplet)
 {
-	static const char *const dirs[] = { "bin", "sbin", "lib", "lib64", NULL };
+	static const char *const dirs[] = { "bin", "sbin", "lib", "lib64",
+					    NULL };
 	const char *const *d;
 	struct tf_buf a = TF_BUF_INIT, b = TF_BUF_INIT, link = TF_BUF_INIT;
 	int ret = 0;
@@ -761,7 +800,8 @@ static int fix_root(const char *root, const char *triplet)
 		else if (!ret && lstat(a.buf, &st) < 0)
 			ret = tf_mkdir_p(b.buf);
 		tf_buf_setf(&link, "usr/%s", *d);
-		if (!ret && lstat(a.buf, &st) < 0 && symlink(link.buf, a.buf) < 0)
+		if (!ret && lstat(a.buf, &st) < 0 &&
+		    symlink(link.buf, a.buf) < 0)
 			ret = error_errno("cannot create '%s'", a.buf);
 	}
 	tf_buf_setf(&a, "%s/etc", root);
@@ -787,10 +827,12 @@ static int unpack(struct tf_plan *p, const char *debs, const char *root)
 	for (i = 0; !ret && i < p->packages.nr; i++) {
 		tf_buf_setf(&deb, "%s/%s", debs, p->package_files.v[i]);
 		tf_buf_reset(&out);
-		if (run_apt((const char *const[]){ "dpkg", "-x", deb.buf, root, NULL },
+		if (run_apt((const char *const[]){ "dpkg", "-x", deb.buf, root,
+						   NULL },
 			    NULL, &out))
 			ret = error("cannot unpack '%s': %s", deb.buf, out.buf);
-		tf_buf_addf(&list, "%s %s\n", p->packages.v[i], p->package_digests.v[i]);
+		tf_buf_addf(&list, "%s %s\n", p->packages.v[i],
+			    p->package_digests.v[i]);
 	}
 	if (!ret)
 		ret = fix_root(root, p->target.triplet);
@@ -805,8 +847,8 @@ static int unpack(struct tf_plan *p, const char *debs, const char *root)
 
 int tf_sysroot_make(struct tf_plan *p)
 {
-	struct tf_buf marker = TF_BUF_INIT, debs = TF_BUF_INIT, tmp = TF_BUF_INIT,
-		      parent = TF_BUF_INIT;
+	struct tf_buf marker = TF_BUF_INIT, debs = TF_BUF_INIT,
+		      tmp = TF_BUF_INIT, parent = TF_BUF_INIT;
 	int ret = 0;
 
 	if (!p->sysroot)
@@ -820,15 +862,16 @@ int tf_sysroot_make(struct tf_plan *p)
 	if (!ret)
 		ret = tf_mkdtemp_temp(parent.buf, "root", &tmp);
 	if (!ret) {
-		info("target %s: unpacking %zu packages into %s", p->target.name,
-		     p->packages.nr, p->sysroot);
+		info("target %s: unpacking %zu packages into %s",
+		     p->target.name, p->packages.nr, p->sysroot);
 		chmod(tmp.buf, 0755);
 		ret = unpack(p, debs.buf, tmp.buf);
 	}
 	/* Another run may have finished the same root first: keep that one. */
 	if (!ret && rename(tmp.buf, p->sysroot) < 0 && errno != ENOTEMPTY &&
 	    errno != EEXIST)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, p->sysroot);
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+				  p->sysroot);
 	if (tmp.len && tf_path_exists(tmp.buf))
 		tf_rm_rf(tmp.buf);
 	if (tmp.len)

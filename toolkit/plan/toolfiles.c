@@ -27,33 +27,43 @@ void tf_toolfiles_plan(struct tf_plan *p)
 	const char *kind = p->target.native ? "native" : "cross";
 
 	p->tools_dir = keep(p, tf_xstrfmt("%s/toolchain", p->dir));
-	p->cmake_toolchain = keep(p, tf_xstrfmt("%s/toolchain.cmake", p->tools_dir));
-	p->meson_file = keep(p, tf_xstrfmt("%s/meson-%s.ini", p->tools_dir, kind));
-	p->meson_args = keep(p, tf_xstrfmt("--%s-file %s", kind, p->meson_file));
+	p->cmake_toolchain =
+		keep(p, tf_xstrfmt("%s/toolchain.cmake", p->tools_dir));
+	p->meson_file =
+		keep(p, tf_xstrfmt("%s/meson-%s.ini", p->tools_dir, kind));
+	p->meson_args =
+		keep(p, tf_xstrfmt("--%s-file %s", kind, p->meson_file));
 	p->pkg_config = keep(p, tf_xstrfmt("%s/pkg-config", p->tools_dir));
 	if (p->sysroot) {
-		p->pkg_config_libdir = keep(p, tf_xstrfmt(
-			"%s/usr/lib/%s/pkgconfig:%s/usr/lib/pkgconfig:%s/usr/share/pkgconfig",
-			p->sysroot, p->target.triplet, p->sysroot, p->sysroot));
+		p->pkg_config_libdir = keep(
+			p,
+			tf_xstrfmt(
+				"%s/usr/lib/%s/pkgconfig:%s/usr/lib/pkgconfig:%s/usr/share/pkgconfig",
+				p->sysroot, p->target.triplet, p->sysroot,
+				p->sysroot));
 		p->pkg_config_sysroot = p->sysroot;
 	} else if (p->target.native) {
 		/* Debian's own search path for the build machine. */
-		p->pkg_config_libdir = keep(p, tf_xstrfmt(
-			"/usr/local/lib/%s/pkgconfig:/usr/local/lib/pkgconfig:"
-			"/usr/local/share/pkgconfig:/usr/lib/%s/pkgconfig:"
-			"/usr/lib/pkgconfig:/usr/share/pkgconfig",
-			p->target.triplet, p->target.triplet));
+		p->pkg_config_libdir = keep(
+			p,
+			tf_xstrfmt(
+				"/usr/local/lib/%s/pkgconfig:/usr/local/lib/pkgconfig:"
+				"/usr/local/share/pkgconfig:/usr/lib/%s/pkgconfig:"
+				"/usr/lib/pkgconfig:/usr/share/pkgconfig",
+				p->target.triplet, p->target.triplet));
 		p->pkg_config_sysroot = "";
 	} else {
 		/* Without target packages, only the cross toolchain's root:
 		 * never the build machine's libraries (docs/cross.md). */
-		p->pkg_config_libdir = keep(p, tf_xstrfmt("/usr/%s/lib/pkgconfig",
-							  p->target.triplet));
+		p->pkg_config_libdir =
+			keep(p, tf_xstrfmt("/usr/%s/lib/pkgconfig",
+					   p->target.triplet));
 		p->pkg_config_sysroot = "";
 	}
-	p->target_python = p->target.native
-		? keep(p, tf_strdup("/usr/bin/python3"))
-		: keep(p, tf_xstrfmt("%s/target-python", p->tools_dir));
+	p->target_python =
+		p->target.native
+			? keep(p, tf_strdup("/usr/bin/python3"))
+			: keep(p, tf_xstrfmt("%s/target-python", p->tools_dir));
 }
 
 /* The full path of a tool when it is installed, else its name. */
@@ -127,18 +137,22 @@ void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 	struct tf_strvec emu = TF_STRVEC_INIT;
 	struct tf_buf b = TF_BUF_INIT;
 
-	tf_buf_addf(out, "# CMake toolchain file for target %s, written by tfbuild.\n"
-		    "# Use: cmake -DCMAKE_TOOLCHAIN_FILE=${cmake_toolchain} (the step's\n"
-		    "# $CMAKE_TOOLCHAIN_FILE). Regenerated from the recipe; do not edit.\n",
-		    t->name);
+	tf_buf_addf(
+		out,
+		"# CMake toolchain file for target %s, written by tfbuild.\n"
+		"# Use: cmake -DCMAKE_TOOLCHAIN_FILE=${cmake_toolchain} (the step's\n"
+		"# $CMAKE_TOOLCHAIN_FILE). Regenerated from the recipe; do not edit.\n",
+		t->name);
 	cmake_set(out, "CMAKE_SYSTEM_NAME", "Linux", NULL);
 	cmake_set(out, "CMAKE_SYSTEM_PROCESSOR", t->name, NULL);
 	cmake_set(out, "CMAKE_LIBRARY_ARCHITECTURE", t->triplet, NULL);
 	cmake_tool(out, "CMAKE_C_COMPILER", t->cc, NULL);
 	cmake_tool(out, "CMAKE_CXX_COMPILER", t->cxx, NULL);
 	if (p->launcher) {
-		cmake_set(out, "CMAKE_C_COMPILER_LAUNCHER", p->launcher->path, NULL);
-		cmake_set(out, "CMAKE_CXX_COMPILER_LAUNCHER", p->launcher->path, NULL);
+		cmake_set(out, "CMAKE_C_COMPILER_LAUNCHER", p->launcher->path,
+			  NULL);
+		cmake_set(out, "CMAKE_CXX_COMPILER_LAUNCHER", p->launcher->path,
+			  NULL);
 	}
 	if (t->fc)
 		cmake_tool(out, "CMAKE_Fortran_COMPILER", t->fc, NULL);
@@ -173,10 +187,14 @@ void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 	tf_buf_addf(&b, "/usr/%s", t->triplet);
 	if (!t->native) {
 		cmake_set(out, "CMAKE_FIND_ROOT_PATH", b.buf, NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PROGRAM", "NEVER", NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_LIBRARY", "ONLY", NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_INCLUDE", "ONLY", NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PACKAGE", "ONLY", NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PROGRAM", "NEVER",
+			  NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_LIBRARY", "ONLY",
+			  NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_INCLUDE", "ONLY",
+			  NULL);
+		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PACKAGE", "ONLY",
+			  NULL);
 	}
 	cmake_set(out, "PKG_CONFIG_EXECUTABLE", p->pkg_config, "FILEPATH");
 	tf_buf_addstr(out, "set(ENV{PKG_CONFIG_LIBDIR} ");
@@ -256,9 +274,11 @@ void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 	struct tf_strvec emu = TF_STRVEC_INIT, libdir = TF_STRVEC_INIT;
 	const char *s;
 
-	tf_buf_addf(out, "# Meson %s file for target %s, written by tfbuild.\n"
+	tf_buf_addf(out,
+		    "# Meson %s file for target %s, written by tfbuild.\n"
 		    "# Use: meson setup ${meson_args} BUILDDIR. Do not edit.\n"
-		    "[binaries]\n", t->native ? "native" : "cross", t->name);
+		    "[binaries]\n",
+		    t->native ? "native" : "cross", t->name);
 	meson_compiler(p, out, "c", t->cc);
 	meson_compiler(p, out, "cpp", t->cxx);
 	if (t->fc)
@@ -304,9 +324,11 @@ void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 		tf_buf_addch(out, '\n');
 	}
 	if (!t->native)
-		tf_buf_addf(out, "needs_exe_wrapper = true\n\n[host_machine]\n"
+		tf_buf_addf(out,
+			    "needs_exe_wrapper = true\n\n[host_machine]\n"
 			    "system = 'linux'\ncpu_family = '%s'\ncpu = '%s'\n"
-			    "endian = 'little'\n", t->name, t->name);
+			    "endian = 'little'\n",
+			    t->name, t->name);
 	tf_strvec_release(&emu);
 	tf_strvec_release(&libdir);
 }
@@ -332,13 +354,16 @@ static void pkg_config_script(const struct tf_plan *p, struct tf_buf *out)
 {
 	char *real = tool_path("pkg-config");
 
-	tf_buf_addf(out, "#!/bin/sh\n# pkg-config for target %s, written by tfbuild.\n"
-		    "PKG_CONFIG_LIBDIR=", p->target.name);
+	tf_buf_addf(
+		out,
+		"#!/bin/sh\n# pkg-config for target %s, written by tfbuild.\n"
+		"PKG_CONFIG_LIBDIR=",
+		p->target.name);
 	sh_quote(out, p->pkg_config_libdir);
 	tf_buf_addstr(out, "\nPKG_CONFIG_SYSROOT_DIR=");
 	sh_quote(out, p->pkg_config_sysroot);
 	tf_buf_addstr(out, "\nexport PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR\n"
-		      "unset PKG_CONFIG_PATH\nexec ");
+			   "unset PKG_CONFIG_PATH\nexec ");
 	sh_quote(out, real);
 	tf_buf_addstr(out, " \"$@\"\n");
 	free(real);
@@ -350,11 +375,15 @@ static void python_script(const struct tf_plan *p, struct tf_buf *out)
 	struct tf_strvec emu = TF_STRVEC_INIT;
 	size_t i;
 
-	tf_buf_addf(out, "#!/bin/sh\n# CPython for target %s under its emulator, written by tfbuild.\n",
-		    p->target.name);
+	tf_buf_addf(
+		out,
+		"#!/bin/sh\n# CPython for target %s under its emulator, written by tfbuild.\n",
+		p->target.name);
 	if (!p->sysroot || !p->target_python_exe) {
-		tf_buf_addf(out, "echo \"tfbuild: no CPython for target %s: its steps name no \\$TARGET_PYTHON, so none was unpacked\" >&2\nexit 127\n",
-			    p->target.name);
+		tf_buf_addf(
+			out,
+			"echo \"tfbuild: no CPython for target %s: its steps name no \\$TARGET_PYTHON, so none was unpacked\" >&2\nexit 127\n",
+			p->target.name);
 		return;
 	}
 	emulator_argv(p, &emu);
@@ -410,9 +439,11 @@ int tf_toolfiles_write(struct tf_plan *p, int write)
 	int ret = write ? tf_mkdir_p(p->tools_dir) : 0;
 
 	if (!ret)
-		ret = write_gen(p, p->cmake_toolchain, tf_toolfiles_cmake, &b, write);
+		ret = write_gen(p, p->cmake_toolchain, tf_toolfiles_cmake, &b,
+				write);
 	if (!ret)
-		ret = write_gen(p, p->meson_file, tf_toolfiles_meson, &b, write);
+		ret = write_gen(p, p->meson_file, tf_toolfiles_meson, &b,
+				write);
 	if (!ret) {
 		tf_buf_reset(&b);
 		pkg_config_script(p, &b);

@@ -11,7 +11,8 @@ static struct tf_var *find(const struct tf_vars *vars, const char *name,
 	size_t i;
 
 	for (i = 0; i < vars->nr; i++)
-		if (!strncmp(vars->v[i].name, name, len) && !vars->v[i].name[len])
+		if (!strncmp(vars->v[i].name, name, len) &&
+		    !vars->v[i].name[len])
 			return &vars->v[i];
 	return NULL;
 }
@@ -76,8 +77,8 @@ static int value_of(struct tf_vars *vars, const struct tf_str *in, size_t at,
 	struct tf_pos pos = tf_str_pos_at(in, at);
 
 	if (!v)
-		return tf_error_at(&pos, "undefined variable '${%.*s}'", (int)len,
-				   name);
+		return tf_error_at(&pos, "undefined variable '${%.*s}'",
+				   (int)len, name);
 	if (v->failed)
 		return -1;
 	if (!v->value) {
@@ -85,7 +86,9 @@ static int value_of(struct tf_vars *vars, const struct tf_str *in, size_t at,
 		int ret;
 
 		if (v->busy)
-			return tf_error_at(&pos, "variable '%s' refers to itself", v->name);
+			return tf_error_at(&pos,
+					   "variable '%s' refers to itself",
+					   v->name);
 		v->busy = 1;
 		ret = tf_expand(vars, v->raw, &b);
 		v->busy = 0;
@@ -126,19 +129,24 @@ int tf_expand(struct tf_vars *vars, const struct tf_str *in, struct tf_buf *out)
 		if (*end != '}' || end == name) {
 			struct tf_pos pos = tf_str_pos_at(in, (size_t)(p - s));
 
-			return tf_error_at(&pos, *end == '}' ? "empty variable name '${}'" :
-					   "unterminated or invalid variable reference '%.*s'",
-					   (int)(end - p + (*end != 0)), p);
+			return tf_error_at(
+				&pos,
+				*end == '}'
+					? "empty variable name '${}'"
+					: "unterminated or invalid variable reference '%.*s'",
+				(int)(end - p + (*end != 0)), p);
 		}
-		if (value_of(vars, in, (size_t)(p - s), name, (size_t)(end - name),
-			     &value))
+		if (value_of(vars, in, (size_t)(p - s), name,
+			     (size_t)(end - name), &value))
 			return -1;
 		tf_buf_addstr(out, value);
 		p = end;
 		if (out->len > TF_VARS_MAX_VALUE) {
-			struct tf_pos pos = tf_str_pos_at(in, (size_t)(name - 2 - s));
+			struct tf_pos pos =
+				tf_str_pos_at(in, (size_t)(name - 2 - s));
 
-			return tf_error_at(&pos, "expands to more than %d bytes",
+			return tf_error_at(&pos,
+					   "expands to more than %d bytes",
 					   TF_VARS_MAX_VALUE);
 		}
 	}

@@ -11,11 +11,12 @@
 #include "recipe/recipe.h"
 
 struct tf_var {
-	char *name;               /* owned */
-	char *value;              /* owned; NULL until expanded */
-	const struct tf_str *raw; /* borrowed from the recipe; NULL for built-ins */
-	int busy;                 /* 1 while its own value is being expanded */
-	int failed;               /* 1 once expanding it failed (reported once) */
+	char *name;  /* owned */
+	char *value; /* owned; NULL until expanded */
+	const struct tf_str
+		*raw; /* borrowed from the recipe; NULL for built-ins */
+	int busy;     /* 1 while its own value is being expanded */
+	int failed;   /* 1 once expanding it failed (reported once) */
 };
 
 struct tf_vars {
@@ -23,7 +24,10 @@ struct tf_vars {
 	size_t nr, alloc;
 };
 
-#define TF_VARS_INIT { NULL, 0, 0 }
+#define TF_VARS_INIT       \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 /* Set name to a literal value (replacing any earlier one). */
 void tf_vars_set(struct tf_vars *vars, const char *name, const char *value);
@@ -37,10 +41,10 @@ void tf_vars_release(struct tf_vars *vars);
  * undefined name, a cycle or an unterminated "${" is reported at its
  * position in the recipe and -1 returned.
  */
-int tf_expand(struct tf_vars *vars, const struct tf_str *in, struct tf_buf *out);
+int tf_expand(struct tf_vars *vars, const struct tf_str *in,
+	      struct tf_buf *out);
 /* Like tf_expand, returning a new string the caller frees (NULL on error). */
 char *tf_expand_dup(struct tf_vars *vars, const struct tf_str *in);
-
 
 /*
  * No value expands to more than this: ten variables each using the

@@ -44,7 +44,8 @@ static int check_line(const struct tf_str *s, const char *v, const char *what)
 	int bad = v && tf_wheel_line_check(v, &why);
 
 	if (bad)
-		tf_error_at(&s->pos, "'%s' %s; it must be one line", what, why.buf);
+		tf_error_at(&s->pos, "'%s' %s; it must be one line", what,
+			    why.buf);
 	tf_buf_release(&why);
 	return bad;
 }
@@ -80,9 +81,11 @@ static int check_entry_points(const struct tf_wheel_def *w,
 		if (tf_wheel_entry_point_check(&e[i], &why)) {
 			struct tf_buf scratch = TF_BUF_INIT;
 			const struct tf_pos *at =
-				tf_wheel_entry_point_check(&g, &scratch) ? &d->group.pos :
-				tf_wheel_entry_point_check(&n, &scratch) ? &d->name.pos :
-				&d->value.pos;
+				tf_wheel_entry_point_check(&g, &scratch)
+					? &d->group.pos
+				: tf_wheel_entry_point_check(&n, &scratch)
+					? &d->name.pos
+					: &d->value.pos;
 
 			errors++;
 			tf_error_at(at, "%s", why.buf);
@@ -90,10 +93,13 @@ static int check_entry_points(const struct tf_wheel_def *w,
 			continue;
 		}
 		for (j = 0; j < i; j++)
-			if (!strcmp(e[j].group, e[i].group) && !strcmp(e[j].name, e[i].name)) {
+			if (!strcmp(e[j].group, e[i].group) &&
+			    !strcmp(e[j].name, e[i].name)) {
 				errors++;
-				tf_error_at(&d->name.pos, "entry point '%s' in '%s' is defined twice",
-					    e[i].name, e[i].group);
+				tf_error_at(
+					&d->name.pos,
+					"entry point '%s' in '%s' is defined twice",
+					e[i].name, e[i].group);
 				break;
 			}
 	}
@@ -144,12 +150,14 @@ static int check_python_tag(struct tf_plan *p, const struct tf_wheel_def *w,
 		return 0;
 	if (major == p->py_major &&
 	    (minor == p->py_minor ||
-	     (spec->abi_tag && !strcmp(spec->abi_tag, "abi3") && minor <= p->py_minor)))
+	     (spec->abi_tag && !strcmp(spec->abi_tag, "abi3") &&
+	      minor <= p->py_minor)))
 		return 0;
-	tf_error_at(&w->python.pos,
-		    "python tag '%s' does not match the %s target's Python headers (CPython %d.%d, %s); use ${python_tag}",
-		    t, p->target.name, p->py_major, p->py_minor,
-		    p->target.python_include);
+	tf_error_at(
+		&w->python.pos,
+		"python tag '%s' does not match the %s target's Python headers (CPython %d.%d, %s); use ${python_tag}",
+		t, p->target.name, p->py_major, p->py_minor,
+		p->target.python_include);
 	return 1;
 }
 
@@ -163,21 +171,23 @@ static const char *expand_path(struct tf_plan *p, const struct tf_str *s,
 }
 
 /* "Name <email>" lists for Author/Author-email, as PEP 621 maps them. */
-static void plan_people(struct tf_plan *p, const struct tf_person *v,
-			size_t n, const char **names, const char **emails,
-			int *errors)
+static void plan_people(struct tf_plan *p, const struct tf_person *v, size_t n,
+			const char **names, const char **emails, int *errors)
 {
 	struct tf_buf nb = TF_BUF_INIT, eb = TF_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const char *name = v[i].name.s ?
-			tf_plan_expand(p, &v[i].name, errors) : NULL;
-		const char *email = v[i].email.s ?
-			tf_plan_expand(p, &v[i].email, errors) : NULL;
+		const char *name =
+			v[i].name.s ? tf_plan_expand(p, &v[i].name, errors)
+				    : NULL;
+		const char *email =
+			v[i].email.s ? tf_plan_expand(p, &v[i].email, errors)
+				     : NULL;
 
 		if (email && name)
-			tf_buf_addf(&eb, "%s%s <%s>", eb.len ? ", " : "", name, email);
+			tf_buf_addf(&eb, "%s%s <%s>", eb.len ? ", " : "", name,
+				    email);
 		else if (email)
 			tf_buf_addf(&eb, "%s%s", eb.len ? ", " : "", email);
 		else if (name)
@@ -197,18 +207,21 @@ static int check_expanded(const struct tf_wheel_def *w,
 	size_t j;
 
 	if (w->license.s && strstr(w->license.s, "${") && spec->license)
-		errors += tf_wheel_meta_validate_value(
-			&w->license, spec->license, TF_META_LICENSE) < 0;
+		errors +=
+			tf_wheel_meta_validate_value(&w->license, spec->license,
+						     TF_META_LICENSE) < 0;
 	if (w->requires_python.s && strstr(w->requires_python.s, "${") &&
 	    spec->requires_python)
 		errors += tf_wheel_meta_validate_value(
-			&w->requires_python, spec->requires_python,
-			TF_META_REQUIRES_PYTHON) < 0;
+				  &w->requires_python, spec->requires_python,
+				  TF_META_REQUIRES_PYTHON) < 0;
 	for (j = 0; j < w->nr_requires_dist; j++)
-		if (strstr(w->requires_dist[j].s, "${") && spec->requires_dist[j])
+		if (strstr(w->requires_dist[j].s, "${") &&
+		    spec->requires_dist[j])
 			errors += tf_wheel_meta_validate_value(
-				&w->requires_dist[j], spec->requires_dist[j],
-				TF_META_REQUIREMENT) < 0;
+					  &w->requires_dist[j],
+					  spec->requires_dist[j],
+					  TF_META_REQUIREMENT) < 0;
 	return errors;
 }
 
@@ -224,24 +237,30 @@ static int plan_metadata(struct tf_plan *p, struct tf_plan_wheel *pw)
 	if (w->readme.s) {
 		pw->readme_path = expand_path(p, &w->readme, &errors);
 		spec->description_content_type = tf_readme_content_type(
-			w->readme.s, w->readme_type.s ?
-			tf_plan_expand(p, &w->readme_type, &errors) : NULL);
+			w->readme.s,
+			w->readme_type.s
+				? tf_plan_expand(p, &w->readme_type, &errors)
+				: NULL);
 	}
 	pw->license_srcs = tf_calloc(w->nr_license_files + 1, sizeof(char *));
 	pw->license_names = tf_calloc(w->nr_license_files + 1, sizeof(char *));
 	for (j = 0; j < w->nr_license_files; j++) {
-		pw->license_srcs[j] = expand_path(p, &w->license_files[j], &errors);
+		pw->license_srcs[j] =
+			expand_path(p, &w->license_files[j], &errors);
 		if (pw->license_srcs[j])
-			pw->license_names[j] = tf_path_basename(pw->license_srcs[j]);
+			pw->license_names[j] =
+				tf_path_basename(pw->license_srcs[j]);
 	}
 	spec->license_files = pw->license_names;
 	pw->classifiers = tf_calloc(w->nr_classifiers + 1, sizeof(char *));
 	for (j = 0; j < w->nr_classifiers; j++)
-		pw->classifiers[j] = tf_plan_expand(p, &w->classifiers[j], &errors);
+		pw->classifiers[j] =
+			tf_plan_expand(p, &w->classifiers[j], &errors);
 	spec->classifiers = pw->classifiers;
 	pw->project_urls = tf_calloc(w->nr_urls + 1, sizeof(char *));
 	for (j = 0; j < w->nr_urls; j++)
-		pw->project_urls[j] = tf_plan_keepf(p, "%s, %s",
+		pw->project_urls[j] = tf_plan_keepf(
+			p, "%s, %s",
 			tf_plan_expand(p, &w->urls[j].key, &errors),
 			tf_plan_expand(p, &w->urls[j].value, &errors));
 	spec->project_urls = pw->project_urls;
@@ -274,7 +293,8 @@ static int plan_libraries(struct tf_plan *p, struct tf_plan_wheel *pw)
 		pw->libs[j].kind = (enum tf_lib_kind)d->kind;
 		if (d->kind == TF_LIB_PROVIDED) {
 			pw->libs[j].from = tf_plan_expand(p, &d->from, &errors);
-			pw->libs[j].runpath = tf_plan_expand(p, &d->runpath, &errors);
+			pw->libs[j].runpath =
+				tf_plan_expand(p, &d->runpath, &errors);
 		}
 	}
 	pw->library_dirs = tf_calloc(w->nr_library_dirs + 1, sizeof(char *));
@@ -304,8 +324,8 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 	pw->def = w;
 	spec->name = tf_plan_expand(p, &w->name, &errors);
 	spec->version = tf_plan_expand(p, &w->version, &errors);
-	spec->python_tag = w->python.s ?
-		tf_plan_expand(p, &w->python, &errors) : "py3";
+	spec->python_tag =
+		w->python.s ? tf_plan_expand(p, &w->python, &errors) : "py3";
 	spec->abi_tag = w->abi.s ? tf_plan_expand(p, &w->abi, &errors) : "none";
 	spec->platform_tag = tf_plan_expand(p, &w->platform, &errors);
 	spec->summary = tf_plan_expand(p, &w->summary, &errors);
@@ -326,16 +346,18 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 	errors += check_python_tag(p, w, spec);
 	pw->requires = tf_calloc(w->nr_requires_dist + 1, sizeof(char *));
 	for (j = 0; j < w->nr_requires_dist; j++)
-		pw->requires[j] = tf_plan_expand(p, &w->requires_dist[j], &errors);
+	pw->requires[j] = tf_plan_expand(p, &w->requires_dist[j], &errors);
 	spec->requires_dist = pw->requires;
-	pw->entry_points = tf_calloc(w->nr_entry_points + 1,
-				     sizeof(*pw->entry_points));
+	pw->entry_points =
+		tf_calloc(w->nr_entry_points + 1, sizeof(*pw->entry_points));
 	for (j = 0; j < w->nr_entry_points; j++) {
 		const struct tf_entry_point *d = &w->entry_points[j];
 
-		pw->entry_points[j].group = tf_plan_expand(p, &d->group, &errors);
+		pw->entry_points[j].group =
+			tf_plan_expand(p, &d->group, &errors);
 		pw->entry_points[j].name = tf_plan_expand(p, &d->name, &errors);
-		pw->entry_points[j].value = tf_plan_expand(p, &d->value, &errors);
+		pw->entry_points[j].value =
+			tf_plan_expand(p, &d->value, &errors);
 	}
 	spec->entry_points = pw->entry_points;
 	spec->nr_entry_points = w->nr_entry_points;
@@ -346,16 +368,20 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 	errors += check_entry_points(w, pw->entry_points);
 	pw->allow_needed = tf_calloc(w->nr_allow_needed + 1, sizeof(char *));
 	for (j = 0; j < w->nr_allow_needed; j++)
-		pw->allow_needed[j] = tf_plan_expand(p, &w->allow_needed[j], &errors);
+		pw->allow_needed[j] =
+			tf_plan_expand(p, &w->allow_needed[j], &errors);
 	pw->exports = tf_calloc(w->nr_exports + 1, sizeof(*pw->exports));
 	for (j = 0; j < w->nr_exports; j++) {
-		pw->exports[j].file = tf_plan_expand(p, &w->exports[j].file, &errors);
-		pw->exports[j].symbol = tf_plan_expand(p, &w->exports[j].symbol,
-						       &errors);
+		pw->exports[j].file =
+			tf_plan_expand(p, &w->exports[j].file, &errors);
+		pw->exports[j].symbol =
+			tf_plan_expand(p, &w->exports[j].symbol, &errors);
 	}
 	pw->framework = tf_plan_expand(p, &w->framework.name, &errors);
-	pw->framework_site = tf_plan_expand(p, &w->framework.site_packages, &errors);
-	pw->framework_version = tf_plan_expand(p, &w->framework.version, &errors);
+	pw->framework_site =
+		tf_plan_expand(p, &w->framework.site_packages, &errors);
+	pw->framework_version =
+		tf_plan_expand(p, &w->framework.version, &errors);
 	errors += plan_libraries(p, pw);
 	errors += plan_metadata(p, pw);
 	errors += plan_files(p, pw);

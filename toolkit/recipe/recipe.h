@@ -28,14 +28,18 @@ struct tf_pos {
 	int line, col;
 };
 
-enum { TF_STR_PLAIN, TF_STR_QUOTED, TF_STR_BLOCK };
+enum {
+	TF_STR_PLAIN,
+	TF_STR_QUOTED,
+	TF_STR_BLOCK
+};
 
 /* A scalar with where it was written. s is NULL when the key is absent. */
 struct tf_str {
-	const char *s;    /* arena */
+	const char *s; /* arena */
 	struct tf_pos pos;
-	int style;        /* TF_STR_PLAIN, _QUOTED or _BLOCK: how s maps to columns */
-	int indent;       /* for _BLOCK: the column (1-based) its lines start at */
+	int style;  /* TF_STR_PLAIN, _QUOTED or _BLOCK: how s maps to columns */
+	int indent; /* for _BLOCK: the column (1-based) its lines start at */
 };
 
 struct tf_kv {
@@ -44,44 +48,46 @@ struct tf_kv {
 
 struct tf_source {
 	struct tf_str name;
-	struct tf_str url;        /* .s NULL for a local source */
-	struct tf_str *mirrors;   /* arena, nr_mirrors entries */
+	struct tf_str url;      /* .s NULL for a local source */
+	struct tf_str *mirrors; /* arena, nr_mirrors entries */
 	size_t nr_mirrors;
 	struct tf_str sha256;
 	int strip;
-	struct tf_str path;       /* .s NULL for a remote source */
+	struct tf_str path; /* .s NULL for a remote source */
 	int has_patches;
 	int patch_strip;
-	struct tf_str *patches;   /* arena, in series order */
+	struct tf_str *patches; /* arena, in series order */
 	size_t nr_patches;
-	struct tf_pos pos;        /* of the source's mapping */
+	struct tf_pos pos; /* of the source's mapping */
 };
 
 struct tf_step {
 	struct tf_str name;
-	struct tf_str source;     /* .s NULL: runs in its scratch directory */
-	int source_index;         /* index into sources, -1 if none */
-	struct tf_str *needs;     /* arena */
+	struct tf_str source; /* .s NULL: runs in its scratch directory */
+	int source_index;     /* index into sources, -1 if none */
+	struct tf_str *needs; /* arena */
 	size_t nr_needs;
-	size_t *need_index;       /* arena; resolved indices into steps */
-	struct tf_kv *env;        /* arena, in recipe order */
+	size_t *need_index; /* arena; resolved indices into steps */
+	struct tf_kv *env;  /* arena, in recipe order */
 	size_t nr_env;
 	struct tf_str run;
 	struct tf_pos pos;
-	int is_test;              /* 1 for an entry of `tests`: runs target code,
+	int is_test;       /* 1 for an entry of `tests`: runs target code,
 				     produces nothing wheels can take;
 				     TF_TEST_BASELINE for its NAME@baseline
 				     copy that runs on the baseline CPU */
-	long long timeout;        /* `timeout` in seconds; 0: the default */
+	long long timeout; /* `timeout` in seconds; 0: the default */
 	struct tf_pos timeout_pos;
 };
 
-enum { TF_TEST_BASELINE = 2 };
+enum {
+	TF_TEST_BASELINE = 2
+};
 
 struct tf_file_rule {
 	struct tf_str from, src, dst;
-	int step_index;           /* resolved index of `from` */
-	int source_index;         /* the source `from` names when no step
+	int step_index;   /* resolved index of `from` */
+	int source_index; /* the source `from` names when no step
 				     has that name, else -1 */
 	struct tf_pos pos;
 };
@@ -99,16 +105,16 @@ struct tf_export_def {
 struct tf_framework_def {
 	struct tf_str name;          /* distribution: "torch" */
 	struct tf_str site_packages; /* where it is installed for the target */
-	struct tf_str version;       /* optional: the version the recipe expects */
+	struct tf_str version; /* optional: the version the recipe expects */
 	struct tf_pos pos;
 };
 
 /* How one library outside the allow-list is resolved (`libraries`). */
 struct tf_library_def {
-	struct tf_str soname;     /* the DT_NEEDED name, the mapping's key */
-	int kind;                 /* enum tf_lib_kind (libs.h) */
-	struct tf_str from;       /* provided: the PEP 508 requirement */
-	struct tf_str runpath;    /* provided: where it is at run time */
+	struct tf_str soname;  /* the DT_NEEDED name, the mapping's key */
+	int kind;              /* enum tf_lib_kind (libs.h) */
+	struct tf_str from;    /* provided: the PEP 508 requirement */
+	struct tf_str runpath; /* provided: where it is at run time */
 };
 
 /* An author or maintainer: a name, an email address, or both. */
@@ -125,16 +131,16 @@ struct tf_wheel_def {
 	size_t nr_entry_points;
 	struct tf_file_rule *files;
 	size_t nr_files;
-	struct tf_str *allow_needed;  /* DT_NEEDED libraries allowed beyond the
+	struct tf_str *allow_needed; /* DT_NEEDED libraries allowed beyond the
 					 manylinux allow-list */
 	size_t nr_allow_needed;
-	int isa_level;                /* highest x86-64 ISA level allowed, 1-4 */
+	int isa_level; /* highest x86-64 ISA level allowed, 1-4 */
 	struct tf_export_def *exports;
 	size_t nr_exports;
 	struct tf_framework_def framework; /* name.s NULL: none */
-	struct tf_library_def *libraries; /* `libraries`, in recipe order */
+	struct tf_library_def *libraries;  /* `libraries`, in recipe order */
 	size_t nr_libraries;
-	struct tf_str *library_dirs;  /* where vendored libraries are found
+	struct tf_str *library_dirs; /* where vendored libraries are found
 					 first (`library-dirs`) */
 	size_t nr_library_dirs;
 	struct tf_str readme;         /* `readme`: a file (Description) */
@@ -142,29 +148,29 @@ struct tf_wheel_def {
 					 file's extension */
 	struct tf_str *license_files; /* `license-files` */
 	size_t nr_license_files;
-	struct tf_kv *urls;           /* `urls`: label -> URL (Project-URL) */
+	struct tf_kv *urls; /* `urls`: label -> URL (Project-URL) */
 	size_t nr_urls;
 	struct tf_person *authors, *maintainers;
 	size_t nr_authors, nr_maintainers;
 	struct tf_str *keywords, *classifiers;
 	size_t nr_keywords, nr_classifiers;
 	struct tf_pos pos;
-	struct tf_str *isa_dispatch;  /* isa.dispatch: globs of wheel paths
+	struct tf_str *isa_dispatch; /* isa.dispatch: globs of wheel paths
 					 that pick their kernels at run time */
 	size_t nr_isa_dispatch;
-	struct tf_str *isa_minimum;   /* isa.minimum: levels above the
+	struct tf_str *isa_minimum; /* isa.minimum: levels above the
 					 baseline, at most one per family */
 	size_t nr_isa_minimum;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */
 struct tf_toolchain_def {
-	struct tf_str target;     /* "x86_64" or "aarch64" */
+	struct tf_str target; /* "x86_64" or "aarch64" */
 	struct tf_str cc, ar, strip, cflags, ldflags;
-	struct tf_str sysroot;    /* passed as --sysroot; the emulator's -L */
+	struct tf_str sysroot; /* passed as --sysroot; the emulator's -L */
 	struct tf_str python_include;
-	struct tf_str emulator;   /* command that runs target programs */
-	struct tf_str launcher;   /* compiler launcher (launcher.h), checked */
+	struct tf_str emulator; /* command that runs target programs */
+	struct tf_str launcher; /* compiler launcher (launcher.h), checked */
 	struct tf_pos pos;
 };
 
@@ -172,7 +178,7 @@ struct tf_arena_block;
 
 struct tf_recipe {
 	struct tf_arena_block *arena; /* owned: every pointer below lives here */
-	const char *path;         /* the recipe path as given */
+	const char *path;             /* the recipe path as given */
 	const char *dir;          /* absolute directory holding the recipe */
 	unsigned char sha256[32]; /* of the recipe file's bytes */
 	int schema;
@@ -188,19 +194,24 @@ struct tf_recipe {
 	size_t nr_steps;
 	struct tf_wheel_def *wheels;
 	size_t nr_wheels;
-	struct tf_toolchain_def *toolchains; /* recipe's, then --toolchain file's */
+	struct tf_toolchain_def
+		*toolchains; /* recipe's, then --toolchain file's */
 	size_t nr_toolchains;
-	struct tf_step *tests;    /* parsed `tests`; tf_load_resolve() appends
+	struct tf_step *tests; /* parsed `tests`; tf_load_resolve() appends
 				     them to steps */
 	size_t nr_tests;
-	struct tf_str *target_packages; /* Debian packages the target build needs */
+	struct tf_str
+		*target_packages; /* Debian packages the target build needs */
 	size_t nr_target_packages;
 	struct tf_str *host_tools; /* host programs a cross step may run, beyond
 				     the default allow-list */
 	size_t nr_host_tools;
 };
 
-#define TF_RECIPE_INIT { 0 }
+#define TF_RECIPE_INIT \
+	{              \
+		0      \
+	}
 
 /*
  * Read and check the recipe at path. Every problem is printed as

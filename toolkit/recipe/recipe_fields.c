@@ -10,7 +10,8 @@
 /* Steps in one recipe (docs/security.md#limits). */
 #define MAX_STEPS 4096
 
-static int check_name(struct loader *l, const struct tf_str *s, const char *what)
+static int check_name(struct loader *l, const struct tf_str *s,
+		      const char *what)
 {
 	const char *p;
 
@@ -26,9 +27,10 @@ static int check_name(struct loader *l, const struct tf_str *s, const char *what
 	if (*s->s && !*p)
 		return tf_error_at(&s->pos, "%s '%s' cannot start with '.'",
 				   what, s->s);
-	return tf_error_at(&s->pos,
-			   "%s '%s' may only use letters, digits, '.', '_' and '-'",
-			   what, s->s);
+	return tf_error_at(
+		&s->pos,
+		"%s '%s' may only use letters, digits, '.', '_' and '-'", what,
+		s->s);
 }
 
 /* ---- sources ---- */
@@ -115,25 +117,26 @@ static int check_source(struct loader *l, yaml_node_t *n, struct tf_source *s,
 	if (!s->url.s && !s->path.s)
 		return tf_load_bad(l, n, "'%s' needs 'url' or 'path'", where);
 	if (s->url.s && s->path.s)
-		return tf_load_bad(l, n,
-				   "'%s' has both 'url' and 'path'; use one",
-				   where);
+		return tf_load_bad(
+			l, n, "'%s' has both 'url' and 'path'; use one", where);
 	if (s->path.s && (s->sha256.s || s->nr_mirrors || s->strip)) {
-		const char *k = s->sha256.s ? "sha256" : s->nr_mirrors ? "mirrors"
-								       : "strip";
-		return tf_load_bad(l, n,
-				   "'%s' is a local 'path' source; '%s' applies only to 'url' sources",
-				   where, k);
+		const char *k = s->sha256.s     ? "sha256"
+				: s->nr_mirrors ? "mirrors"
+						: "strip";
+		return tf_load_bad(
+			l, n,
+			"'%s' is a local 'path' source; '%s' applies only to 'url' sources",
+			where, k);
 	}
 	if (s->url.s && !s->sha256.s)
-		return tf_load_bad(l, n,
-				   "missing required key 'sha256' in '%s'",
-				   where);
+		return tf_load_bad(
+			l, n, "missing required key 'sha256' in '%s'", where);
 	if (s->sha256.s && !tf_sha256_is_hex(s->sha256.s)) {
 		l->errors++;
-		return tf_error_at(&s->sha256.pos,
-				   "'sha256' must be 64 lowercase hex digits, not '%s'",
-				   s->sha256.s);
+		return tf_error_at(
+			&s->sha256.pos,
+			"'sha256' must be 64 lowercase hex digits, not '%s'",
+			s->sha256.s);
 	}
 	return 0;
 }
@@ -163,12 +166,16 @@ static int parse_step_env(struct loader *l, yaml_node_t *v, void *obj,
 	for (i = 0; i < s->nr_env; i++) {
 		const char *k = s->env[i].key.s;
 
-		if (!*k || k[strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")] ||
+		if (!*k ||
+		    k[strspn(
+			    k,
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")] ||
 		    (*k >= '0' && *k <= '9')) {
 			l->errors++;
-			return tf_error_at(&s->env[i].key.pos,
-					   "'%s' is not a valid environment variable name",
-					   k);
+			return tf_error_at(
+				&s->env[i].key.pos,
+				"'%s' is not a valid environment variable name",
+				k);
 		}
 	}
 	return 0;
@@ -208,9 +215,10 @@ static int parse_step_timeout(struct loader *l, yaml_node_t *v, void *obj,
 	if (s->timeout > 0)
 		return 0;
 	l->errors++;
-	return tf_error_at(&t.pos,
-			   "'timeout' must be a positive duration such as 90s, 30m or 2h, not '%s'",
-			   t.s);
+	return tf_error_at(
+		&t.pos,
+		"'timeout' must be a positive duration such as 90s, 30m or 2h, not '%s'",
+		t.s);
 }
 
 static const struct field step_fields[] = {
@@ -261,7 +269,8 @@ static int parse_steps(struct loader *l, yaml_node_t *v, void *obj,
 
 	/* The scheduler is quadratic in steps; no recipe needs this many. */
 	if (v->type == YAML_SEQUENCE_NODE &&
-	    v->data.sequence.items.top - v->data.sequence.items.start > MAX_STEPS) {
+	    v->data.sequence.items.top - v->data.sequence.items.start >
+		    MAX_STEPS) {
 		struct tf_pos p = pos_of(l, v);
 
 		l->errors++;
@@ -288,9 +297,10 @@ static int parse_schema(struct loader *l, yaml_node_t *v, void *obj,
 	if (tf_load_int(l, "schema", v, 0, INT_MAX, &n))
 		return -1;
 	if (n != 1)
-		return tf_load_bad(l, v,
-				   "unsupported schema %lld: this tfbuild reads schema 1",
-				   n);
+		return tf_load_bad(
+			l, v,
+			"unsupported schema %lld: this tfbuild reads schema 1",
+			n);
 	((struct tf_recipe *)obj)->schema = (int)n;
 	return 0;
 }
@@ -316,16 +326,17 @@ static int parse_targets(struct loader *l, yaml_node_t *v, void *obj,
 
 			l->errors++;
 			tf_target_list(&known);
-			tf_error_at(&t->pos, "unknown target '%s' (known: %s)", t->s,
-				    known.buf);
+			tf_error_at(&t->pos, "unknown target '%s' (known: %s)",
+				    t->s, known.buf);
 			tf_buf_release(&known);
 			return -1;
 		}
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->targets[j].s, t->s)) {
 				l->errors++;
-				return tf_error_at(&t->pos, "target '%s' is listed twice",
-						   t->s);
+				return tf_error_at(
+					&t->pos, "target '%s' is listed twice",
+					t->s);
 			}
 	}
 	return 0;
@@ -350,11 +361,14 @@ static int parse_variables(struct loader *l, yaml_node_t *v, void *obj,
 		const char *k = r->vars[i].key.s;
 
 		if ((*k >= '0' && *k <= '9') || !*k ||
-		    k[strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")]) {
+		    k[strspn(
+			    k,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")]) {
 			l->errors++;
-			return tf_error_at(&r->vars[i].key.pos,
-					   "variable name '%s' may only use letters, digits and '_'",
-					   k);
+			return tf_error_at(
+				&r->vars[i].key.pos,
+				"variable name '%s' may only use letters, digits and '_'",
+				k);
 		}
 	}
 	return 0;
@@ -373,7 +387,9 @@ static int package_ok(const char *s)
 	if (!s[n])
 		return 1;
 	return s[n] == '=' && s[n + 1] &&
-	       !s[n + 1 + strspn(s + n + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.:~")];
+	       !s[n + 1 +
+		  strspn(s + n + 1,
+			 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.:~")];
 }
 
 static int parse_target_packages(struct loader *l, yaml_node_t *v, void *obj,
@@ -392,9 +408,10 @@ static int parse_target_packages(struct loader *l, yaml_node_t *v, void *obj,
 		if (package_ok(p->s))
 			continue;
 		l->errors++;
-		ret = tf_error_at(&p->pos,
-				  "'%s' is not a Debian package name (NAME or NAME=VERSION)",
-				  p->s);
+		ret = tf_error_at(
+			&p->pos,
+			"'%s' is not a Debian package name (NAME or NAME=VERSION)",
+			p->s);
 	}
 	return ret;
 }
@@ -416,9 +433,10 @@ static int parse_host_tools(struct loader *l, yaml_node_t *v, void *obj,
 		    strcmp(t->s, ".."))
 			continue;
 		l->errors++;
-		ret = tf_error_at(&t->pos,
-				  "host tool '%s' must be a program name, without '/'",
-				  t->s);
+		ret = tf_error_at(
+			&t->pos,
+			"host tool '%s' must be a program name, without '/'",
+			t->s);
 	}
 	return ret;
 }

@@ -33,11 +33,11 @@
 
 /* The state of one load. */
 struct loader {
-	struct tf_recipe *r;   /* the recipe being filled */
-	yaml_document_t *doc;  /* borrowed */
-	const char *text;      /* borrowed: the recipe's bytes, for columns */
-	const char *file;      /* borrowed: the file being read, for positions */
-	int errors;            /* errors reported so far */
+	struct tf_recipe *r;  /* the recipe being filled */
+	yaml_document_t *doc; /* borrowed */
+	const char *text;     /* borrowed: the recipe's bytes, for columns */
+	const char *file;     /* borrowed: the file being read, for positions */
+	int errors;           /* errors reported so far */
 };
 
 /*
@@ -90,7 +90,7 @@ static inline yaml_node_t *node(struct loader *l, int id)
 }
 
 /* Generate a field parser for a string member of a struct. */
-#define STR_FIELD(type, member, key)                                         \
+#define STR_FIELD(type, member, key)                                          \
 	static int parse_##type##_##member(struct loader *l, yaml_node_t *v,  \
 					   void *obj, const char *where)      \
 	{                                                                     \

@@ -23,12 +23,13 @@
 #define MAX_NODES 1000000
 
 struct expansion {
-	unsigned long long open[MAX_DEPTH + 2]; /* nodes in each open collection */
-	char *anchor[MAX_DEPTH + 2];            /* owned; its anchor, or NULL */
-	int depth;                              /* open collections */
-	char **names;                           /* owned; anchors seen */
-	unsigned long long *counts;             /* nodes each anchor stands for */
-	size_t nr;                              /* anchors in names and counts */
+	unsigned long long
+		open[MAX_DEPTH + 2]; /* nodes in each open collection */
+	char *anchor[MAX_DEPTH + 2]; /* owned; its anchor, or NULL */
+	int depth;                   /* open collections */
+	char **names;                /* owned; anchors seen */
+	unsigned long long *counts;  /* nodes each anchor stands for */
+	size_t nr;                   /* anchors in names and counts */
 };
 
 static unsigned long long anchor_count(const struct expansion *x,
@@ -85,11 +86,13 @@ static int count_event(struct expansion *x, const yaml_event_t *e)
 		remember(x, anchor, 1);
 		return add_nodes(x, 1);
 	case YAML_ALIAS_EVENT:
-		return add_nodes(x, anchor_count(x, (const char *)e->data.alias.anchor));
+		return add_nodes(
+			x, anchor_count(x, (const char *)e->data.alias.anchor));
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
-		anchor = (const char *)(e->type == YAML_SEQUENCE_START_EVENT ?
-			 e->data.sequence_start.anchor : e->data.mapping_start.anchor);
+		anchor = (const char *)(e->type == YAML_SEQUENCE_START_EVENT
+						? e->data.sequence_start.anchor
+						: e->data.mapping_start.anchor);
 		if (x->depth > MAX_DEPTH)
 			return 0; /* check_depth reports it */
 		x->depth++;
@@ -121,10 +124,13 @@ static int check_event(const char *path, struct expansion *x,
 			    (int)event->start_mark.column + 1 };
 
 	if (event->type == YAML_SCALAR_EVENT &&
-	    strlen((const char *)event->data.scalar.value) != event->data.scalar.length)
-		return tf_error_at(&p, "a NUL character is not allowed in a value");
+	    strlen((const char *)event->data.scalar.value) !=
+		    event->data.scalar.length)
+		return tf_error_at(&p,
+				   "a NUL character is not allowed in a value");
 	if (count_event(x, event))
-		return tf_error_at(&p, "YAML aliases expand to more than %d nodes",
+		return tf_error_at(&p,
+				   "YAML aliases expand to more than %d nodes",
 				   MAX_NODES);
 	return 0;
 }
@@ -147,11 +153,14 @@ static int check_depth(const char *path, const struct tf_buf *text)
 		if (event.type == YAML_SEQUENCE_START_EVENT ||
 		    event.type == YAML_MAPPING_START_EVENT) {
 			if (++depth > MAX_DEPTH) {
-				struct tf_pos p = { path, (int)event.start_mark.line + 1,
-						    (int)event.start_mark.column + 1 };
+				struct tf_pos p = {
+					path, (int)event.start_mark.line + 1,
+					(int)event.start_mark.column + 1
+				};
 
-				ret = tf_error_at(&p, "nested deeper than %d levels",
-						  MAX_DEPTH);
+				ret = tf_error_at(
+					&p, "nested deeper than %d levels",
+					MAX_DEPTH);
 			}
 		} else if (event.type == YAML_SEQUENCE_END_EVENT ||
 			   event.type == YAML_MAPPING_END_EVENT) {
@@ -188,7 +197,8 @@ int tf_load_document(const char *path, const struct tf_buf *text,
 				    (int)parser.problem_mark.column + 1 };
 
 		ret = tf_error_at(&p, "invalid YAML: %s%s%s",
-				  parser.problem ? parser.problem : "syntax error",
+				  parser.problem ? parser.problem
+						 : "syntax error",
 				  parser.context ? " " : "",
 				  parser.context ? parser.context : "");
 	} else if (!yaml_document_get_root_node(doc)) {

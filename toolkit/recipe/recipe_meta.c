@@ -54,13 +54,18 @@ int tf_wheel_meta_validate_value(const struct tf_str *s, const char *v,
 		return 0;
 	}
 	if (kind == TF_META_FILE)
-		tf_error_at(&s->pos, "'%s' does not exist or is not a file", s->s);
+		tf_error_at(&s->pos, "'%s' does not exist or is not a file",
+			    s->s);
 	else if (kind == TF_META_LICENSE)
-		tf_error_at(&s->pos, "license '%s' is not a valid SPDX license "
-			    "expression: %s", v, why.buf);
+		tf_error_at(&s->pos,
+			    "license '%s' is not a valid SPDX license "
+			    "expression: %s",
+			    v, why.buf);
 	else if (kind == TF_META_REQUIRES_PYTHON)
-		tf_error_at(&s->pos, "requires-python '%s' is not a PEP 440 "
-			    "specifier set: %s", v, why.buf);
+		tf_error_at(&s->pos,
+			    "requires-python '%s' is not a PEP 440 "
+			    "specifier set: %s",
+			    v, why.buf);
 	else
 		tf_error_at(&s->pos, "%s '%s' is not a PEP 508 requirement: %s",
 			    kind_name(kind), v, why.buf);
@@ -82,7 +87,8 @@ static int validate_file(const struct tf_recipe *r, const struct tf_str *s,
 	else
 		tf_path_join(&path, r->dir, s->s);
 	if (!tf_path_exists(path.buf) || tf_path_is_dir(path.buf))
-		ret = tf_error_at(&s->pos, "%s '%s' does not exist or is not a "
+		ret = tf_error_at(&s->pos,
+				  "%s '%s' does not exist or is not a "
 				  "file (paths are relative to the recipe)",
 				  key, s->s);
 	tf_buf_release(&path);
@@ -123,7 +129,8 @@ static int validate_readme(const struct tf_recipe *r,
 	ret = validate_file(r, &w->readme, "readme");
 	type = tf_readme_content_type(w->readme.s, w->readme_type.s);
 	if (!type)
-		ret = tf_error_at(&w->readme.pos, "cannot tell the content "
+		ret = tf_error_at(&w->readme.pos,
+				  "cannot tell the content "
 				  "type of readme '%s' from its extension; "
 				  "give readme: {file: ..., content-type: ...}",
 				  w->readme.s);
@@ -145,9 +152,11 @@ static int validate_people(const struct tf_person *p, size_t n)
 		    tf_email_check(p[i].email.s, &why))
 			ret = tf_error_at(&p[i].email.pos, "%s", why.buf);
 		if (p[i].name.s && strpbrk(p[i].name.s, ",<>\n"))
-			ret = tf_error_at(&p[i].name.pos, "name '%s' may not "
+			ret = tf_error_at(&p[i].name.pos,
+					  "name '%s' may not "
 					  "contain ',', '<', '>' or a line "
-					  "break", p[i].name.s);
+					  "break",
+					  p[i].name.s);
 	}
 	tf_buf_release(&why);
 	return ret;
@@ -163,8 +172,10 @@ static int validate_lists(const struct tf_wheel_def *w)
 		const struct tf_kv *u = &w->urls[i];
 
 		tf_buf_reset(&why);
-		if (strlen(u->key.s) > 32 || !*u->key.s || strchr(u->key.s, ','))
-			ret = tf_error_at(&u->key.pos, "URL label '%s' must be "
+		if (strlen(u->key.s) > 32 || !*u->key.s ||
+		    strchr(u->key.s, ','))
+			ret = tf_error_at(&u->key.pos,
+					  "URL label '%s' must be "
 					  "1 to 32 characters without ','",
 					  u->key.s);
 		if (!uses_vars(&u->value) && tf_url_check(u->value.s, &why))
@@ -172,13 +183,15 @@ static int validate_lists(const struct tf_wheel_def *w)
 	}
 	for (i = 0; i < w->nr_keywords; i++)
 		if (!*w->keywords[i].s || strpbrk(w->keywords[i].s, ",\n"))
-			ret = tf_error_at(&w->keywords[i].pos, "keyword '%s' "
+			ret = tf_error_at(&w->keywords[i].pos,
+					  "keyword '%s' "
 					  "must be non-empty without ','",
 					  w->keywords[i].s);
 	for (i = 0; i < w->nr_classifiers; i++)
 		if (!strstr(w->classifiers[i].s, " :: ") ||
 		    strchr(w->classifiers[i].s, '\n'))
-			ret = tf_error_at(&w->classifiers[i].pos, "classifier "
+			ret = tf_error_at(&w->classifiers[i].pos,
+					  "classifier "
 					  "'%s' is not 'Topic :: ...'",
 					  w->classifiers[i].s);
 	tf_buf_release(&why);

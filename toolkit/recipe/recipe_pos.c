@@ -43,7 +43,8 @@ struct tf_pos tf_str_pos_at(const struct tf_str *s, size_t off)
 		}
 	if (s->style == TF_STR_BLOCK) {
 		p.line++;
-		p.col = s->indent + (int)(nl ? off - (size_t)(nl + 1 - s->s) : off);
+		p.col = s->indent +
+			(int)(nl ? off - (size_t)(nl + 1 - s->s) : off);
 	} else if (!nl) {
 		p.col += (int)off + (s->style == TF_STR_QUOTED);
 	}

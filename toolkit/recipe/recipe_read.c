@@ -77,9 +77,9 @@ int tf_load_int(struct loader *l, const char *key, yaml_node_t *n,
 		return tf_load_bad(l, n, "'%s' must be an integer, not '%s'",
 				   key, s);
 	if (*out < min || *out > max)
-		return tf_load_bad(l, n,
-				   "'%s' must be between %lld and %lld, not %lld",
-				   key, min, max, *out);
+		return tf_load_bad(
+			l, n, "'%s' must be between %lld and %lld, not %lld",
+			key, min, max, *out);
 	return 0;
 }
 
@@ -94,7 +94,8 @@ int tf_load_str_list(struct loader *l, const char *key, yaml_node_t *n,
 		return tf_load_bad(l, n,
 				   "'%s' must be a list of strings, not %s",
 				   key, kind_name(n));
-	*nr = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	*nr = (size_t)(n->data.sequence.items.top -
+		       n->data.sequence.items.start);
 	*out = tf_arena_alloc(l->r, (*nr ? *nr : 1) * sizeof(**out));
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++)
@@ -123,11 +124,11 @@ int tf_load_str_map(struct loader *l, const char *key, yaml_node_t *n,
 		ret |= tf_load_str(l, kv->key.s ? kv->key.s : key,
 				   node(l, p->value), &kv->value);
 		for (j = 0; kv->key.s && j < i; j++)
-			if ((*out)[j].key.s && !strcmp((*out)[j].key.s, kv->key.s))
+			if ((*out)[j].key.s &&
+			    !strcmp((*out)[j].key.s, kv->key.s))
 				ret |= tf_load_bad(l, node(l, p->key),
 						   "duplicate key '%s' in '%s'",
-						   kv->key.s,
-						   key);
+						   kv->key.s, key);
 	}
 	return ret ? -1 : 0;
 }
@@ -141,9 +142,9 @@ int tf_load_map(struct loader *l, yaml_node_t *n, const struct field *fields,
 
 	if (n->type != YAML_MAPPING_NODE)
 		return tf_load_bad(l, n, "'%s' must be a mapping, not %s",
-				   where,
-				   kind_name(n));
-	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+				   where, kind_name(n));
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = node(l, p->key);
 
 		for (q = n->data.mapping.pairs.start; q < p; q++)
@@ -166,7 +167,8 @@ int tf_load_map(struct loader *l, yaml_node_t *n, const struct field *fields,
 	for (f = fields; f->key; f++) {
 		if (!f->required)
 			continue;
-		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+		for (p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++)
 			if (!strcmp(scalar(node(l, p->key)), f->key))
 				break;
 		if (p == n->data.mapping.pairs.top)
@@ -194,7 +196,8 @@ int tf_load_list(struct loader *l, yaml_node_t *v, const char *key,
 	if (v->type != YAML_SEQUENCE_NODE)
 		return tf_load_bad(l, v, "'%s' must be a list, not %s", key,
 				   kind_name(v));
-	*nr = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	*nr = (size_t)(v->data.sequence.items.top -
+		       v->data.sequence.items.start);
 	*items = tf_arena_alloc(l->r, (*nr ? *nr : 1) * size);
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++) {

@@ -11,8 +11,9 @@ static int dup_name(struct loader *l, const struct tf_str *a,
 		    const struct tf_str *b, const char *what)
 {
 	l->errors++;
-	return tf_error_at(&b->pos, "%s '%s' is defined twice (first at line %d)",
-			   what, b->s, a->pos.line);
+	return tf_error_at(&b->pos,
+			   "%s '%s' is defined twice (first at line %d)", what,
+			   b->s, a->pos.line);
 }
 
 /* Depth-first search for a cycle through step i; state 1 = on the path. */
@@ -35,14 +36,15 @@ static int find_cycle(struct loader *l, size_t i, char *state, size_t *path,
 			tf_buf_addf(&b, "%s%s", b.len ? " -> " : "",
 				    r->steps[path[k]].name.s);
 		l->errors++;
-		tf_error_at(&r->steps[i].pos, "steps depend on each other in a cycle: %s",
-			    b.buf);
+		tf_error_at(&r->steps[i].pos,
+			    "steps depend on each other in a cycle: %s", b.buf);
 		tf_buf_release(&b);
 		return -1;
 	}
 	state[i] = 1;
 	for (j = 0; j < r->steps[i].nr_needs; j++)
-		if (find_cycle(l, r->steps[i].need_index[j], state, path, depth + 1))
+		if (find_cycle(l, r->steps[i].need_index[j], state, path,
+			       depth + 1))
 			return -1;
 	state[i] = 2;
 	return 0;
@@ -69,10 +71,11 @@ static int resolve_step(struct loader *l, struct tf_step *s)
 
 		if (k < 0 || !strcmp(s->needs[j].s, s->name.s)) {
 			l->errors++;
-			ret = tf_error_at(&s->needs[j].pos, k < 0 ?
-					  "step '%s' needs unknown step '%s'" :
-					  "step '%s' needs itself ('%s')",
-					  s->name.s, s->needs[j].s);
+			ret = tf_error_at(
+				&s->needs[j].pos,
+				k < 0 ? "step '%s' needs unknown step '%s'"
+				      : "step '%s' needs itself ('%s')",
+				s->name.s, s->needs[j].s);
 			continue;
 		}
 		s->need_index[j] = (size_t)k;
@@ -94,10 +97,11 @@ static void baseline_copy(struct tf_recipe *r, const struct tf_step *t,
 	snprintf(name, n, "%s@baseline", t->name.s);
 	copy->name.s = name;
 	copy->is_test = TF_TEST_BASELINE;
-	copy->needs = tf_arena_alloc(r,
-				     (t->nr_needs + 1) * sizeof(*copy->needs));
+	copy->needs =
+		tf_arena_alloc(r, (t->nr_needs + 1) * sizeof(*copy->needs));
 	if (t->nr_needs)
-		memcpy(copy->needs, t->needs, t->nr_needs * sizeof(*copy->needs));
+		memcpy(copy->needs, t->needs,
+		       t->nr_needs * sizeof(*copy->needs));
 	copy->needs[copy->nr_needs++] = t->name;
 }
 
@@ -117,7 +121,8 @@ static void append_tests(struct tf_recipe *r)
 		all[r->nr_steps + i].is_test = 1;
 	}
 	for (i = 0; i < r->nr_tests; i++)
-		baseline_copy(r, &r->tests[i], &all[r->nr_steps + r->nr_tests + i]);
+		baseline_copy(r, &r->tests[i],
+			      &all[r->nr_steps + r->nr_tests + i]);
 	r->steps = all;
 	r->nr_steps += 2 * r->nr_tests;
 }
@@ -129,22 +134,27 @@ static int check_test_refs(struct loader *l)
 	int ret = 0;
 
 	for (i = 0; i < r->nr_steps; i++)
-		for (j = 0; !r->steps[i].is_test && j < r->steps[i].nr_needs; j++)
+		for (j = 0; !r->steps[i].is_test && j < r->steps[i].nr_needs;
+		     j++)
 			if (r->steps[r->steps[i].need_index[j]].is_test) {
 				l->errors++;
-				ret = tf_error_at(&r->steps[i].needs[j].pos,
-						  "step '%s' needs '%s', which is a test; steps cannot need tests",
-						  r->steps[i].name.s, r->steps[i].needs[j].s);
+				ret = tf_error_at(
+					&r->steps[i].needs[j].pos,
+					"step '%s' needs '%s', which is a test; steps cannot need tests",
+					r->steps[i].name.s,
+					r->steps[i].needs[j].s);
 			}
 	for (i = 0; i < r->nr_wheels; i++)
 		for (j = 0; j < r->wheels[i].nr_files; j++) {
 			const struct tf_file_rule *f = &r->wheels[i].files[j];
 
-			if (f->step_index >= 0 && r->steps[f->step_index].is_test) {
+			if (f->step_index >= 0 &&
+			    r->steps[f->step_index].is_test) {
 				l->errors++;
-				ret = tf_error_at(&f->from.pos,
-						  "wheel '%s' takes files from test '%s'; only steps make files",
-						  r->wheels[i].name.s, f->from.s);
+				ret = tf_error_at(
+					&f->from.pos,
+					"wheel '%s' takes files from test '%s'; only steps make files",
+					r->wheels[i].name.s, f->from.s);
 			}
 		}
 	return ret;
@@ -165,8 +175,10 @@ int tf_load_resolve(struct loader *l)
 	for (i = 0; i < r->nr_steps; i++)
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->steps[i].name.s, r->steps[j].name.s))
-				ret |= dup_name(l, &r->steps[j].name, &r->steps[i].name,
-						r->steps[i].is_test ? "test or step" : "step");
+				ret |= dup_name(
+					l, &r->steps[j].name, &r->steps[i].name,
+					r->steps[i].is_test ? "test or step"
+							    : "step");
 	for (i = 0; i < r->nr_steps; i++)
 		ret |= resolve_step(l, &r->steps[i]);
 	for (i = 0; i < r->nr_wheels; i++) {
@@ -178,13 +190,16 @@ int tf_load_resolve(struct loader *l)
 			f->step_index = tf_recipe_find_step(r, f->from.s);
 			/* A source's tree, read where it was prepared (no step
 			 * to copy it): only when no step has that name. */
-			f->source_index = f->step_index < 0 ?
-				tf_recipe_find_source(r, f->from.s) : -1;
+			f->source_index =
+				f->step_index < 0
+					? tf_recipe_find_source(r, f->from.s)
+					: -1;
 			if (f->step_index < 0 && f->source_index < 0) {
 				l->errors++;
-				ret = tf_error_at(&f->from.pos,
-						  "wheel '%s' takes files from unknown step or source '%s'",
-						  w->name.s, f->from.s);
+				ret = tf_error_at(
+					&f->from.pos,
+					"wheel '%s' takes files from unknown step or source '%s'",
+					w->name.s, f->from.s);
 			}
 		}
 	}

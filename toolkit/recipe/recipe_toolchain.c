@@ -30,8 +30,8 @@ static int parse_tf_toolchain_def_launcher(struct loader *l, yaml_node_t *v,
 		return 0;
 	near = tf_words_nearest(s->s, tf_launcher_choices());
 	tf_words_join(tf_launcher_choices(), &valid);
-	ret = tf_load_bad(l, v, "unknown launcher '%s' (valid: %s)%s%s%s",
-			  s->s, valid.buf, near ? "; did you mean '" : "",
+	ret = tf_load_bad(l, v, "unknown launcher '%s' (valid: %s)%s%s%s", s->s,
+			  valid.buf, near ? "; did you mean '" : "",
 			  near ? near : "", near ? "'?" : "");
 	tf_buf_release(&valid);
 	return ret;
@@ -61,15 +61,17 @@ int tf_load_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 	int ret = 0;
 
 	if (v->type != YAML_MAPPING_NODE)
-		return tf_load_bad(l, v,
-				   "'toolchains' must be a mapping of target names, not %s",
-				   kind_name(v));
+		return tf_load_bad(
+			l, v,
+			"'toolchains' must be a mapping of target names, not %s",
+			kind_name(v));
 	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 	all = tf_arena_alloc(r, (r->nr_toolchains + n + 1) * sizeof(*all));
 	if (r->nr_toolchains)
 		memcpy(all, r->toolchains, r->nr_toolchains * sizeof(*all));
 	r->toolchains = all;
-	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		struct tf_toolchain_def *t = &all[r->nr_toolchains++];
 		yaml_node_t *k = node(l, p->key);
 
@@ -81,9 +83,10 @@ int tf_load_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 			struct tf_buf known = TF_BUF_INIT;
 
 			tf_target_list(&known);
-			ret = tf_load_bad(l, k,
-					  "unknown target '%s' in 'toolchains' (known: %s)",
-					  t->target.s, known.buf);
+			ret = tf_load_bad(
+				l, k,
+				"unknown target '%s' in 'toolchains' (known: %s)",
+				t->target.s, known.buf);
 			tf_buf_release(&known);
 			continue;
 		}

@@ -37,8 +37,8 @@ static int parse_wheel_requires(struct loader *l, yaml_node_t *v, void *obj,
 				&w->nr_requires_dist);
 }
 
-static int parse_wheel_entry_points(struct loader *l, yaml_node_t *v,
-				    void *obj, const char *where)
+static int parse_wheel_entry_points(struct loader *l, yaml_node_t *v, void *obj,
+				    const char *where)
 {
 	struct tf_wheel_def *w = obj;
 	yaml_node_pair_t *p;
@@ -46,31 +46,35 @@ static int parse_wheel_entry_points(struct loader *l, yaml_node_t *v,
 	int ret = 0;
 
 	if (v->type != YAML_MAPPING_NODE)
-		return tf_load_bad(l, v,
-				   "'entry-points' must be a mapping of groups, not %s",
-				   kind_name(v));
-	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		return tf_load_bad(
+			l, v,
+			"'entry-points' must be a mapping of groups, not %s",
+			kind_name(v));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *g = node(l, p->value);
 
 		if (g->type == YAML_MAPPING_NODE)
 			n += (size_t)(g->data.mapping.pairs.top -
 				      g->data.mapping.pairs.start);
 	}
-	w->entry_points = tf_arena_alloc(l->r,
-					 (n ? n : 1) * sizeof(*w->entry_points));
-	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+	w->entry_points =
+		tf_arena_alloc(l->r, (n ? n : 1) * sizeof(*w->entry_points));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		struct tf_str group = { NULL, { NULL, 0, 0 }, 0, 0 };
 		struct tf_kv *kvs = NULL;
 		size_t i, nr = 0;
 
 		ret |= tf_load_str(l, "entry-points", node(l, p->key), &group);
-		if (!group.s || tf_load_str_map(l, group.s, node(l, p->value),
-						&kvs, &nr)) {
+		if (!group.s ||
+		    tf_load_str_map(l, group.s, node(l, p->value), &kvs, &nr)) {
 			ret = -1;
 			continue;
 		}
 		for (i = 0; i < nr; i++) {
-			struct tf_entry_point *e = &w->entry_points[w->nr_entry_points++];
+			struct tf_entry_point *e =
+				&w->entry_points[w->nr_entry_points++];
 
 			e->group = group;
 			e->name = kvs[i].key;
@@ -98,7 +102,8 @@ static int parse_wheel_files(struct loader *l, yaml_node_t *v, void *obj,
 	w->files = tf_arena_alloc(l->r, w->nr_files * sizeof(*w->files));
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++) {
-		struct tf_file_rule *f = &w->files[it - v->data.sequence.items.start];
+		struct tf_file_rule *f =
+			&w->files[it - v->data.sequence.items.start];
 
 		tf_buf_setf(&sub, "%s.files[%d]", where,
 			    (int)(it - v->data.sequence.items.start));
@@ -109,8 +114,8 @@ static int parse_wheel_files(struct loader *l, yaml_node_t *v, void *obj,
 	return ret ? -1 : 0;
 }
 
-static int parse_wheel_allow_needed(struct loader *l, yaml_node_t *v,
-				    void *obj, const char *where)
+static int parse_wheel_allow_needed(struct loader *l, yaml_node_t *v, void *obj,
+				    const char *where)
 {
 	struct tf_wheel_def *w = obj;
 
@@ -139,10 +144,12 @@ static int parse_wheel_exports(struct loader *l, yaml_node_t *v, void *obj,
 	int ret = 0;
 
 	if (v->type != YAML_MAPPING_NODE)
-		return tf_load_bad(l, v,
-				   "'exports' must map files to lists of symbols, not %s",
-				   kind_name(v));
-	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		return tf_load_bad(
+			l, v,
+			"'exports' must map files to lists of symbols, not %s",
+			kind_name(v));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *s = node(l, p->value);
 
 		if (s->type == YAML_SEQUENCE_NODE)
@@ -150,8 +157,10 @@ static int parse_wheel_exports(struct loader *l, yaml_node_t *v, void *obj,
 				      s->data.sequence.items.start);
 	}
 	w->exports = tf_arena_alloc(l->r, (n + 1) * sizeof(*w->exports));
-	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
-		struct tf_str file = { NULL, { NULL, 0, 0 }, 0, 0 }, *syms = NULL;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		struct tf_str file = { NULL, { NULL, 0, 0 }, 0, 0 },
+			      *syms = NULL;
 		size_t i, nr = 0;
 
 		if (tf_load_str(l, "exports", node(l, p->key), &file) ||
@@ -187,9 +196,11 @@ static int parse_isa_dispatch(struct loader *l, yaml_node_t *v, void *obj,
 		return -1;
 	for (i = 0; i < w->nr_isa_dispatch; i++)
 		if (!*w->isa_dispatch[i].s || *w->isa_dispatch[i].s == '/')
-			return bad_at(l, &w->isa_dispatch[i], "'dispatch' "
+			return bad_at(l, &w->isa_dispatch[i],
+				      "'dispatch' "
 				      "pattern '%s' is not a relative path "
-				      "inside the wheel", w->isa_dispatch[i].s);
+				      "inside the wheel",
+				      w->isa_dispatch[i].s);
 	return 0;
 }
 
@@ -216,13 +227,18 @@ static int parse_isa_minimum(struct loader *l, yaml_node_t *v, void *obj,
 		size_t j;
 
 		if (tf_isa_level_parse(m->s, &fam, &level))
-			return bad_at(l, m, "unknown ISA level '%s' in "
-				      "'minimum' (known: x86-64-v1 to x86-64-v4, "
-				      "armv8.0-a to armv8.4-a)", m->s);
+			return bad_at(
+				l, m,
+				"unknown ISA level '%s' in "
+				"'minimum' (known: x86-64-v1 to x86-64-v4, "
+				"armv8.0-a to armv8.4-a)",
+				m->s);
 		for (j = 0; j < i && j < 8; j++)
 			if (seen[j] == fam)
-				return bad_at(l, m, "'minimum' names two "
-					      "levels of one family: '%s'", m->s);
+				return bad_at(l, m,
+					      "'minimum' names two "
+					      "levels of one family: '%s'",
+					      m->s);
 		if (i < 8)
 			seen[i] = fam;
 	}
@@ -280,7 +296,8 @@ static yaml_node_t *node_of_key(struct loader *l, yaml_node_t *n,
 {
 	yaml_node_pair_t *p;
 
-	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++)
 		if (!strcmp(scalar(node(l, p->key)), key))
 			return node(l, p->value);
 	return n;
@@ -309,8 +326,8 @@ static int parse_library(struct loader *l, yaml_node_t *v,
 		if (!ret && !strstr(d->runpath.s, "$ORIGIN"))
 			ret = tf_load_bad(l, node_of_key(l, v, "runpath"),
 					  "'runpath' of '%s' must be relative "
-					  "to $ORIGIN, not '%s'", d->soname.s,
-					  d->runpath.s);
+					  "to $ORIGIN, not '%s'",
+					  d->soname.s, d->runpath.s);
 		tf_buf_release(&where);
 		return ret;
 	}
@@ -319,18 +336,19 @@ static int parse_library(struct loader *l, yaml_node_t *v,
 	else if (v->type == YAML_SCALAR_NODE && !strcmp(scalar(v), "system"))
 		d->kind = TF_LIB_SYSTEM;
 	else
-		return tf_load_bad(l, v, "library '%s' must be 'vendor', "
-				   "'system' or {from: REQUIREMENT, runpath: "
-				   "PATH}, not %s%s%s", d->soname.s,
-				   v->type == YAML_SCALAR_NODE ? "'" : "",
-				   v->type == YAML_SCALAR_NODE ? scalar(v)
-							       : kind_name(v),
-				   v->type == YAML_SCALAR_NODE ? "'" : "");
+		return tf_load_bad(
+			l, v,
+			"library '%s' must be 'vendor', "
+			"'system' or {from: REQUIREMENT, runpath: "
+			"PATH}, not %s%s%s",
+			d->soname.s, v->type == YAML_SCALAR_NODE ? "'" : "",
+			v->type == YAML_SCALAR_NODE ? scalar(v) : kind_name(v),
+			v->type == YAML_SCALAR_NODE ? "'" : "");
 	return 0;
 }
 
-static int parse_wheel_libraries(struct loader *l, yaml_node_t *v,
-				 void *obj, const char *where)
+static int parse_wheel_libraries(struct loader *l, yaml_node_t *v, void *obj,
+				 const char *where)
 {
 	struct tf_wheel_def *w = obj;
 	yaml_node_pair_t *p;
@@ -338,11 +356,14 @@ static int parse_wheel_libraries(struct loader *l, yaml_node_t *v,
 	int ret = 0;
 
 	if (v->type != YAML_MAPPING_NODE)
-		return tf_load_bad(l, v, "'libraries' must map sonames to how "
-				   "they are resolved, not %s", kind_name(v));
+		return tf_load_bad(l, v,
+				   "'libraries' must map sonames to how "
+				   "they are resolved, not %s",
+				   kind_name(v));
 	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 	w->libraries = tf_arena_alloc(l->r, (n + 1) * sizeof(*w->libraries));
-	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		struct tf_library_def *d = &w->libraries[w->nr_libraries];
 		yaml_node_t *k = node(l, p->key);
 		size_t i;
@@ -371,8 +392,8 @@ static int parse_wheel_libraries(struct loader *l, yaml_node_t *v,
 	return ret ? -1 : 0;
 }
 
-static int parse_wheel_library_dirs(struct loader *l, yaml_node_t *v,
-				    void *obj, const char *where)
+static int parse_wheel_library_dirs(struct loader *l, yaml_node_t *v, void *obj,
+				    const char *where)
 {
 	struct tf_wheel_def *w = obj;
 
@@ -434,14 +455,16 @@ static int get_people(struct loader *l, const char *key, yaml_node_t *v,
 	int ret = 0;
 
 	if (v->type != YAML_SEQUENCE_NODE)
-		return tf_load_bad(l, v,
-				   "'%s' must be a list of {name, email}, not %s",
-				   key, kind_name(v));
-	*nr = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+		return tf_load_bad(
+			l, v, "'%s' must be a list of {name, email}, not %s",
+			key, kind_name(v));
+	*nr = (size_t)(v->data.sequence.items.top -
+		       v->data.sequence.items.start);
 	*out = tf_arena_alloc(l->r, (*nr + 1) * sizeof(**out));
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++) {
-		struct tf_person *p = &(*out)[it - v->data.sequence.items.start];
+		struct tf_person *p =
+			&(*out)[it - v->data.sequence.items.start];
 		yaml_node_t *n = node(l, *it);
 
 		tf_buf_setf(&where, "%s[%d]", key,
@@ -466,8 +489,8 @@ static int parse_wheel_authors(struct loader *l, yaml_node_t *v, void *obj,
 	return get_people(l, "authors", v, &w->authors, &w->nr_authors);
 }
 
-static int parse_wheel_maintainers(struct loader *l, yaml_node_t *v,
-				   void *obj, const char *where)
+static int parse_wheel_maintainers(struct loader *l, yaml_node_t *v, void *obj,
+				   const char *where)
 {
 	struct tf_wheel_def *w = obj;
 
@@ -484,8 +507,8 @@ static int parse_wheel_keywords(struct loader *l, yaml_node_t *v, void *obj,
 				&w->nr_keywords);
 }
 
-static int parse_wheel_classifiers(struct loader *l, yaml_node_t *v,
-				   void *obj, const char *where)
+static int parse_wheel_classifiers(struct loader *l, yaml_node_t *v, void *obj,
+				   const char *where)
 {
 	struct tf_wheel_def *w = obj;
 

@@ -19,20 +19,23 @@
  * our own checks on purpose: two independent guards on the one thing an
  * archive must never do, write outside dest.
  */
-#define WRITE_FLAGS                                                         \
-	(ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS |           \
-	 ARCHIVE_EXTRACT_SECURE_NODOTDOT |                                  \
+#define WRITE_FLAGS                                               \
+	(ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS | \
+	 ARCHIVE_EXTRACT_SECURE_NODOTDOT |                        \
 	 ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS)
 
 /* One member being extracted. */
 struct member {
-	const char *label;   /* borrowed; the archive as the recipe names it */
-	struct tf_buf name;  /* owned; the member as written in the archive */
-	struct tf_buf path;  /* owned; where it goes, relative to dest */
-	struct tf_buf link;  /* owned; a hardlink's target, relative to dest */
+	const char *label;  /* borrowed; the archive as the recipe names it */
+	struct tf_buf name; /* owned; the member as written in the archive */
+	struct tf_buf path; /* owned; where it goes, relative to dest */
+	struct tf_buf link; /* owned; a hardlink's target, relative to dest */
 };
 
-#define MEMBER_INIT(label) { (label), TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT }
+#define MEMBER_INIT(label)                                     \
+	{                                                      \
+		(label), TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT \
+	}
 
 /* What an archive may still cost (limit.h), and what it has cost. */
 struct budget {
@@ -114,14 +117,16 @@ static int check_name(const struct member *m)
 	if (!*name)
 		return error("%s: member with an empty name", m->label);
 	if (strlen(name) >= NAME_MAX_BYTES)
-		return error("%s: member '%.100s...': name is longer than %d bytes",
-			     m->label, name, NAME_MAX_BYTES - 1);
+		return error(
+			"%s: member '%.100s...': name is longer than %d bytes",
+			m->label, name, NAME_MAX_BYTES - 1);
 	if (*name == '/')
 		return error("%s: member '%s': absolute path is not allowed",
 			     m->label, name);
 	if (!tf_path_is_safe_relative(name))
-		return error("%s: member '%s': path escapes the extraction directory",
-			     m->label, name);
+		return error(
+			"%s: member '%s': path escapes the extraction directory",
+			m->label, name);
 	return 0;
 }
 
@@ -158,11 +163,13 @@ static int check_symlink(const struct member *m, const char *target)
 	case TF_LINK_INSIDE:
 		return 0;
 	case TF_LINK_OUTSIDE:
-		return error("%s: member '%s': symlink target '%s' points outside the tree",
-			     m->label, m->name.buf, target);
+		return error(
+			"%s: member '%s': symlink target '%s' points outside the tree",
+			m->label, m->name.buf, target);
 	case TF_LINK_DOTDOT_AFTER_NAME:
-		return error("%s: member '%s': symlink target '%s' has '..' after a name",
-			     m->label, m->name.buf, target);
+		return error(
+			"%s: member '%s': symlink target '%s' has '..' after a name",
+			m->label, m->name.buf, target);
 	}
 	BUG("unknown symlink check result");
 }
@@ -178,20 +185,25 @@ static int check_hardlink(struct member *m, const char *target, int strip)
 
 	if (*target == '/' || !tf_path_is_safe_relative(target) ||
 	    !tf_extract_strip(target, strip, &m->link))
-		return error("%s: member '%s': hardlink target '%s' points outside the tree",
-			     m->label, m->name.buf, target);
+		return error(
+			"%s: member '%s': hardlink target '%s' points outside the tree",
+			m->label, m->name.buf, target);
 	if (!lstat(m->link.buf, &st) && S_ISLNK(st.st_mode))
-		return error("%s: member '%s': hardlink target '%s' is a symlink",
-			     m->label, m->name.buf, target);
+		return error(
+			"%s: member '%s': hardlink target '%s' is a symlink",
+			m->label, m->name.buf, target);
 	return 0;
 }
 
 static const char *type_name(mode_t type)
 {
 	switch (type) {
-	case S_IFDIR: return "directory";
-	case S_IFLNK: return "symlink";
-	default: return "file";
+	case S_IFDIR:
+		return "directory";
+	case S_IFLNK:
+		return "symlink";
+	default:
+		return "file";
 	}
 }
 
@@ -203,16 +215,17 @@ static const char *type_name(mode_t type)
  */
 static int check_replace(const struct member *m, struct archive_entry *e)
 {
-	mode_t type = archive_entry_hardlink(e) ? AE_IFREG :
-						  archive_entry_filetype(e);
+	mode_t type = archive_entry_hardlink(e) ? AE_IFREG
+						: archive_entry_filetype(e);
 	struct stat st;
 
 	if (lstat(m->path.buf, &st) < 0)
 		return 0;
 	if ((st.st_mode & S_IFMT) == (type & S_IFMT))
 		return 0;
-	return error("%s: member '%s': replaces a %s of the same name extracted before",
-		     m->label, m->name.buf, type_name(st.st_mode & S_IFMT));
+	return error(
+		"%s: member '%s': replaces a %s of the same name extracted before",
+		m->label, m->name.buf, type_name(st.st_mode & S_IFMT));
 }
 
 /* 0755 for directories and files the owner may run, else 0644. */
@@ -267,9 +280,10 @@ static int prepare(struct member *m, struct archive_entry *e, int strip)
 
 static int over_budget(const struct member *m, const struct budget *b)
 {
-	return error("%s: member '%s': extracting it would exceed the limit of %llu bytes (%s)",
-		     m->label, m->name.buf, (unsigned long long)b->max_bytes,
-		     TF_LIMIT_EXTRACT_BYTES.env);
+	return error(
+		"%s: member '%s': extracting it would exceed the limit of %llu bytes (%s)",
+		m->label, m->name.buf, (unsigned long long)b->max_bytes,
+		TF_LIMIT_EXTRACT_BYTES.env);
 }
 
 /*
@@ -311,7 +325,8 @@ static int write_member(struct archive *in, struct archive *out,
 			struct archive_entry *e, const struct member *m,
 			struct budget *b)
 {
-	la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	la_int64_t size =
+		archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
 
 	if (size < 0 || (uint64_t)size > b->max_bytes - b->bytes)
 		return over_budget(m, b);
@@ -491,10 +506,12 @@ static int check_memory(int fd, const char *label)
 	    tf_xz_memusage(fd, label, max, &need) < 0)
 		return -1;
 	if (need > max)
-		return error("%s: decompressing it needs %llu MiB of memory, over the limit of %llu MiB (%s)",
-			     label, (unsigned long long)((need + (1 << 20) - 1) >> 20),
-			     (unsigned long long)(max >> 20),
-			     TF_LIMIT_EXTRACT_MEMORY.env);
+		return error(
+			"%s: decompressing it needs %llu MiB of memory, over the limit of %llu MiB (%s)",
+			label,
+			(unsigned long long)((need + (1 << 20) - 1) >> 20),
+			(unsigned long long)(max >> 20),
+			TF_LIMIT_EXTRACT_MEMORY.env);
 	return 0;
 }
 

@@ -223,7 +223,8 @@ static int in_hunk(struct tf_patch_scan *s, const char *line)
 int tf_patch_scan_line(struct tf_patch_scan *s, const char *line,
 		       struct tf_buf *bad)
 {
-	static const char *const named[] = { "--- ", "+++ ", "*** ", "Index: " };
+	static const char *const named[] = { "--- ", "+++ ", "*** ",
+					     "Index: " };
 	static const char *const git[] = { "rename from ", "rename to ",
 					   "copy from ", "copy to " };
 	size_t i;
@@ -255,13 +256,13 @@ int tf_patch_scan_line(struct tf_patch_scan *s, const char *line,
 
 /* What tf_patch_explain knows while reading patch's output. */
 struct explain {
-	int strip;               /* the -p level, to name a missing file */
-	struct tf_buf file;      /* owned; the file patch is working on */
-	int missing;             /* in a "can't find file to patch" report */
-	long input_line;         /* the patch line that report is about */
-	struct tf_buf old_name;  /* owned; its "--- " name, stripped */
-	struct tf_buf new_name;  /* owned; its "+++ " name, stripped */
-	struct tf_strvec *msgs;  /* borrowed; where messages go */
+	int strip;              /* the -p level, to name a missing file */
+	struct tf_buf file;     /* owned; the file patch is working on */
+	int missing;            /* in a "can't find file to patch" report */
+	long input_line;        /* the patch line that report is about */
+	struct tf_buf old_name; /* owned; its "--- " name, stripped */
+	struct tf_buf new_name; /* owned; its "+++ " name, stripped */
+	struct tf_strvec *msgs; /* borrowed; where messages go */
 };
 
 /* Remember a name from patch's quote of the headers of a missing file. */
@@ -286,11 +287,13 @@ static void missing_done(struct explain *x)
 	const char *name = x->old_name.len ? x->old_name.buf : x->new_name.buf;
 
 	if (*name)
-		tf_strvec_pushf(x->msgs, "'%s' does not exist in the source tree",
-				name);
+		tf_strvec_pushf(x->msgs,
+				"'%s' does not exist in the source tree", name);
 	else
-		tf_strvec_pushf(x->msgs, "the file patched at line %ld does not exist in the source tree",
-				x->input_line);
+		tf_strvec_pushf(
+			x->msgs,
+			"the file patched at line %ld does not exist in the source tree",
+			x->input_line);
 	x->missing = 0;
 }
 
@@ -311,12 +314,15 @@ static int hunk_failed(struct explain *x, const char *line)
 	if (end == num)
 		return 0;
 	if (starts(end, " (") && strlen(end) > 4)
-		tf_strvec_pushf(x->msgs, "hunk #%ld of '%s' does not apply (at line %ld, %.*s)",
-				hunk, x->file.buf, at, (int)strlen(end) - 4,
-				end + 2);
+		tf_strvec_pushf(
+			x->msgs,
+			"hunk #%ld of '%s' does not apply (at line %ld, %.*s)",
+			hunk, x->file.buf, at, (int)strlen(end) - 4, end + 2);
 	else
-		tf_strvec_pushf(x->msgs, "hunk #%ld of '%s' does not apply (at line %ld)",
-				hunk, x->file.buf, at);
+		tf_strvec_pushf(
+			x->msgs,
+			"hunk #%ld of '%s' does not apply (at line %ld)", hunk,
+			x->file.buf, at);
 	return 1;
 }
 
@@ -341,11 +347,13 @@ static void explain_line(struct explain *x, const char *line)
 		x->input_line = strtol(line + 39, NULL, 10);
 		tf_buf_reset(&x->old_name);
 		tf_buf_reset(&x->new_name);
-	} else if (starts(line, "Reversed (or previously applied) patch detected!")) {
+	} else if (starts(line,
+			  "Reversed (or previously applied) patch detected!")) {
 		tf_strvec_pushf(x->msgs, "already applied or reversed on '%s'",
 				x->file.buf);
 	} else if (starts(line, "File ") &&
-		   (p = strstr(line, " is not a regular file -- refusing to patch"))) {
+		   (p = strstr(line,
+			       " is not a regular file -- refusing to patch"))) {
 		tf_strvec_pushf(x->msgs, "'%.*s' is not a regular file",
 				(int)(p - line - 5), line + 5);
 	} else if (starts(line, "patch: **** ")) {
@@ -357,8 +365,8 @@ static void explain_line(struct explain *x, const char *line)
 
 void tf_patch_explain(const char *output, int strip, struct tf_strvec *msgs)
 {
-	struct explain x = { strip, TF_BUF_INIT, 0, 0, TF_BUF_INIT,
-			     TF_BUF_INIT, msgs };
+	struct explain x = { strip,       TF_BUF_INIT, 0,   0,
+			     TF_BUF_INIT, TF_BUF_INIT, msgs };
 	struct tf_buf line = TF_BUF_INIT;
 	const char *p = output;
 
@@ -412,11 +420,12 @@ static int scan_file(const char *path, const char *label, int strip)
 	while (!ret && (r = read_line(f, &line)) > 0) {
 		nr++;
 		if (r == 2 && !s.old_left && !s.new_left) {
-			ret = error("%s:%ld: line is longer than %d bytes", label,
-				    nr, LINE_CAP);
+			ret = error("%s:%ld: line is longer than %d bytes",
+				    label, nr, LINE_CAP);
 		} else if (tf_patch_scan_line(&s, line.buf, &bad)) {
-			ret = error("%s: refusing path '%s' outside the source tree",
-				    label, bad.buf);
+			ret = error(
+				"%s: refusing path '%s' outside the source tree",
+				label, bad.buf);
 		}
 	}
 	if (!ret && ferror(f))
@@ -457,8 +466,7 @@ static const char *last_line(const char *s, int *len)
 	return s + start;
 }
 
-static int report(const char *label, int strip, const char *output,
-		  int status)
+static int report(const char *label, int strip, const char *output, int status)
 {
 	struct tf_strvec msgs = TF_STRVEC_INIT;
 	struct tf_buf how = TF_BUF_INIT;
@@ -495,10 +503,13 @@ static void show_output(const char *label, const char *output)
 static int run_patch(const char *tree, const char *patch, const char *label,
 		     int strip, int dry_run)
 {
-	static const char *const args[] = {
-		"patch", "--batch", "--forward", "--fuzz=0",
-		"--no-backup-if-mismatch", "--reject-file=-", NULL
-	};
+	static const char *const args[] = { "patch",
+					    "--batch",
+					    "--forward",
+					    "--fuzz=0",
+					    "--no-backup-if-mismatch",
+					    "--reject-file=-",
+					    NULL };
 	struct tf_run r = TF_RUN_INIT;
 	struct tf_buf out = TF_BUF_INIT;
 	int status, ret = 0;
@@ -507,8 +518,8 @@ static int run_patch(const char *tree, const char *patch, const char *label,
 	tf_strvec_pushf(&r.argv, "-p%d", strip);
 	if (dry_run)
 		tf_strvec_push(&r.argv, "--dry-run");
-	tf_strvec_pushv(&r.argv, (const char *const[]){ "-d", tree, "-i", patch,
-							NULL });
+	tf_strvec_pushv(&r.argv,
+			(const char *const[]){ "-d", tree, "-i", patch, NULL });
 	patch_env(&r.env);
 	r.clean_env = 1;
 	status = tf_run_capture(&r, &out, OUTPUT_CAP);
@@ -523,8 +534,8 @@ static int run_patch(const char *tree, const char *patch, const char *label,
 	return ret;
 }
 
-int tf_patch_apply(const char *tree, const char *patch_path,
-		   const char *label, int strip)
+int tf_patch_apply(const char *tree, const char *patch_path, const char *label,
+		   int strip)
 {
 	struct tf_buf abs = TF_BUF_INIT;
 	int ret;

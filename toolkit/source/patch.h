@@ -17,8 +17,8 @@
  *   tfbuild: patches/x/0002-y.patch: hunk #2 of 'src/a.c' does not apply (at line 40)
  * Returns 0 or -1.
  */
-int tf_patch_apply(const char *tree, const char *patch_path,
-		   const char *label, int strip);
+int tf_patch_apply(const char *tree, const char *patch_path, const char *label,
+		   int strip);
 
 /*
  * A patch file that cannot be read gives "tfbuild: cannot open patch
@@ -41,7 +41,10 @@ struct tf_patch_scan {
 	long new_left; /* and from the new file */
 };
 
-#define TF_PATCH_SCAN_INIT(strip) { (strip), 0, 0 }
+#define TF_PATCH_SCAN_INIT(strip) \
+	{                         \
+		(strip), 0, 0     \
+	}
 
 /*
  * Look at the next line of a patch (without its newline). If it is a

@@ -24,8 +24,8 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 			continue;
 		tf_buf_setf(&label, "source '%s'", s->def->name.s);
 		tf_buf_reset(&path);
-		if (tf_fetch(fo, label.buf, (const char *const *)s->urls.v, s->urls.nr,
-			     s->def->sha256.s, &path)) {
+		if (tf_fetch(fo, label.buf, (const char *const *)s->urls.v,
+			     s->urls.nr, s->def->sha256.s, &path)) {
 			ret = -1;
 			continue;
 		}
@@ -52,7 +52,8 @@ static const char *archive_label(const struct tf_plan_source *s)
 static int populate(const struct tf_plan_source *s, const char *tmp)
 {
 	if (s->archive)
-		return tf_extract(s->archive, archive_label(s), tmp, s->def->strip);
+		return tf_extract(s->archive, archive_label(s), tmp,
+				  s->def->strip);
 	/* tf_copy_tree wants to create its destination itself. */
 	if (rmdir(tmp) < 0)
 		return error_errno("cannot remove '%s'", tmp);
@@ -75,13 +76,14 @@ static int prepare_one(struct tf_plan *p, struct tf_plan_source *s)
 	ret = populate(s, tmp.buf);
 	for (j = 0; !ret && j < s->patches.nr; j++) {
 		verbose("applying %s", s->def->patches[j].s);
-		ret = tf_patch_apply(tmp.buf, s->patches.v[j], s->def->patches[j].s,
-				     s->def->patch_strip);
+		ret = tf_patch_apply(tmp.buf, s->patches.v[j],
+				     s->def->patches[j].s, s->def->patch_strip);
 	}
 	if (!ret)
 		ret = tf_rm_rf(s->dir);
 	if (!ret && rename(tmp.buf, s->dir) < 0)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, s->dir);
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+				  s->dir);
 	if (ret)
 		tf_rm_rf(tmp.buf);
 	tf_signals_temp_forget(tmp.buf);
@@ -115,7 +117,8 @@ static int source_inputs(const struct tf_plan_source *s, struct tf_stamp *st,
 	else
 		memcpy(hex, s->def->sha256.s, sizeof(hex));
 	tf_stamp_add_hex(st, s->local ? "tree" : "archive", hex);
-	snprintf(strip, sizeof(strip), "%d/%d", s->def->strip, s->def->patch_strip);
+	snprintf(strip, sizeof(strip), "%d/%d", s->def->strip,
+		 s->def->patch_strip);
 	tf_stamp_add(st, "strip", strip, strlen(strip));
 	for (j = 0; !ret && j < s->patches.nr; j++) {
 		ret = tf_sha256_file(s->patches.v[j], md, NULL);
@@ -138,8 +141,9 @@ static int stamp_one(struct tf_plan_source *s, int packed)
 
 int tf_sources_stamp(struct tf_plan *p)
 {
-	return tf_sources_stamp_copies(p) || tf_sources_stamp_in_place(p, 0) ?
-	       -1 : 0;
+	return tf_sources_stamp_copies(p) || tf_sources_stamp_in_place(p, 0)
+		       ? -1
+		       : 0;
 }
 
 int tf_sources_stamp_copies(struct tf_plan *p)
@@ -200,7 +204,8 @@ static int prepare_and_stamp(struct tf_plan *p, struct tf_plan_source *s)
 
 	/* The stamp goes first: a tree with no valid stamp is never trusted. */
 	ret = tf_mkdir_p(p->stamps);
-	if (!ret && tf_path_exists(stamp_path(p, s, &path)) && unlink(path.buf) < 0)
+	if (!ret && tf_path_exists(stamp_path(p, s, &path)) &&
+	    unlink(path.buf) < 0)
 		ret = error_errno("cannot remove '%s'", path.buf);
 	if (!ret)
 		ret = prepare_one(p, s);
@@ -221,7 +226,8 @@ static int drop_copy(struct tf_plan *p, const struct tf_plan_source *s)
 	/* The stamps folder is still made here: the wheel's stamp goes there. */
 	int ret = tf_mkdir_p(p->stamps);
 
-	if (!ret && tf_path_exists(stamp_path(p, s, &path)) && unlink(path.buf) < 0)
+	if (!ret && tf_path_exists(stamp_path(p, s, &path)) &&
+	    unlink(path.buf) < 0)
 		ret = error_errno("cannot remove '%s'", path.buf);
 	tf_buf_setf(&path, "%s/src/%s", p->dir, s->def->name.s);
 	if (!ret && tf_path_exists(path.buf))
@@ -245,8 +251,8 @@ int tf_sources_prepare(struct tf_plan *p, int force)
 			continue;
 		}
 		if (!force && up_to_date(p, s)) {
-			verbose("source '%s' for %s is up to date", s->def->name.s,
-				p->target.name);
+			verbose("source '%s' for %s is up to date",
+				s->def->name.s, p->target.name);
 			continue;
 		}
 		if (prepare_and_stamp(p, s))

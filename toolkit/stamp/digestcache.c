@@ -19,20 +19,20 @@
  * files) and its last component, both in a string pool.
  */
 struct entry {
-	const char *name;  /* in cache.pool: the path after its last '/' */
-	uint32_t dir;      /* index into cache.dirs */
-	uint16_t used;     /* looked up or stored in this run */
-	uint16_t stored;   /* stored in this run */
+	const char *name; /* in cache.pool: the path after its last '/' */
+	uint32_t dir;     /* index into cache.dirs */
+	uint16_t used;    /* looked up or stored in this run */
+	uint16_t stored;  /* stored in this run */
 	unsigned long long dev, ino, size;
 	long long mtime, ctime;
 	unsigned char md[TF_SHA256_LEN];
 };
 
 static struct {
-	char *file;        /* owned: the cache file, NULL when none is open */
-	struct entry *v;   /* owned array: loaded, then stored entries */
+	char *file;      /* owned: the cache file, NULL when none is open */
+	struct entry *v; /* owned array: loaded, then stored entries */
 	size_t nr, alloc;
-	uint32_t *sorted;  /* owned: the indices of the entries lookups see
+	uint32_t *sorted; /* owned: the indices of the entries lookups see
 			      (loaded, and stored before the last settle),
 			      by path, one per path: the latest */
 	size_t nr_sorted;
@@ -40,10 +40,10 @@ static struct {
 	size_t nr_seen;    /* entries when sorted was made */
 	const char **dirs; /* owned array of pool strings: "/src/" */
 	size_t nr_dirs, alloc_dirs;
-	uint32_t *table;   /* owned: open hash of dirs, 1 + index or 0 */
-	size_t table_size; /* a power of two, > 2 * nr_dirs */
+	uint32_t *table;        /* owned: open hash of dirs, 1 + index or 0 */
+	size_t table_size;      /* a power of two, > 2 * nr_dirs */
 	struct tf_strpool pool; /* owned: every dir and name */
-	int dirty;         /* an entry was added this run */
+	int dirty;              /* an entry was added this run */
 } cache;
 
 static uint32_t hash_dir(const char *s, size_t n)
@@ -78,7 +78,8 @@ static void grow_table(void)
 	cache.table_size = cache.table_size ? cache.table_size * 2 : 256;
 	cache.table = tf_calloc(cache.table_size, sizeof(*cache.table));
 	for (i = 0; i < cache.nr_dirs; i++)
-		*dir_slot(cache.dirs[i], strlen(cache.dirs[i])) = (uint32_t)i + 1;
+		*dir_slot(cache.dirs[i], strlen(cache.dirs[i])) =
+			(uint32_t)i + 1;
 }
 
 /* The index of dir s[0..n), added if add, else -1 when unknown. */
@@ -98,8 +99,8 @@ static long find_dir(const char *s, size_t n, int add)
 		return -1;
 	if (cache.nr_dirs == cache.alloc_dirs) {
 		cache.alloc_dirs = cache.alloc_dirs ? cache.alloc_dirs * 2 : 64;
-		cache.dirs = tf_realloc(cache.dirs, cache.alloc_dirs *
-							sizeof(*cache.dirs));
+		cache.dirs = tf_realloc(cache.dirs,
+					cache.alloc_dirs * sizeof(*cache.dirs));
 	}
 	cache.dirs[cache.nr_dirs] = tf_strpool_addn(&cache.pool, s, n);
 	*slot = (uint32_t)++cache.nr_dirs;
@@ -192,7 +193,8 @@ static void parse_line(char *line, long long written)
 	struct entry *e;
 
 	if (sscanf(line, "%64s %llu %llu %llu %lld %lld %n", hex, &dev, &ino,
-		   &size, &mtime, &ctime, &off) != 6 || !off || !line[off])
+		   &size, &mtime, &ctime, &off) != 6 ||
+	    !off || !line[off])
 		return;
 	/* Racily clean: stat'ed in the tick the cache was written. */
 	if (mtime >= written || ctime >= written)
@@ -234,7 +236,8 @@ static int same(const struct entry *e, const struct stat *st)
 	return e->dev == (unsigned long long)st->st_dev &&
 	       e->ino == (unsigned long long)st->st_ino &&
 	       e->size == (unsigned long long)st->st_size &&
-	       e->mtime == tf_time_ns(&st->st_mtim) && e->ctime == tf_time_ns(&st->st_ctim);
+	       e->mtime == tf_time_ns(&st->st_mtim) &&
+	       e->ctime == tf_time_ns(&st->st_ctim);
 }
 
 /* The entry lookups see for path, or NULL. */
@@ -307,8 +310,9 @@ void tf_digest_cache_settle(void)
 	   last is the latest, and the one kept. */
 	cache.sorted = sort_indices(cache.nr);
 	for (i = 0; i < cache.nr; i++) {
-		if (i + 1 < cache.nr && !cmp_path(&cache.v[cache.sorted[i]],
-						  &cache.v[cache.sorted[i + 1]]))
+		if (i + 1 < cache.nr &&
+		    !cmp_path(&cache.v[cache.sorted[i]],
+			      &cache.v[cache.sorted[i + 1]]))
 			continue;
 		cache.sorted[n++] = cache.sorted[i];
 	}
@@ -339,16 +343,16 @@ static int write_entries(int fd)
 	tf_buf_addstr(&b, MAGIC);
 	for (i = 0; !ret && i < cache.nr; i++) {
 		const struct entry *e = &cache.v[order[i]];
-		const struct entry *next = i + 1 < cache.nr ?
-					   &cache.v[order[i + 1]] : NULL;
+		const struct entry *next =
+			i + 1 < cache.nr ? &cache.v[order[i + 1]] : NULL;
 
 		/* Of two entries for one path, the later one is kept. */
 		if (!e->used || (next && next->used && !cmp_path(e, next)))
 			continue;
 		tf_sha256_hex(e->md, hex);
-		tf_buf_addf(&b, "%s %llu %llu %llu %lld %lld %s%s\n", hex, e->dev,
-			    e->ino, e->size, e->mtime, e->ctime, cache.dirs[e->dir],
-			    e->name);
+		tf_buf_addf(&b, "%s %llu %llu %llu %lld %lld %s%s\n", hex,
+			    e->dev, e->ino, e->size, e->mtime, e->ctime,
+			    cache.dirs[e->dir], e->name);
 		if (b.len >= 65536) {
 			ret = tf_write_all(fd, b.buf, b.len);
 			tf_buf_reset(&b);

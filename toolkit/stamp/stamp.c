@@ -38,7 +38,8 @@ void tf_stamp_key(const struct tf_stamp *s, char hex[TF_SHA256_HEX_LEN + 1])
 	for (i = 0; i < s->names.nr; i++) {
 		/* NUL separators: no two different lists hash alike. */
 		tf_sha256_update(h, s->names.v[i], strlen(s->names.v[i]) + 1);
-		tf_sha256_update(h, s->digests.v[i], strlen(s->digests.v[i]) + 1);
+		tf_sha256_update(h, s->digests.v[i],
+				 strlen(s->digests.v[i]) + 1);
 	}
 	tf_sha256_final(h, md);
 	tf_sha256_hex(md, hex);
@@ -82,7 +83,8 @@ int tf_stamp_write(const char *path, const struct tf_stamp *s)
 	int ret;
 
 	for (i = 0; i < s->names.nr; i++)
-		tf_buf_addf(&text, "input %s %s\n", s->names.v[i], s->digests.v[i]);
+		tf_buf_addf(&text, "input %s %s\n", s->names.v[i],
+			    s->digests.v[i]);
 	if (*s->output)
 		tf_buf_addf(&text, "output %s\n", s->output);
 	ret = tf_write_file_atomic(path, text.buf, text.len, 0644);
@@ -119,7 +121,8 @@ static void add_input_name(struct tf_buf *out, const char *name)
 	const char *colon = strchr(name, ':');
 
 	if (colon)
-		tf_buf_addf(out, "%.*s '%s'", (int)(colon - name), name, colon + 1);
+		tf_buf_addf(out, "%.*s '%s'", (int)(colon - name), name,
+			    colon + 1);
 	else
 		tf_buf_addstr(out, name);
 }

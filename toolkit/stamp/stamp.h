@@ -20,12 +20,16 @@
 #include "base/base.h"
 
 struct tf_stamp {
-	struct tf_strvec names;   /* owned: input names, e.g. "source:backend" */
+	struct tf_strvec names; /* owned: input names, e.g. "source:backend" */
 	struct tf_strvec digests; /* owned: hex digest of each input */
-	char output[TF_SHA256_HEX_LEN + 1]; /* digest of what it produced, or "" */
+	char output[TF_SHA256_HEX_LEN +
+		    1]; /* digest of what it produced, or "" */
 };
 
-#define TF_STAMP_INIT { TF_STRVEC_INIT, TF_STRVEC_INIT, "" }
+#define TF_STAMP_INIT                              \
+	{                                          \
+		TF_STRVEC_INIT, TF_STRVEC_INIT, "" \
+	}
 
 /* Add an input whose digest is over the given bytes. */
 void tf_stamp_add(struct tf_stamp *s, const char *name, const void *data,

@@ -20,22 +20,22 @@
 #define MAX_RUNNING 64
 
 struct running {
-	char *target, *step;  /* owned */
-	double since;         /* tf_ui_now() when it started */
+	char *target, *step; /* owned */
+	double since;        /* tf_ui_now() when it started */
 };
 
 static struct {
-	int color;             /* ANSI colours on stderr */
-	int json;              /* --json events on stdout */
-	int gha;               /* GITHUB_ACTIONS=true */
-	int status;            /* the status line is on */
-	int shown;             /* it is on the screen now */
+	int color;  /* ANSI colours on stderr */
+	int json;   /* --json events on stdout */
+	int gha;    /* GITHUB_ACTIONS=true */
+	int status; /* the status line is on */
+	int shown;  /* it is on the screen now */
 	pthread_t thread;
 	int thread_on;
 	int stop;
-	char *targets;         /* owned: "x86_64 aarch64" */
-	char *fetching;        /* owned: label of the download, or NULL */
-	long long bytes;       /* of that download so far */
+	char *targets;   /* owned: "x86_64 aarch64" */
+	char *fetching;  /* owned: label of the download, or NULL */
+	long long bytes; /* of that download so far */
 	double fetch_since;
 	size_t steps_total, steps_done;
 	struct running run[MAX_RUNNING];
@@ -91,8 +91,9 @@ static void status_text(struct tf_buf *b)
 	if (ui.steps_total)
 		tf_buf_addf(b, "%zu/%zu steps", ui.steps_done, ui.steps_total);
 	for (i = 0; i < ui.nr_run; i++)
-		tf_buf_addf(b, "%s %s/%s %.1fs", i ? "," : ":", ui.run[i].target,
-			    ui.run[i].step, now - ui.run[i].since);
+		tf_buf_addf(b, "%s %s/%s %.1fs", i ? "," : ":",
+			    ui.run[i].target, ui.run[i].step,
+			    now - ui.run[i].since);
 	if (b->len > width)
 		tf_buf_setlen(b, width);
 }
@@ -113,8 +114,8 @@ static void draw_status(void)
 		return;
 	status_text(&b);
 	if (b.len) {
-		fprintf(stderr, "\r\033[K%s%s%s", ui.color ? "\033[1m" : "", b.buf,
-			ui.color ? "\033[0m" : "");
+		fprintf(stderr, "\r\033[K%s%s%s", ui.color ? "\033[1m" : "",
+			b.buf, ui.color ? "\033[0m" : "");
 		ui.shown = 1;
 	}
 	fflush(stderr);
@@ -175,8 +176,8 @@ void tf_ui_finish(int exit_code)
 		pthread_join(ui.thread, NULL);
 	ui.thread_on = 0;
 	if (ui.json)
-		tf_ui_event("done", "{s:i, s:f}", "exit", exit_code,
-			    "seconds", tf_ui_now());
+		tf_ui_event("done", "{s:i, s:f}", "exit", exit_code, "seconds",
+			    tf_ui_now());
 	for (i = 0; i < ui.nr_run; i++) {
 		free(ui.run[i].target);
 		free(ui.run[i].step);
@@ -249,11 +250,13 @@ void tf_ui_report(enum tf_level level, const char *file, int line, int col,
 		gha_annotate(level, file, line, col, msg);
 	if (ui.json && level <= TF_LEVEL_WARNING) {
 		if (file)
-			tf_ui_event(level == TF_LEVEL_ERROR ? "error" : "warning",
+			tf_ui_event(level == TF_LEVEL_ERROR ? "error"
+							    : "warning",
 				    "{s:s, s:s, s:i, s:i}", "message", msg,
 				    "file", file, "line", line, "col", col);
 		else
-			tf_ui_event(level == TF_LEVEL_ERROR ? "error" : "warning",
+			tf_ui_event(level == TF_LEVEL_ERROR ? "error"
+							    : "warning",
 				    "{s:s}", "message", msg);
 	}
 	draw_status();
@@ -285,8 +288,8 @@ void tf_ui_fetch_progress(const char *label, long long bytes)
 	pthread_mutex_unlock(&lock);
 }
 
-void tf_ui_source_fetched(const char *name, const char *url,
-			  const char *sha256, const char *path)
+void tf_ui_source_fetched(const char *name, const char *url, const char *sha256,
+			  const char *path)
 {
 	struct stat st;
 	long long size = stat(path, &st) == 0 ? (long long)st.st_size : -1;
@@ -303,8 +306,8 @@ void tf_ui_source_fetched(const char *name, const char *url,
 	if (downloaded && !ui.status)
 		info("source '%s': %lld bytes in %.1fs", name, size, secs);
 	if (ui.json)
-		tf_ui_event("source", "{s:s, s:s, s:s, s:I, s:b, s:f}", "name", name,
-			    "url", url, "sha256", sha256, "bytes", size,
+		tf_ui_event("source", "{s:s, s:s, s:s, s:I, s:b, s:f}", "name",
+			    name, "url", url, "sha256", sha256, "bytes", size,
 			    "cached", !downloaded, "seconds", secs);
 }
 
@@ -338,19 +341,21 @@ static void forget_running(const char *target, const char *step)
 	size_t i;
 
 	for (i = 0; i < ui.nr_run; i++)
-		if (!strcmp(ui.run[i].target, target) && !strcmp(ui.run[i].step, step))
+		if (!strcmp(ui.run[i].target, target) &&
+		    !strcmp(ui.run[i].step, step))
 			break;
 	if (i == ui.nr_run)
 		return;
 	free(ui.run[i].target);
 	free(ui.run[i].step);
-	memmove(&ui.run[i], &ui.run[i + 1], (ui.nr_run - i - 1) * sizeof(*ui.run));
+	memmove(&ui.run[i], &ui.run[i + 1],
+		(ui.nr_run - i - 1) * sizeof(*ui.run));
 	ui.nr_run--;
 }
 
 /* GitHub Actions: the step's log, folded. */
-static void gha_group(const char *target, const char *step,
-		      enum tf_ui_step how, double seconds, const char *log)
+static void gha_group(const char *target, const char *step, enum tf_ui_step how,
+		      double seconds, const char *log)
 {
 	struct tf_buf text = TF_BUF_INIT;
 
@@ -385,13 +390,17 @@ void tf_ui_step_finished(const char *target, const char *step,
 		gha_group(target, step, how, seconds, log);
 	if (ui.json)
 		tf_ui_event("step-finished", "{s:s, s:s, s:s, s:s, s:f}",
-			    "target", target, "step", step, "status", names[how],
-			    "cache", ran ? "miss" : how == TF_UI_STEP_SKIPPED ?
-			    "none" : "hit", "seconds", seconds);
+			    "target", target, "step", step, "status",
+			    names[how], "cache",
+			    ran                         ? "miss"
+			    : how == TF_UI_STEP_SKIPPED ? "none"
+							: "hit",
+			    "seconds", seconds);
 }
 
 void tf_ui_wheel_written(const char *path, const char *sha256)
 {
 	if (ui.json)
-		tf_ui_event("wheel", "{s:s, s:s}", "path", path, "sha256", sha256);
+		tf_ui_event("wheel", "{s:s, s:s}", "path", path, "sha256",
+			    sha256);
 }

@@ -60,8 +60,8 @@ void tf_ui_targets(const char *const *names, size_t nr);
 /* Bytes of a download so far (label: "source 'x'"). */
 void tf_ui_fetch_progress(const char *label, long long bytes);
 /* A source is in the cache (url already without credentials). */
-void tf_ui_source_fetched(const char *name, const char *url,
-			  const char *sha256, const char *path);
+void tf_ui_source_fetched(const char *name, const char *url, const char *sha256,
+			  const char *path);
 /* How many steps the build has in all. */
 void tf_ui_steps_total(size_t nr);
 void tf_ui_step_started(const char *target, const char *step,

@@ -19,7 +19,8 @@ double tf_ui_now(void)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+	return (double)(now.tv_sec - t0.tv_sec) +
+	       (now.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
 void tf_ui_event_open(void)
@@ -40,7 +41,9 @@ void tf_ui_event(const char *name, const char *fmt, ...)
 	if (!o)
 		BUG("event '%s': %s", name, err.text);
 	json_object_set_new(o, "event", json_string(name));
-	json_object_set_new(o, "t", json_real((double)(long long)(tf_ui_now() * 1000) / 1000));
+	json_object_set_new(
+		o, "t",
+		json_real((double)(long long)(tf_ui_now() * 1000) / 1000));
 	line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	if (!line)
 		BUG("event '%s' cannot be written", name);

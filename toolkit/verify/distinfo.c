@@ -175,8 +175,10 @@ static int check_dist_info(const struct verifier *v)
 		    same_version(dash + 1, n - name_len - 1, v->wn.version))
 			return 0;
 	}
-	return tf_verify_defect(v, d, "does not match the filename's name '%s' "
-				"and version '%s'", v->wn.name, v->wn.version);
+	return tf_verify_defect(v, d,
+				"does not match the filename's name '%s' "
+				"and version '%s'",
+				v->wn.name, v->wn.version);
 }
 
 /*
@@ -185,8 +187,8 @@ static int check_dist_info(const struct verifier *v)
  * Requires-Python (PEP 440), Requires-Dist (PEP 508), License-File (a
  * file under .dist-info/licenses, checked once RECORD is read).
  */
-static int check_field(struct verifier *v, const char *entry,
-		       const char *key, const char *val)
+static int check_field(struct verifier *v, const char *entry, const char *key,
+		       const char *val)
 {
 	struct tf_buf why = TF_BUF_INIT;
 	const char *what = NULL;
@@ -222,8 +224,9 @@ static int check_metadata(struct verifier *v)
 	}
 	while (next_header(&pos, &key, &val)) {
 		if (!strcasecmp(key, "Requires-Dist")) {
-			v->requires = tf_realloc(v->requires, (v->nr_requires + 1) *
-						 sizeof(*v->requires));
+			v->requires = tf_realloc(v->requires,
+						 (v->nr_requires + 1) *
+							 sizeof(*v->requires));
 			v->requires[v->nr_requires++] = val;
 		}
 		if (check_field(v, entry, key, val) < 0)
@@ -241,8 +244,10 @@ static int check_metadata(struct verifier *v)
 				 "Name '%s' does not match the filename's '%s'",
 				 name, v->wn.name);
 	else if (!same_version(version, strlen(version), v->wn.version))
-		tf_verify_defect(v, entry, "Version '%s' does not match the "
-				 "filename's '%s'", version, v->wn.version);
+		tf_verify_defect(v, entry,
+				 "Version '%s' does not match the "
+				 "filename's '%s'",
+				 version, v->wn.version);
 	else
 		ret = 0;
 out:
@@ -274,19 +279,24 @@ static void sort_unique(struct tf_strvec *sv)
 
 /* The first tag in only one of the sorted sets, as a defect. */
 static int compare_tags(const struct verifier *v, const char *entry,
-			const struct tf_strvec *got, const struct tf_strvec *want)
+			const struct tf_strvec *got,
+			const struct tf_strvec *want)
 {
 	size_t i = 0, j = 0;
 
 	while (i < got->nr || j < want->nr) {
-		int c = i == got->nr ? 1 : j == want->nr ? -1 :
-			strcmp(got->v[i], want->v[j]);
+		int c = i == got->nr    ? 1
+			: j == want->nr ? -1
+					: strcmp(got->v[i], want->v[j]);
 
 		if (c < 0)
-			return tf_verify_defect(v, entry, "Tag '%s' is not in "
-						"the filename", got->v[i]);
+			return tf_verify_defect(v, entry,
+						"Tag '%s' is not in "
+						"the filename",
+						got->v[i]);
 		if (c > 0)
-			return tf_verify_defect(v, entry, "no Tag line for "
+			return tf_verify_defect(v, entry,
+						"no Tag line for "
 						"'%s' from the filename",
 						want->v[j]);
 		i++;
@@ -378,16 +388,23 @@ int tf_verify_is_self(const struct verifier *v, const char *path)
  */
 static int is_hash_field(const char *s)
 {
-	static const struct { const char *prefix; size_t digits; } algos[] = {
-		{ "sha256=", 43 }, { "sha384=", 64 }, { "sha512=", 86 },
+	static const struct {
+		const char *prefix;
+		size_t digits;
+	} algos[] = {
+		{ "sha256=", 43 },
+		{ "sha384=", 64 },
+		{ "sha512=", 86 },
 	};
 	size_t i, n;
 
 	for (i = 0; i < sizeof(algos) / sizeof(*algos); i++) {
 		if (strncmp(s, algos[i].prefix, 7))
 			continue;
-		n = strspn(s + 7, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			   "0123456789-_");
+		n = strspn(
+			s + 7,
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			"0123456789-_");
 		return n == algos[i].digits &&
 		       (!s[7 + n] || !strcmp(s + 7 + n, "=") ||
 			!strcmp(s + 7 + n, "=="));
@@ -405,20 +422,24 @@ static int check_row(const struct verifier *v, const char *entry,
 					row->line);
 	if (tf_verify_is_self(v, row->path)) {
 		if (*row->hash || *row->size)
-			return tf_verify_defect(v, entry, "line %zu: RECORD's "
+			return tf_verify_defect(v, entry,
+						"line %zu: RECORD's "
 						"own line must have no hash "
-						"and no size", row->line);
+						"and no size",
+						row->line);
 		return 0;
 	}
 	if (*row->hash && !is_hash_field(row->hash))
-		return tf_verify_defect(v, entry, "line %zu: hash of '%s' is "
+		return tf_verify_defect(v, entry,
+					"line %zu: hash of '%s' is "
 					"not sha256=<urlsafe base64> (or "
-					"sha384, sha512)", row->line,
-					row->path);
+					"sha384, sha512)",
+					row->line, row->path);
 	if (row->size[digits] || digits > 18)
-		return tf_verify_defect(v, entry, "line %zu: size '%s' of '%s' "
-					"is not a number", row->line, row->size,
-					row->path);
+		return tf_verify_defect(v, entry,
+					"line %zu: size '%s' of '%s' "
+					"is not a number",
+					row->line, row->size, row->path);
 	return 0;
 }
 
@@ -430,8 +451,8 @@ static int parse_record(struct verifier *v, const char *entry)
 	int got;
 
 	/* One row a line at most: sized once, not doubled. */
-	for (p = v->record.buf; (p = memchr(p, '\n', v->record.len -
-					      (size_t)(p - v->record.buf)));
+	for (p = v->record.buf;
+	     (p = memchr(p, '\n', v->record.len - (size_t)(p - v->record.buf)));
 	     p++)
 		alloc++;
 	v->rows = tf_calloc(alloc, sizeof(*v->rows));
@@ -453,8 +474,10 @@ static int parse_record(struct verifier *v, const char *entry)
 			return -1;
 	}
 	if (got < 0)
-		return tf_verify_defect(v, entry, "line %zu: not three CSV "
-					"fields (path,hash,size)", r.row_line);
+		return tf_verify_defect(v, entry,
+					"line %zu: not three CSV "
+					"fields (path,hash,size)",
+					r.row_line);
 	return 0;
 }
 
@@ -544,7 +567,8 @@ static int check_license_files(const struct verifier *v)
 					v->license_files.v[i]);
 
 		if (!tf_verify_find_row(v, path))
-			ret = tf_verify_defect(v, entry, "License-File '%s' is "
+			ret = tf_verify_defect(v, entry,
+					       "License-File '%s' is "
 					       "not in the wheel at '%s'",
 					       v->license_files.v[i], path);
 		free(path);
@@ -573,7 +597,8 @@ static int libs_rules(struct verifier *v)
 		const struct tf_lib *l = &v->libs.v[i];
 
 		if (l->kind == TF_LIB_VENDOR && !tf_verify_find_row(v, l->file))
-			ret = tf_verify_defect(v, entry, "vendored '%s' is not "
+			ret = tf_verify_defect(v, entry,
+					       "vendored '%s' is not "
 					       "in the wheel at '%s'",
 					       l->soname, l->file);
 		else if (l->kind == TF_LIB_VENDOR)
@@ -584,8 +609,8 @@ static int libs_rules(struct verifier *v)
 				v->path, l->soname, l->from);
 		else if (l->kind == TF_LIB_PROVIDED)
 			verbose("%s: '%s' provided by '%s' at run time, on "
-				"RUNPATH '%s'", v->path, l->soname, l->from,
-				l->runpath);
+				"RUNPATH '%s'",
+				v->path, l->soname, l->from, l->runpath);
 		else
 			verbose("%s: '%s' left to the system (allow-needed)",
 				v->path, l->soname);
@@ -626,8 +651,8 @@ static int check_extensions(const struct verifier *v)
 	int ret = 0;
 
 	for (i = 0; !ret && i < v->nr_rows; i++)
-		if (tf_pytag_check_entry(v->rows[i].path, v->wn.python, v->wn.abi,
-					 v->wn.platform, &why) < 0)
+		if (tf_pytag_check_entry(v->rows[i].path, v->wn.python,
+					 v->wn.abi, v->wn.platform, &why) < 0)
 			ret = tf_verify_defect(v, v->rows[i].path, "%s",
 					       why.buf);
 	tf_buf_release(&why);

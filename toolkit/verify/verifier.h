@@ -29,33 +29,37 @@ struct verifier {
 	struct tf_buf wheel;     /* WHEEL (capped) */
 	struct tf_buf record;    /* RECORD (capped), parsed in place */
 	int have_metadata, have_wheel, have_record; /* found in pass 1 */
-	struct record_row *rows; /* owned; sorted by path */
+	struct record_row *rows;                    /* owned; sorted by path */
 	size_t nr_rows;
 	struct tf_elf_rules elf; /* what ELF entries must satisfy, from the tag */
 	const char **entries;    /* owned array of borrowed RECORD paths */
-	struct tf_buf isa_text;  /* .dist-info/tfbuild-isa (capped), parsed in place */
+	struct tf_buf
+		isa_text; /* .dist-info/tfbuild-isa (capped), parsed in place */
 	int have_isa;
 	struct tf_isa_policy isa; /* its declarations, pointing into isa_text */
-	const char **isa_globs;  /* owned array behind isa.dispatch */
+	const char **isa_globs;   /* owned array behind isa.dispatch */
 	struct tf_buf libs_text; /* .dist-info/tfbuild/libraries.json (capped) */
 	int have_libs;
 	struct tf_libs_record libs; /* its decisions */
-	const char **requires;   /* owned array of Requires-Dist values,
+	const char **requires;      /* owned array of Requires-Dist values,
 				    pointing into metadata */
 	size_t nr_requires;
 	struct tf_strvec license_files; /* METADATA's License-File values */
-	int conventions;         /* 1: an entry a convention is about */
-	int packed;              /* 1: just written by this process, whose
+	int conventions;                /* 1: an entry a convention is about */
+	int packed; /* 1: just written by this process, whose
 				    packer computed every entry's digest from
 				    its source bytes: entries are not inflated
 				    again (tf_verify_wheel_packed) */
 };
 
 #define VERIFIER_INIT                                                      \
-	{ NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT,  \
-	  TF_BUF_INIT, 0, 0, 0, NULL, 0, TF_ELF_RULES_INIT, NULL,           \
-	  TF_BUF_INIT, 0, TF_ISA_POLICY_INIT, NULL,                  \
-	  TF_BUF_INIT, 0, TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0 }
+	{                                                                  \
+		NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT,        \
+			TF_BUF_INIT, TF_BUF_INIT, 0, 0, 0, NULL, 0,        \
+			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,           \
+			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,          \
+			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0 \
+	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
 int tf_verify_defect(const struct verifier *v, const char *entry,

@@ -103,9 +103,11 @@ static struct tf_wheel_reader *open_wheel(const struct verifier *v)
 	 * central directory (9 MB at 63,000 entries) on top of RECORD and
 	 * its rows, the peak RSS of a recipe run.
 	 */
-	r = tf_wheel_open(v->path, (v->packed ? TF_WHEEL_STREAMABLE :
-				    TF_WHEEL_SEEKABLE) | TF_WHEEL_UTF8, CHUNK,
-			  &why);
+	r = tf_wheel_open(
+		v->path,
+		(v->packed ? TF_WHEEL_STREAMABLE : TF_WHEEL_SEEKABLE) |
+			TF_WHEEL_UTF8,
+		CHUNK, &why);
 	if (!r)
 		tf_verify_defect(v, NULL, "cannot read the zip archive: %s",
 				 why.buf);
@@ -120,7 +122,8 @@ static int check_entry_name(const struct verifier *v, const char *name,
 	int safe;
 
 	if (!name || !*name)
-		return tf_verify_defect(v, NULL, "an entry has an empty or "
+		return tf_verify_defect(v, NULL,
+					"an entry has an empty or "
 					"unreadable name");
 	if (name[0] == '/')
 		return tf_verify_defect(v, name, "absolute entry name");
@@ -143,7 +146,8 @@ static int check_entry_name(const struct verifier *v, const char *name,
 static int note_dist_info(struct verifier *v, const char *name)
 {
 	const char *slash = strchr(name, '/');
-	size_t n = slash ? (size_t)(slash - name) : 0, sl = strlen(".dist-info");
+	size_t n = slash ? (size_t)(slash - name) : 0,
+	       sl = strlen(".dist-info");
 
 	if (n <= sl || strncmp(name + n - sl, ".dist-info", sl))
 		return 0;
@@ -153,9 +157,10 @@ static int note_dist_info(struct verifier *v, const char *name)
 	}
 	if (v->distinfo.len == n && !strncmp(v->distinfo.buf, name, n))
 		return 0;
-	return tf_verify_defect(v, NULL, "more than one .dist-info directory: "
-				"'%s' and '%.*s'", v->distinfo.buf, (int)n,
-				name);
+	return tf_verify_defect(v, NULL,
+				"more than one .dist-info directory: "
+				"'%s' and '%.*s'",
+				v->distinfo.buf, (int)n, name);
 }
 
 /* Read the current entry into b, keeping at most cap bytes. */
@@ -232,15 +237,19 @@ static int same_central(const struct verifier *v, struct tf_zip_names *cd,
 					"not the last entry of the archive");
 	name = tf_zip_names_next(cd, &bad);
 	if (bad)
-		return tf_verify_defect(v, NULL, "the zip archive's central "
+		return tf_verify_defect(v, NULL,
+					"the zip archive's central "
 					"directory cannot be read");
 	if (!name)
-		return tf_verify_defect(v, local, "in the local headers but "
+		return tf_verify_defect(v, local,
+					"in the local headers but "
 					"not in the central directory");
 	if (!local || strcmp(name, local))
-		return tf_verify_defect(v, local, "the central directory names "
+		return tf_verify_defect(v, local,
+					"the central directory names "
 					"the entry '%s' that the local header "
-					"calls '%s'", name, local ? local : "");
+					"calls '%s'",
+					name, local ? local : "");
 	return 0;
 }
 
@@ -253,10 +262,12 @@ static int central_ends(const struct verifier *v, struct tf_zip_names *cd)
 		return 0;
 	name = tf_zip_names_next(cd, &bad);
 	if (bad)
-		return tf_verify_defect(v, NULL, "the zip archive's central "
+		return tf_verify_defect(v, NULL,
+					"the zip archive's central "
 					"directory cannot be read");
 	if (name)
-		return tf_verify_defect(v, name, "in the central directory but "
+		return tf_verify_defect(v, name,
+					"in the central directory but "
 					"not in the local headers");
 	return 0;
 }
@@ -327,9 +338,9 @@ static int is_signature(const struct verifier *v, const char *path)
  * libelf can check it; fd is -1 until the entry shows the ELF magic.
  */
 struct elf_copy {
-	int fd;          /* owned, or -1 */
-	char path[64];   /* the temporary file */
-	int failed;      /* a write failed: the entry cannot be checked */
+	int fd;        /* owned, or -1 */
+	char path[64]; /* the temporary file */
+	int failed;    /* a write failed: the entry cannot be checked */
 };
 
 static void elf_copy_chunk(struct elf_copy *c, const char *chunk, size_t n,
@@ -354,19 +365,22 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 	int ret = 0;
 
 	if (c->fd < 0)
-		return c->failed && ok ?
-		       tf_verify_defect(v, name, "cannot copy it to check it "
-					"as ELF: %s", strerror(errno)) : 0;
+		return c->failed && ok
+			       ? tf_verify_defect(v, name,
+						  "cannot copy it to check it "
+						  "as ELF: %s",
+						  strerror(errno))
+			       : 0;
 	close(c->fd);
 	if (ok && c->failed)
 		ret = tf_verify_defect(v, name,
 				       "cannot copy it to check it as ELF: %s",
 				       strerror(errno));
 	else if (ok && tf_elf_verify_file(c->path, name, &v->elf) ==
-		       TF_ELF_VERIFY_FAILED)
+			       TF_ELF_VERIFY_FAILED)
 		ret = -1;
 	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
-		       TF_ISA_AUDIT_FAILED)
+			       TF_ISA_AUDIT_FAILED)
 		ret = -1;
 	unlink(c->path);
 	c->fd = -1;
@@ -422,7 +436,7 @@ static int compare_row(const struct verifier *v, const char *name,
 					size, row->size);
 	if (strncmp(row->hash + 7, b64, strlen(b64)) ||
 	    strspn(row->hash + 7 + strlen(b64), "=") !=
-	    strlen(row->hash + 7 + strlen(b64)))
+		    strlen(row->hash + 7 + strlen(b64)))
 		return tf_verify_defect(v, name, "%.6s does not match RECORD",
 					row->hash);
 	return 0;
@@ -469,9 +483,10 @@ static int check_entry(struct verifier *v, struct tf_wheel_reader *r,
 			return tf_verify_defect(v, name,
 						"has no hash in RECORD");
 		if (!*row->size || size != atoll(row->size))
-			return tf_verify_defect(v, name, "size %lld does not "
-						"match RECORD (%s)", size,
-						row->size);
+			return tf_verify_defect(v, name,
+						"size %lld does not "
+						"match RECORD (%s)",
+						size, row->size);
 		return 0;
 	}
 	if (hash_entry(v, r, name, row, b64, &size) < 0)

@@ -50,15 +50,18 @@ int tf_verify_wheel_packed(const char *path);
  * is unquoted and NUL-terminated.
  */
 struct tf_record_reader {
-	char *pos;       /* borrowed; next byte, in the caller's NUL-ended buffer */
-	size_t line;     /* the line the next row starts on, from 1 */
+	char *pos;   /* borrowed; next byte, in the caller's NUL-ended buffer */
+	size_t line; /* the line the next row starts on, from 1 */
 	size_t row_line; /* the line the row last returned started on */
 	char *path;      /* the last row's fields, pointing into the buffer */
 	char *hash;
 	char *size;
 };
 
-#define TF_RECORD_READER_INIT(buf) { (buf), 1, 0, NULL, NULL, NULL }
+#define TF_RECORD_READER_INIT(buf)            \
+	{                                     \
+		(buf), 1, 0, NULL, NULL, NULL \
+	}
 
 /*
  * Read the next row. Returns 1 with path, hash and size set, 0 at the

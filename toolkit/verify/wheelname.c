@@ -27,12 +27,13 @@ static int check_name_parts(const struct tf_wheel_name *wn, struct tf_buf *why)
 
 	if (!tf_pyname_is_valid(wn->name))
 		return tf_why(why, "'%s' is not a valid distribution name",
-			       wn->name);
+			      wn->name);
 	bad = tf_pep440_normalize(wn->version, &v) < 0;
 	tf_buf_release(&v);
 	if (bad)
-		return tf_why(why, "version '%s' is not a valid PEP 440 version",
-			       wn->version);
+		return tf_why(why,
+			      "version '%s' is not a valid PEP 440 version",
+			      wn->version);
 	/* A build tag starts with a digit (binary distribution format). */
 	if (wn->build && (wn->build[0] < '0' || wn->build[0] > '9' ||
 			  !tf_wheel_tag_is_valid(wn->build)))
@@ -41,7 +42,7 @@ static int check_name_parts(const struct tf_wheel_name *wn, struct tf_buf *why)
 	    !tf_wheel_tag_is_valid(wn->abi) ||
 	    !tf_wheel_tag_is_valid(wn->platform))
 		return tf_why(why, "tags '%s-%s-%s' are not valid", wn->python,
-			       wn->abi, wn->platform);
+			      wn->abi, wn->platform);
 	return 0;
 }
 
@@ -81,7 +82,7 @@ int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
 	if (nr < 0) {
 		free(stem);
 		return tf_why(why, "filename is not NAME-VERSION[-BUILD]-"
-			       "PYTHON-ABI-PLATFORM.whl");
+				   "PYTHON-ABI-PLATFORM.whl");
 	}
 	wn->name = tf_strdup(parts[0]);
 	wn->version = tf_strdup(parts[1]);

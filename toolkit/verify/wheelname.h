@@ -15,7 +15,10 @@ struct tf_wheel_name {
 	char *platform; /* owned */
 };
 
-#define TF_WHEEL_NAME_INIT { NULL, NULL, NULL, NULL, NULL, NULL }
+#define TF_WHEEL_NAME_INIT                         \
+	{                                          \
+		NULL, NULL, NULL, NULL, NULL, NULL \
+	}
 
 /*
  * Parse a wheel's filename (a directory part is ignored) and check that

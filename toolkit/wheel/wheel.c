@@ -32,28 +32,30 @@
 #define DEFAULT_LEVEL 6
 
 struct packer {
-	const struct tf_wheel_spec *w; /* borrowed */
-	struct tf_zipout *z;           /* owned; the zip being written */
-	struct tf_buf version;         /* normalized version */
-	struct tf_buf distinfo;        /* "name-version.dist-info" */
-	struct tf_spool record;        /* RECORD's lines so far, in a
+	const struct tf_wheel_spec *w;      /* borrowed */
+	struct tf_zipout *z;                /* owned; the zip being written */
+	struct tf_buf version;              /* normalized version */
+	struct tf_buf distinfo;             /* "name-version.dist-info" */
+	struct tf_spool record;             /* RECORD's lines so far, in a
 					  temporary file (not memory: 6 MB
 					  at 63,000 files) */
-	struct tf_buf line;            /* one RECORD line being made */
-	time_t mtime;                  /* the time of every entry */
+	struct tf_buf line;                 /* one RECORD line being made */
+	time_t mtime;                       /* the time of every entry */
 	const struct tf_wheel_file **files; /* owned array; in entry order */
 	const struct tf_wheel_entry_point **eps; /* owned array; sorted */
-	int record_done;               /* RECORD itself is being written */
+	int record_done; /* RECORD itself is being written */
 	/* With w->on_file: the stats of files[] opened but not yet reported
 	   (zipout reports entries in order, a few blocks behind), a ring. */
-	struct stat *pending;          /* owned */
+	struct stat *pending; /* owned */
 	size_t pending_head, nr_pending, pending_alloc;
 	size_t nr_opened, nr_reported; /* of files[] */
 };
 
 #define PACKER_INIT                                                        \
-	{ NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_SPOOL_INIT, TF_BUF_INIT, \
-	  0, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0 }
+	{                                                                  \
+		NULL, NULL, TF_BUF_INIT, TF_BUF_INIT, TF_SPOOL_INIT,       \
+			TF_BUF_INIT, 0, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0 \
+	}
 
 static void packer_release(struct packer *p)
 {
@@ -133,12 +135,14 @@ static int check_fields(const struct tf_wheel_spec *w)
 	if (w->compression_level < -1 || w->compression_level > 9)
 		return error("wheel '%s': compression level %d is not 0-9",
 			     w->name, w->compression_level);
-	bad = tf_wheel_line_check(w->summary, &why) ?
-		error("wheel '%s': summary %s", w->name, why.buf) :
-	      tf_wheel_line_check(w->license, &why) ?
-		error("wheel '%s': license %s", w->name, why.buf) :
-	      tf_wheel_line_check(w->requires_python, &why) ?
-		error("wheel '%s': requires-python %s", w->name, why.buf) : 0;
+	bad = tf_wheel_line_check(w->summary, &why)
+		      ? error("wheel '%s': summary %s", w->name, why.buf)
+	      : tf_wheel_line_check(w->license, &why)
+		      ? error("wheel '%s': license %s", w->name, why.buf)
+	      : tf_wheel_line_check(w->requires_python, &why)
+		      ? error("wheel '%s': requires-python %s", w->name,
+			      why.buf)
+		      : 0;
 	tf_buf_release(&why);
 	if (bad)
 		return -1;
@@ -148,7 +152,8 @@ static int check_fields(const struct tf_wheel_spec *w)
 	for (r = w->requires_dist; r && *r; r++)
 		if (!**r || has_line_break(*r))
 			return error("wheel '%s': requirement '%s' is empty or "
-				     "contains a line break", w->name, *r);
+				     "contains a line break",
+				     w->name, *r);
 	return 0;
 }
 
@@ -166,7 +171,8 @@ static int check_names(const struct tf_wheel_spec *w)
 	tf_buf_release(&v);
 	if (bad)
 		return error("wheel '%s': version '%s' is not a valid PEP 440 "
-			     "version", w->name, w->version ? w->version : "");
+			     "version",
+			     w->name, w->version ? w->version : "");
 	for (i = 0; i < 3; i++)
 		if (!tags[i] || !tf_wheel_tag_is_valid(tags[i]))
 			return error("wheel '%s': %s tag '%s' is not valid",
@@ -205,7 +211,8 @@ static int in_dist_info(const char *path)
 {
 	size_t n = strcspn(path, "/"), suffix = strlen(".dist-info");
 
-	return n >= suffix && !strncasecmp(path + n - suffix, ".dist-info", suffix);
+	return n >= suffix &&
+	       !strncasecmp(path + n - suffix, ".dist-info", suffix);
 }
 
 int tf_wheel_dst_check(const char *dst, struct tf_buf *why)
@@ -213,7 +220,8 @@ int tf_wheel_dst_check(const char *dst, struct tf_buf *why)
 	if (!is_plain_relative(dst))
 		tf_buf_addstr(why, "is not a safe relative path");
 	else if (!is_plain_ascii(dst))
-		tf_buf_addstr(why, "has a backslash, control or non-ASCII character");
+		tf_buf_addstr(
+			why, "has a backslash, control or non-ASCII character");
 	else if (in_dist_info(dst))
 		tf_buf_addstr(why, "is inside a .dist-info directory");
 	else
@@ -311,10 +319,13 @@ int tf_wheel_entry_point_check(const struct tf_wheel_entry_point *e,
 		tf_buf_addf(why, "entry point group '%s' is not valid", g);
 	else if (!len || n[0] == '[' || n[0] == ' ' || n[len - 1] == ' ' ||
 		 strpbrk(n, "=\r\n"))
-		tf_buf_addf(why, "entry point name '%s' in '%s' is not valid", n, g);
+		tf_buf_addf(why, "entry point name '%s' in '%s' is not valid",
+			    n, g);
 	else if (!is_object_ref(v))
-		tf_buf_addf(why, "entry point '%s' in '%s': '%s' is not a valid "
-			    "object reference", n, g, v);
+		tf_buf_addf(why,
+			    "entry point '%s' in '%s': '%s' is not a valid "
+			    "object reference",
+			    n, g, v);
 	else
 		return 0;
 	return -1;
@@ -342,8 +353,8 @@ static int cmp_entry_points(const void *a, const void *b)
 }
 
 /* Entry points sorted by group, then name; NULL if one is bad. */
-static const struct tf_wheel_entry_point **
-sorted_entry_points(const struct tf_wheel_spec *w)
+static const struct tf_wheel_entry_point **sorted_entry_points(
+	const struct tf_wheel_spec *w)
 {
 	size_t i, n = w->nr_entry_points;
 	const struct tf_wheel_entry_point **v = tf_calloc(n + 1, sizeof(*v));
@@ -357,7 +368,8 @@ sorted_entry_points(const struct tf_wheel_spec *w)
 	for (i = 1; i < n; i++) {
 		if (!cmp_entry_points(&v[i - 1], &v[i])) {
 			error("wheel '%s': entry point '%s' in '%s' is defined "
-			      "twice", w->name, v[i]->name, v[i]->group);
+			      "twice",
+			      w->name, v[i]->name, v[i]->group);
 			goto fail;
 		}
 	}
@@ -369,8 +381,7 @@ fail:
 
 /* --- the generated .dist-info files --- */
 
-static void add_list(struct tf_buf *out, const char *key,
-		     const char *const *v)
+static void add_list(struct tf_buf *out, const char *key, const char *const *v)
 {
 	for (; v && *v; v++)
 		tf_buf_addf(out, "%s: %s\n", key, *v);
@@ -415,11 +426,14 @@ static void build_wheel_file(const struct packer *p, struct tf_buf *out)
 {
 	const struct tf_wheel_spec *w = p->w;
 	struct tf_strvec tags = TF_STRVEC_INIT;
-	int pure = !strcmp(w->platform_tag, "any") && !strcmp(w->abi_tag, "none");
+	int pure =
+		!strcmp(w->platform_tag, "any") && !strcmp(w->abi_tag, "none");
 	size_t i;
 
-	tf_buf_addf(out, "Wheel-Version: 1.0\nGenerator: tfbuild %s\n"
-		    "Root-Is-Purelib: %s\n", TF_VERSION, pure ? "true" : "false");
+	tf_buf_addf(out,
+		    "Wheel-Version: 1.0\nGenerator: tfbuild %s\n"
+		    "Root-Is-Purelib: %s\n",
+		    TF_VERSION, pure ? "true" : "false");
 	if (tf_wheel_tags_expand(w->python_tag, w->abi_tag, w->platform_tag,
 				 &tags) < 0)
 		BUG("tags were validated");
@@ -428,14 +442,15 @@ static void build_wheel_file(const struct packer *p, struct tf_buf *out)
 	tf_strvec_release(&tags);
 }
 
-static void build_entry_points(const struct tf_wheel_entry_point **v,
-			       size_t n, struct tf_buf *out)
+static void build_entry_points(const struct tf_wheel_entry_point **v, size_t n,
+			       struct tf_buf *out)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (!i || strcmp(v[i - 1]->group, v[i]->group))
-			tf_buf_addf(out, "%s[%s]\n", i ? "\n" : "", v[i]->group);
+			tf_buf_addf(out, "%s[%s]\n", i ? "\n" : "",
+				    v[i]->group);
 		tf_buf_addf(out, "%s = %s\n", v[i]->name, v[i]->value);
 	}
 	if (n)
@@ -482,7 +497,8 @@ static void pending_push(struct packer *p, const struct stat *st)
 		p->pending = v;
 		p->pending_head = 0;
 	}
-	p->pending[(p->pending_head + p->nr_pending++) % p->pending_alloc] = *st;
+	p->pending[(p->pending_head + p->nr_pending++) % p->pending_alloc] =
+		*st;
 }
 
 /* zipout reported the next of files[]: tell the caller what was read. */
@@ -596,7 +612,9 @@ static int add_meta(struct packer *p, const char *name, const struct tf_buf *b)
 {
 	char *path = tf_xstrfmt("%s/%s", p->distinfo.buf, name);
 	int ret = put_header(p, path, (long long)b->len, 0) < 0 ||
-		  put_data(p, path, b->buf, b->len) < 0 ? -1 : 0;
+				  put_data(p, path, b->buf, b->len) < 0
+			  ? -1
+			  : 0;
 
 	free(path);
 	return ret;
@@ -626,12 +644,14 @@ static int add_meta_files(struct packer *p)
 		char *dst = tf_xstrfmt("%s/%s", p->distinfo.buf, v[i].dst);
 
 		if (!tf_path_is_safe_relative(v[i].dst) ||
-		    !strcmp(v[i].dst, "RECORD") || !strcmp(v[i].dst, "METADATA") ||
+		    !strcmp(v[i].dst, "RECORD") ||
+		    !strcmp(v[i].dst, "METADATA") ||
 		    !strcmp(v[i].dst, "WHEEL") ||
 		    !strcmp(v[i].dst, "entry_points.txt") ||
 		    (i && !strcmp(v[i].dst, v[i - 1].dst)))
-			ret = error("wheel '%s': '%s' cannot go into .dist-info",
-				    w->name, v[i].dst);
+			ret = error(
+				"wheel '%s': '%s' cannot go into .dist-info",
+				w->name, v[i].dst);
 		f.dst = dst;
 		if (!ret)
 			ret = add_file(p, &f);
@@ -669,8 +689,10 @@ static int add_record(struct packer *p)
 			break;
 		n = tf_spool_read(&p->record, buf, room);
 		if (n < 0) {
-			error_errno("wheel '%s': cannot read RECORD's temporary "
-				    "file", p->w->name);
+			error_errno(
+				"wheel '%s': cannot read RECORD's temporary "
+				"file",
+				p->w->name);
 			goto out;
 		}
 		if (!n)
@@ -681,7 +703,8 @@ static int add_record(struct packer *p)
 	}
 	if (total != size)
 		error("wheel '%s': RECORD's temporary file has %lld bytes, "
-		      "not %lld", p->w->name, total, size);
+		      "not %lld",
+		      p->w->name, total, size);
 	else if (tf_zipout_end(p->z) < 0)
 		zip_error(p, path);
 	else
@@ -831,14 +854,16 @@ int tf_wheel_pack(const struct tf_wheel_spec *w, const char *out_dir,
 	tmp = tf_xstrfmt("%s/.%s.XXXXXX", out_dir, name.buf);
 	fd = tf_signals_mkstemp(tmp, 0);
 	if (fd < 0) {
-		error_errno("wheel '%s': cannot create a temporary file in '%s'",
-			    w->name, out_dir);
+		error_errno(
+			"wheel '%s': cannot create a temporary file in '%s'",
+			w->name, out_dir);
 		goto out;
 	}
 	/* RECORD's lines wait in a file beside the wheel, not in memory. */
 	if (tf_spool_open(&p.record, out_dir) < 0) {
 		error_errno("wheel '%s': cannot create a temporary file for "
-			    "RECORD in '%s'", w->name, out_dir);
+			    "RECORD in '%s'",
+			    w->name, out_dir);
 		ret = -1;
 	} else {
 		ret = write_zip(&p, tmp);

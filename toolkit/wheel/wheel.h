@@ -34,28 +34,29 @@ struct tf_wheel_entry_point {
 };
 
 struct tf_wheel_spec {
-	const char *name;            /* distribution name as written */
-	const char *version;         /* PEP 440, normalized by the writer */
-	const char *python_tag;      /* "py3", "cp38", "py2.py3" */
-	const char *abi_tag;         /* "none", "abi3" */
-	const char *platform_tag;    /* "any", "linux_x86_64", "manylinux_2_17_x86_64" */
-	const char *summary;         /* may be NULL */
-	const char *license;         /* SPDX expression, may be NULL */
-	const char *requires_python; /* may be NULL */
-	const char *home_page;       /* may be NULL */
+	const char *name;       /* distribution name as written */
+	const char *version;    /* PEP 440, normalized by the writer */
+	const char *python_tag; /* "py3", "cp38", "py2.py3" */
+	const char *abi_tag;    /* "none", "abi3" */
+	const char *
+		platform_tag; /* "any", "linux_x86_64", "manylinux_2_17_x86_64" */
+	const char *summary;              /* may be NULL */
+	const char *license;              /* SPDX expression, may be NULL */
+	const char *requires_python;      /* may be NULL */
+	const char *home_page;            /* may be NULL */
 	const char *const *requires_dist; /* NULL-terminated, may be NULL */
 	const struct tf_wheel_entry_point *entry_points;
 	size_t nr_entry_points;
 	const struct tf_wheel_file *files;
 	size_t nr_files;
-	const char *description;     /* the readme's text (METADATA's body),
+	const char *description; /* the readme's text (METADATA's body),
 					may be NULL */
-	const char *description_content_type; /* may be NULL */
-	const char *keywords;        /* "a,b,c", may be NULL */
+	const char *description_content_type;      /* may be NULL */
+	const char *keywords;                      /* "a,b,c", may be NULL */
 	const char *author, *author_email;         /* may be NULL */
 	const char *maintainer, *maintainer_email; /* may be NULL */
-	const char *const *classifiers;  /* NULL-terminated, may be NULL */
-	const char *const *project_urls; /* "Label, URL"; NULL-terminated,
+	const char *const *classifiers;   /* NULL-terminated, may be NULL */
+	const char *const *project_urls;  /* "Label, URL"; NULL-terminated,
 					    may be NULL */
 	const char *const *license_files; /* License-File values, relative to
 					     .dist-info/licenses (the files are

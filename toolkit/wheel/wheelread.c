@@ -10,9 +10,9 @@
 #include "base/base.h"
 
 struct tf_wheel_reader {
-	struct archive *a;         /* owned */
-	int utf8;                  /* TF_WHEEL_UTF8 */
-	struct tf_wheel_member m;  /* the current member; name borrowed
+	struct archive *a;        /* owned */
+	int utf8;                 /* TF_WHEEL_UTF8 */
+	struct tf_wheel_member m; /* the current member; name borrowed
 				      from libarchive's entry */
 };
 
@@ -174,14 +174,15 @@ static int hash_data(struct tf_wheel_reader *r, struct tf_wheel_entry *e,
 int tf_wheel_list(const char *path, struct tf_wheel_listing *out)
 {
 	struct tf_buf why = TF_BUF_INIT;
-	struct tf_wheel_reader *r = tf_wheel_open(path, TF_WHEEL_SEEKABLE |
-						  TF_WHEEL_UTF8, 65536, &why);
+	struct tf_wheel_reader *r = tf_wheel_open(
+		path, TF_WHEEL_SEEKABLE | TF_WHEEL_UTF8, 65536, &why);
 	const struct tf_wheel_member *m;
 	enum tf_wheel_step step;
 	int ret = 0;
 
 	if (!r) {
-		ret = error("%s: cannot read the zip archive: %s", path, why.buf);
+		ret = error("%s: cannot read the zip archive: %s", path,
+			    why.buf);
 		tf_buf_release(&why);
 		return ret;
 	}

@@ -38,13 +38,13 @@ enum tf_wheel_type {
 
 /* The member tf_wheel_next() stepped to; borrowed until the next step. */
 struct tf_wheel_member {
-	const char *name;       /* as stored, as libarchive gives it (UTF-8
+	const char *name; /* as stored, as libarchive gives it (UTF-8
 				   first with TF_WHEEL_UTF8); NULL if none */
 	enum tf_wheel_type type;
-	int size_known;         /* 1 if its header gives the size */
-	long long size;         /* uncompressed bytes its header declares */
-	unsigned mode;          /* permission bits (07777) */
-	long long mtime;        /* seconds since the epoch, as libarchive
+	int size_known;  /* 1 if its header gives the size */
+	long long size;  /* uncompressed bytes its header declares */
+	unsigned mode;   /* permission bits (07777) */
+	long long mtime; /* seconds since the epoch, as libarchive
 				   decodes it */
 };
 
@@ -88,10 +88,10 @@ void tf_wheel_close(struct tf_wheel_reader *r);
 
 /* A wheel's entries as they are stored, for `tfbuild diff`. */
 struct tf_wheel_entry {
-	char *name;         /* owned: as stored */
-	long long size;     /* uncompressed bytes */
-	unsigned mode;      /* permission bits (07777) */
-	long long mtime;    /* seconds since the epoch, as libarchive decodes it */
+	char *name;      /* owned: as stored */
+	long long size;  /* uncompressed bytes */
+	unsigned mode;   /* permission bits (07777) */
+	long long mtime; /* seconds since the epoch, as libarchive decodes it */
 	char sha256[TF_SHA256_HEX_LEN + 1]; /* of the content */
 };
 
@@ -100,7 +100,10 @@ struct tf_wheel_listing {
 	size_t nr, alloc;
 };
 
-#define TF_WHEEL_LISTING_INIT { NULL, 0, 0 }
+#define TF_WHEEL_LISTING_INIT \
+	{                     \
+		NULL, 0, 0    \
+	}
 
 /*
  * List every entry of the zip at path (central directory order): names,

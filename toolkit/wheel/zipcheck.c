@@ -20,14 +20,14 @@
  */
 struct lister {
 	struct tf_wheel_reader *r; /* owned; NULL if it cannot be opened */
-	int seekable;       /* the central directory's reader, or the
+	int seekable;              /* the central directory's reader, or the
 			       local headers' */
-	int state;          /* 0: at an entry, 1: at the end, -1: failed */
-	const char *name;   /* borrowed from r: the entry's, "" if none */
-	char size[32];      /* its size in decimal, "?" when not known */
-	long long n;        /* the size */
-	size_t nr;          /* entries read */
-	struct tf_buf why;  /* why it failed */
+	int state;         /* 0: at an entry, 1: at the end, -1: failed */
+	const char *name;  /* borrowed from r: the entry's, "" if none */
+	char size[32];     /* its size in decimal, "?" when not known */
+	long long n;       /* the size */
+	size_t nr;         /* entries read */
+	struct tf_buf why; /* why it failed */
 };
 
 static int end_record(const char *path, struct tf_buf *why)
@@ -46,7 +46,9 @@ static int end_record(const char *path, struct tf_buf *why)
 	ok = pread(fd, e, sizeof(e), st.st_size - 22) == (ssize_t)sizeof(e);
 	close(fd);
 	if (!ok || memcmp(e, sig, 4)) {
-		tf_buf_setf(why, "data after the zip archive's end, or a zip comment");
+		tf_buf_setf(
+			why,
+			"data after the zip archive's end, or a zip comment");
 		return -1;
 	}
 	if (e[20] || e[21]) {
@@ -71,7 +73,7 @@ static uint64_t le(const unsigned char *p, int n)
  * header instead, so a name the two disagree on would go unseen.
  */
 struct cd_walk {
-	int fd;             /* owned */
+	int fd; /* owned */
 	uint64_t off, count, i;
 	int state;          /* 0: more to read, 1: at the end, -1: bad */
 	struct tf_buf name; /* the last name read */
@@ -177,15 +179,17 @@ static void lister_open(struct lister *l, const char *path, int seekable)
 {
 	struct tf_buf why = TF_BUF_INIT;
 
-	l->r = tf_wheel_open(path, seekable ? TF_WHEEL_SEEKABLE :
-			     TF_WHEEL_STREAMABLE, CHUNK, &why);
+	l->r = tf_wheel_open(path,
+			     seekable ? TF_WHEEL_SEEKABLE : TF_WHEEL_STREAMABLE,
+			     CHUNK, &why);
 	l->seekable = seekable;
 	l->state = 0;
 	l->name = "";
 	l->nr = 0;
 	l->why = (struct tf_buf)TF_BUF_INIT;
 	if (!l->r) {
-		tf_buf_setf(&l->why, "cannot read the zip archive: %s", why.buf);
+		tf_buf_setf(&l->why, "cannot read the zip archive: %s",
+			    why.buf);
 		l->state = -1;
 	}
 	tf_buf_release(&why);
@@ -252,11 +256,15 @@ static void compare(const struct lister *cd, const struct lister *local,
 	if (f->differ.len)
 		return;
 	if (strcmp(cd->name, local->name))
-		tf_buf_setf(&f->differ, "%s: the central directory names the entry '%s' that the local header calls '%s'",
-			    cd->name, cd->name, local->name);
+		tf_buf_setf(
+			&f->differ,
+			"%s: the central directory names the entry '%s' that the local header calls '%s'",
+			cd->name, cd->name, local->name);
 	else if (strcmp(cd->size, local->size) && strcmp(local->size, "?"))
-		tf_buf_setf(&f->differ, "%s: size %s in the central directory, %s in the local header",
-			    cd->name, cd->size, local->size);
+		tf_buf_setf(
+			&f->differ,
+			"%s: size %s in the central directory, %s in the local header",
+			cd->name, cd->size, local->size);
 }
 
 static void note_central(const struct lister *cd, struct findings *f)
@@ -278,8 +286,10 @@ static void compare_raw(struct cd_walk *raw, const struct lister *local,
 	if (raw->state || f->raw_differ.len ||
 	    !strcmp(raw->name.buf, local->name))
 		return;
-	tf_buf_setf(&f->raw_differ, "%s: the central directory names the entry '%s' that the local header calls '%s'",
-		    local->name, raw->name.buf, local->name);
+	tf_buf_setf(
+		&f->raw_differ,
+		"%s: the central directory names the entry '%s' that the local header calls '%s'",
+		local->name, raw->name.buf, local->name);
 }
 
 /* Step the three readers together, to the end of each. */
@@ -318,20 +328,30 @@ static int verdict(const char *path, const struct lister *cd,
 	if (f->differ.len)
 		return tf_buf_setf(why, "%s", f->differ.buf), -1;
 	if (cd->nr != local->nr)
-		return tf_buf_setf(why, "%zu entries in the central directory, %zu local headers (overlapping or hidden entries)",
-				   cd->nr, local->nr), -1;
+		return tf_buf_setf(
+			       why,
+			       "%zu entries in the central directory, %zu local headers (overlapping or hidden entries)",
+			       cd->nr, local->nr),
+		       -1;
 	if (f->record_at != SIZE_MAX && f->record_at + 1 < cd->nr)
 		return tf_buf_setf(why, "%s: not the last entry of the archive",
-				   f->record.buf), -1;
+				   f->record.buf),
+		       -1;
 	if (raw->state < 0)
-		return tf_buf_setf(why, "the zip archive's central directory cannot be read"), -1;
+		return tf_buf_setf(
+			       why,
+			       "the zip archive's central directory cannot be read"),
+		       -1;
 	if (f->raw_differ.len)
 		return tf_buf_setf(why, "%s", f->raw_differ.buf), -1;
 	if (f->total > max)
-		return tf_buf_setf(why, "its entries expand to %llu bytes, over the limit of %llu (%s)",
-				   (unsigned long long)f->total,
-				   (unsigned long long)max,
-				   TF_LIMIT_VERIFY_BYTES.env), -1;
+		return tf_buf_setf(
+			       why,
+			       "its entries expand to %llu bytes, over the limit of %llu (%s)",
+			       (unsigned long long)f->total,
+			       (unsigned long long)max,
+			       TF_LIMIT_VERIFY_BYTES.env),
+		       -1;
 	return 0;
 }
 
@@ -339,7 +359,8 @@ int tf_zipcheck(const char *path, struct tf_buf *why)
 {
 	struct lister cd, local;
 	struct cd_walk raw;
-	struct findings f = { TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, SIZE_MAX, 0 };
+	struct findings f = { TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, SIZE_MAX,
+			      0 };
 	uint64_t max;
 	int ret;
 

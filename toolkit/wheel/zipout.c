@@ -24,7 +24,11 @@
 /* Deflate's window: an entry no longer than this never slides it. */
 #define WINDOW (32 * 1024)
 
-enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
+enum slot_state {
+	SLOT_FREE,
+	SLOT_QUEUED,
+	SLOT_DONE
+};
 
 /* Small entries one block may carry (bounds the hand-offs per entry). */
 #define MAX_PARTS 64
@@ -35,30 +39,30 @@ enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
  * stream (or a piece of one), so batching never changes a byte.
  */
 struct part {
-	size_t in_off, in_len;  /* in the slot's in */
-	size_t out_off, out_len; /* in the slot's out */
-	size_t out_room;        /* the most it may take in out */
-	uint32_t crc;           /* CRC-32 of its bytes */
-	int first, final;       /* the entry's first or last part */
+	size_t in_off, in_len;           /* in the slot's in */
+	size_t out_off, out_len;         /* in the slot's out */
+	size_t out_room;                 /* the most it may take in out */
+	uint32_t crc;                    /* CRC-32 of its bytes */
+	int first, final;                /* the entry's first or last part */
 	unsigned char md[TF_SHA256_LEN]; /* the entry's, if first and final */
 	/* Set on the first part: the entry's header. */
-	char *name;             /* owned */
+	char *name; /* owned */
 	unsigned perm;
 	unsigned long dosdate;
-	uint32_t mtime;         /* for the "UT" extra field */
+	uint32_t mtime; /* for the "UT" extra field */
 	int zip64;
 };
 
 /* One block of input on its way through the pipeline. */
 struct slot {
 	enum slot_state state;
-	unsigned char *in;    /* owned: TF_ZIPOUT_BLOCK bytes of input */
+	unsigned char *in; /* owned: TF_ZIPOUT_BLOCK bytes of input */
 	size_t in_len;
-	unsigned char *out;   /* owned: out_cap bytes, the parts' output */
-	size_t out_room;      /* sum of the parts' out_room */
+	unsigned char *out; /* owned: out_cap bytes, the parts' output */
+	size_t out_room;    /* sum of the parts' out_room */
 	struct part parts[MAX_PARTS];
 	size_t nr_parts;
-	size_t failed;        /* 1 + the part that failed, or 0 */
+	size_t failed; /* 1 + the part that failed, or 0 */
 };
 
 /* What a compressing thread keeps for its whole life. */
@@ -69,35 +73,35 @@ struct worker {
 	struct libdeflate_decompressor *d; /* owned */
 	z_stream zs;                       /* inflate for walking blocks */
 	int zs_ok;
-	unsigned char *scratch;            /* owned: TF_ZIPOUT_BLOCK + 1 */
+	unsigned char *scratch; /* owned: TF_ZIPOUT_BLOCK + 1 */
 	pthread_t thread;
-	struct tf_zipout *z;               /* borrowed */
+	struct tf_zipout *z; /* borrowed */
 };
 
 struct tf_zipout {
-	zipFile zf;              /* owned */
-	char *context;           /* owned */
+	zipFile zf;    /* owned */
+	char *context; /* owned */
 	int level;
-	size_t out_cap;          /* size of each slot's out */
-	struct slot *slots;      /* owned ring of nr_slots */
+	size_t out_cap;     /* size of each slot's out */
+	struct slot *slots; /* owned ring of nr_slots */
 	size_t nr_slots;
 	unsigned long long fill, work, drain; /* next sequence numbers */
-	struct worker *workers;  /* owned: nr_workers threads, or one inline */
+	struct worker *workers; /* owned: nr_workers threads, or one inline */
 	size_t nr_workers;
-	size_t nr_threads;       /* of them started: joined when stopping */
+	size_t nr_threads; /* of them started: joined when stopping */
 	int threaded, stopping;
 	pthread_mutex_t lock;
 	pthread_cond_t work_cv, done_cv;
 	tf_zipout_done_fn *done; /* told each entry's digest, in order */
 	void *done_arg;
 	/* The entry being fed. */
-	struct slot *cur;        /* the slot being filled, or NULL */
-	long long fed;           /* bytes fed to the current entry */
+	struct slot *cur; /* the slot being filled, or NULL */
+	long long fed;    /* bytes fed to the current entry */
 	long long promised;
 	int in_entry;
 	/* The entry being written out (the caller's thread). */
-	char *wname;             /* owned: its name */
-	struct tf_sha256 *sha;   /* owned: its digest, if in several parts */
+	char *wname;           /* owned: its name */
+	struct tf_sha256 *sha; /* owned: its digest, if in several parts */
 	uint32_t crc;
 	long long written;
 	int failed;
@@ -175,15 +179,17 @@ static int unfinal(struct worker *w, const unsigned char *in, size_t in_len,
 	return 0;
 }
 
-static int check_final(struct worker *w, const unsigned char *in,
-		       size_t in_len, const unsigned char *out, size_t out_len)
+static int check_final(struct worker *w, const unsigned char *in, size_t in_len,
+		       const unsigned char *out, size_t out_len)
 {
 	size_t n;
 
 	return libdeflate_deflate_decompress(w->d, out, out_len, w->scratch,
-					     TF_ZIPOUT_BLOCK, &n) ==
-			       LIBDEFLATE_SUCCESS &&
-		       n == in_len && !memcmp(w->scratch, in, n) ? 0 : -1;
+					     TF_ZIPOUT_BLOCK,
+					     &n) == LIBDEFLATE_SUCCESS &&
+			       n == in_len && !memcmp(w->scratch, in, n)
+		       ? 0
+		       : -1;
 }
 
 /*
@@ -191,8 +197,8 @@ static int check_final(struct worker *w, const unsigned char *in,
  * also hashed here, so small files cost the caller's thread nothing
  * but reading them.
  */
-static int compress_part(struct tf_zipout *z, struct worker *w,
-			 struct slot *s, struct part *pt, size_t off)
+static int compress_part(struct tf_zipout *z, struct worker *w, struct slot *s,
+			 struct part *pt, size_t off)
 {
 	const unsigned char *in = s->in + pt->in_off;
 	unsigned char *out = s->out + off;
@@ -207,8 +213,8 @@ static int compress_part(struct tf_zipout *z, struct worker *w,
 		return 0;
 	}
 	pt->out_len = libdeflate_deflate_compress(
-		pt->first && pt->final && pt->in_len <= WINDOW && w->cw ?
-			w->cw : w->c,
+		pt->first && pt->final && pt->in_len <= WINDOW && w->cw ? w->cw
+									: w->c,
 		in, pt->in_len, out, pt->out_room - PAD_MAX);
 	if (!pt->out_len)
 		return -1;
@@ -276,14 +282,14 @@ static int worker_init(struct worker *w, struct tf_zipout *z)
 	w->z = z;
 	w->c = libdeflate_alloc_compressor(level);
 	/* Below zlib's 6 both are the same level: one compressor. */
-	w->cw = in_window == level ? NULL :
-		libdeflate_alloc_compressor(in_window);
+	w->cw = in_window == level ? NULL
+				   : libdeflate_alloc_compressor(in_window);
 	w->d = libdeflate_alloc_decompressor();
 	w->scratch = tf_malloc(TF_ZIPOUT_BLOCK + 1);
 	memset(&w->zs, 0, sizeof(w->zs));
 	w->zs_ok = inflateInit2(&w->zs, -MAX_WBITS) == Z_OK;
-	return w->c && (w->cw || in_window == level) && w->d && w->zs_ok ?
-	       0 : -1;
+	return w->c && (w->cw || in_window == level) && w->d && w->zs_ok ? 0
+									 : -1;
 }
 
 static void worker_release(struct worker *w)
@@ -312,8 +318,8 @@ static int zip_fail(struct tf_zipout *z, const char *what, const char *name)
  */
 static void extra_fields(uint32_t mtime, unsigned char x[24])
 {
-	static const unsigned char ux[11] = { 'u', 'x', 11, 0, 1, 4, 0, 0, 0,
-					      0, 4 };
+	static const unsigned char ux[11] = { 'u', 'x', 11, 0, 1, 4,
+					      0,   0,   0,  0, 4 };
 
 	memcpy(x, "UT\5\0\1", 5);
 	x[5] = (unsigned char)mtime;
@@ -337,11 +343,11 @@ static int write_part(struct tf_zipout *z, const struct slot *s,
 		zi.external_fa = (0100000UL | pt->perm) << 16;
 		extra_fields(pt->mtime, x);
 		/* Made by Unix (3), so readers take the modes; version 2.0. */
-		if (zipOpenNewFileInZip4_64(z->zf, pt->name, &zi, x, sizeof(x), x,
-					    sizeof(x), NULL, z->level ? Z_DEFLATED : 0,
-					    z->level, 1, -MAX_WBITS, 8,
-					    Z_DEFAULT_STRATEGY, NULL, 0,
-					    (3 << 8) | 20, 0, pt->zip64) != ZIP_OK)
+		if (zipOpenNewFileInZip4_64(
+			    z->zf, pt->name, &zi, x, sizeof(x), x, sizeof(x),
+			    NULL, z->level ? Z_DEFLATED : 0, z->level, 1,
+			    -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, NULL, 0,
+			    (3 << 8) | 20, 0, pt->zip64) != ZIP_OK)
 			return zip_fail(z, "write the header of", pt->name);
 		free(z->wname);
 		z->wname = tf_strdup(pt->name);
@@ -353,15 +359,15 @@ static int write_part(struct tf_zipout *z, const struct slot *s,
 	/* A large entry's digest, part by part in order. */
 	if (z->sha)
 		tf_sha256_update(z->sha, s->in + pt->in_off, pt->in_len);
-	if (pt->out_len &&
-	    zipWriteInFileInZip(z->zf, s->out + pt->out_off,
-				(unsigned)pt->out_len) != ZIP_OK)
+	if (pt->out_len && zipWriteInFileInZip(z->zf, s->out + pt->out_off,
+					       (unsigned)pt->out_len) != ZIP_OK)
 		return zip_fail(z, "write", z->wname);
 	z->crc = (uint32_t)crc32_combine(z->crc, pt->crc, (z_off_t)pt->in_len);
 	z->written += (long long)pt->in_len;
 	if (!pt->final)
 		return 0;
-	if (zipCloseFileInZipRaw64(z->zf, (ZPOS64_T)z->written, z->crc) != ZIP_OK)
+	if (zipCloseFileInZipRaw64(z->zf, (ZPOS64_T)z->written, z->crc) !=
+	    ZIP_OK)
 		return zip_fail(z, "finish", z->wname);
 	if (z->sha) {
 		tf_sha256_final(z->sha, md);
@@ -381,8 +387,10 @@ static int write_slot(struct tf_zipout *z, struct slot *s)
 	if (s->failed) {
 		const struct part *pt = &s->parts[s->failed - 1];
 
-		return zip_fail(z, "compress", pt->name ? pt->name :
-			       z->wname ? z->wname : "an entry");
+		return zip_fail(z, "compress",
+				pt->name   ? pt->name
+				: z->wname ? z->wname
+					   : "an entry");
 	}
 	for (i = 0; i < s->nr_parts; i++)
 		if (write_part(z, s, &s->parts[i]) < 0)
@@ -509,7 +517,8 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 		if (worker_init(&z->workers[i], z) < 0)
 			tf_out_of_memory(0);
 	/* A whole block of one entry, or up to MAX_PARTS small ones. */
-	z->out_cap = part_room(z, TF_ZIPOUT_BLOCK) + MAX_PARTS * part_room(z, 0);
+	z->out_cap =
+		part_room(z, TF_ZIPOUT_BLOCK) + MAX_PARTS * part_room(z, 0);
 	for (i = 0; i < z->nr_slots; i++) {
 		z->slots[i].in = tf_malloc(TF_ZIPOUT_BLOCK);
 		z->slots[i].out = tf_malloc(z->out_cap);
@@ -579,8 +588,10 @@ unsigned char *tf_zipout_buffer(struct tf_zipout *z, size_t *room)
 		s = take_slot(z);
 		if (!s)
 			return NULL;
-		add_part(z, s, left < TF_ZIPOUT_BLOCK ? (size_t)left :
-			 TF_ZIPOUT_BLOCK, 0);
+		add_part(z, s,
+			 left < TF_ZIPOUT_BLOCK ? (size_t)left
+						: TF_ZIPOUT_BLOCK,
+			 0);
 	}
 	*room = TF_ZIPOUT_BLOCK - s->in_len;
 	return s->in + s->in_len;
@@ -667,7 +678,8 @@ int tf_zipout_close(struct tf_zipout *z)
 	int ret = tf_zipout_flush(z);
 
 	if (!ret && zipClose(z->zf, NULL) != ZIP_OK)
-		ret = error("%s: cannot write the central directory", z->context);
+		ret = error("%s: cannot write the central directory",
+			    z->context);
 	else if (ret)
 		zipClose(z->zf, NULL);
 	z->zf = NULL;
