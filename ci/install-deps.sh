@@ -44,6 +44,8 @@ pkgs="gcc g++ make pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev
       python3-pip python3-cffi python3-cairo"
 # The CLI tests: the man page renders, completion loads in bash and zsh.
 pkgs="$pkgs man-db groff-base zsh bash-completion"
+# The house rules (t000*): the C style is clang-format 14's, Debian 12's.
+pkgs="$pkgs clang-format-14"
 # Vendoring libraries into wheels (docs/libraries.md); independent
 # checkers of the metadata tfbuild writes.
 pkgs="$pkgs patchelf binutils twine python3-packaging python3-license-expression"
