@@ -150,13 +150,13 @@ expect_success 'NO_COLOR and --color=never: no escape sequences, even on a termi
 expect_success '--color=always colours the messages; a terminal does too' '
 	"$TFBUILD" --color=always recipe proj/bad.yaml 2>err; test $? = 3 &&
 	grep -q "$ESC\[1;31mtfbuild:$ESC\[0m proj/bad.yaml:6:5: unknown key" err &&
-	script -qec "$TFBUILD recipe proj/bad.yaml" /dev/null >tty 2>&1;
+	script -qec "$TFBUILD recipe proj/bad.yaml" /dev/null >tty 2>&1; test $? = 3 &&
 	grep -q "$ESC\[1;31mtfbuild:" tty
 '
 
 expect_success 'on a terminal: a status line redrawn in place, the error in full' '
 	rm -rf proj/build &&
-	script -qec "$TFBUILD --color=never recipe proj/slow.yaml" /dev/null >tty 2>&1;
+	script -qec "$TFBUILD --color=never recipe proj/slow.yaml" /dev/null >tty 2>&1; test $? = 5 &&
 	grep -q "$(printf "\r")$ESC\[K.*steps: x86_64/slow [0-9.]*s" tty &&
 	grep -q "tfbuild: step ${q}broken${q} for x86_64 failed with exit status 3; last lines of its log:$(printf "\r")$" tty &&
 	grep -q "^the compiler said: something long and important went wrong here" tty &&

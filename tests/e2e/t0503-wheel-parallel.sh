@@ -11,7 +11,7 @@ tw() { "$TOOL_DIR/test-wheel" "$@"; }
 
 # tree: deterministic data, made by Debian's Python (fixed seed).
 expect_success 'make a tree with multi-block and many small files' '
-	"$PYTHON" - <<-\EOF
+	"$PYTHON" - <<-\EOF &&
 	import os, random
 	r = random.Random(11)
 	os.makedirs("t/pkg/small")

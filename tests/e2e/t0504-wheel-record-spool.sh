@@ -15,7 +15,7 @@ tw() { "$TOOL_DIR/test-wheel" "$@"; }
 # 3,000 files with long names: RECORD is some 380 KB, more than one
 # 256 KiB block of the zip writer and many 64 KiB spool chunks.
 expect_success 'make a tree of 3,000 files with long names' '
-	"$PYTHON" - <<-\EOF
+	"$PYTHON" - <<-\EOF &&
 	import os, random
 	r = random.Random(504)
 	for i in range(3000):

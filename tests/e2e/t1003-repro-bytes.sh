@@ -43,8 +43,8 @@ expect_success 'give byte-identical wheels, SHA256SUMS and provenance' '
 	ls "$TRASH/out1" >l1 && ls "$TRASH/out2" >l2 && compare l1 l2 &&
 	test -n "$(ls "$TRASH/out1"/*.whl)" &&
 	for f in "$TRASH/out1"/*; do
-		b=$(basename "$f")
-		case "$b" in *.intoto.json) continue ;; esac
+		b=$(basename "$f") &&
+		case "$b" in *.intoto.json) continue ;; esac &&
 		cmp "$f" "$TRASH/out2/$b" || { "$TFBUILD" diff "$f" "$TRASH/out2/$b"; exit 1; }
 	done
 '

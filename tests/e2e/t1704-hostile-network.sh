@@ -17,8 +17,8 @@ expect_success 'set up a source and the servers' '
 	echo "$HTTP_URL" >http.url &&
 	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
 		-keyout key.pem -out cert.pem -days 1 2>/dev/null &&
-	"$PYTHON" "$TESTS_DIR/lib/httpd.py" --root www --port-file tls.port \
-		--tls cert.pem key.pem 2>tls.log &
+	{ "$PYTHON" "$TESTS_DIR/lib/httpd.py" --root www --port-file tls.port \
+		--tls cert.pem key.pem 2>tls.log & } &&
 	echo $! >tls.pid &&
 	i=0 && while [ ! -s tls.port ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test -s tls.port

@@ -71,8 +71,8 @@ expect_success 'four runs racing on one download all succeed, one intact file ca
 	for i in 1 2 3 4; do
 		eval wait \$p$i || rc=$?
 	done
-	cat e1 e2 e3 e4 >err
-	extra=$(cache_state c1)
+	cat e1 e2 e3 e4 >err &&
+	extra=$(cache_state c1) || exit 1
 	for i in 1 2 3 4; do
 		cmp o1/$wheel o$i/$wheel >/dev/null || extra=${extra:-partial}
 		[ -z "$(leftovers o$i)" ] || extra=${extra:-partial}
@@ -158,17 +158,17 @@ expect_success 'four build trees, one output folder: the output folder is busy' 
 '
 
 expect_success 'with --wait a second run waits for the first, then succeeds' '
-	recipe wait.yaml "$HERE/wait.go" &&
+	recipe wait.yaml "$HERE/wait.go" || exit 1
 	"$TFBUILD" recipe -q --cache c2 --build-dir wait-build --out wait-out wait.yaml >w1 2>&1 &
 	p1=$!
 	t=0 && while [ ! -e wait-build/wait/x86_64/logs/pkg.log ] && [ $t -lt 600 ]; do sleep 0.1; t=$((t + 1)); done
 	"$TFBUILD" recipe --wait --cache c2 --build-dir wait-build --out wait-out wait.yaml >w2 2>&1 &
 	p2=$!
 	t=0 && while ! grep -q "^tfbuild: waiting for the build tree" w2 && [ $t -lt 600 ]; do sleep 0.1; t=$((t + 1)); done
-	touch wait.go
+	touch wait.go || exit 1
 	wait $p1 && r1=0 || r1=$?
 	wait $p2 && r2=0 || r2=$?
-	cat w1 w2 >w.err
+	cat w1 w2 >w.err || exit 1
 	extra=
 	cmp solo/$wheel wait-out/$wheel >/dev/null || extra=partial
 	[ -z "$(leftovers wait-out)" ] || extra=partial

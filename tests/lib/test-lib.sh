@@ -9,6 +9,10 @@
 #       compare expect out
 #   '
 #   test_done
+#
+# Every body is one &&-chain: a command that is not the last hands its
+# failure on with && (or || exit 1). tests/lib/chainlint.py checks the
+# script before its first test (see chain_check below).
 
 set -u
 : "${TFBUILD:?set TFBUILD to the tfbuild binary}"
@@ -19,6 +23,9 @@ test_name=$(basename "$0" .sh)
 TRASH="$TESTS_DIR/tmp/$test_name"
 rm -rf "$TRASH"
 mkdir -p "$TRASH"
+# Read before the cd, while $0 may still be a relative path.
+chain_report=$("$PYTHON" "$TESTS_DIR/lib/chainlint.py" "$0" 2>&1)
+chain_status=$?
 cd "$TRASH" || exit 1
 export HOME="$TRASH/home" XDG_CACHE_HOME="$TRASH/home/.cache"
 mkdir -p "$HOME"
@@ -34,6 +41,25 @@ unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY \
 	no_proxy NO_PROXY 2>/dev/null || true
 test_count=0 test_failed=0
 cleanup_cmds=""
+
+# The &&-chain check, in the manner of git's t/chainlint.pl: a body whose
+# chain is broken runs on past the break, so a failure before it goes
+# unseen. Each such test is one failure of the script, reported here
+# before the first test with its name, its line and the break marked
+# ?!AMP?!. The tests still run, as later ones may need what they set up.
+chain_check() {
+	case $chain_status in
+	0) return 0 ;;
+	1) ;;
+	*) chain_report="not ok - chainlint cannot check $0:
+$(printf '%s\n' "$chain_report" | sed 's/^/#   /')" ;;
+	esac
+	printf '%s\n' "$chain_report"
+	chain_broken=$(printf '%s\n' "$chain_report" | grep -c '^not ok')
+	test_count=$((test_count + chain_broken))
+	test_failed=$((test_failed + chain_broken))
+}
+chain_check
 
 tfbuild() { "$TFBUILD" "$@"; }
 
