@@ -99,7 +99,7 @@ static int lse_guard(const struct tf_elf_code_section *sec,
 }
 
 /* 1 if some code stores a byte to flag: ADRP Xn of its page, then within
-   8 words STRB Wt, [Xn, #its offset] (libgcc's init_have_lse_atomics).
+   16 words STRB Wt, [Xn, #its offset] (libgcc's init_have_lse_atomics).
    The answer for the last flag asked about is kept: a stripped file's
    helpers all ask about the same one. */
 static int flag_written(struct tf_isa_guards *g, unsigned long long flag)
@@ -119,7 +119,7 @@ static int flag_written(struct tf_isa_guards *g, unsigned long long flag)
 		for (a = sec->addr; a + 4 <= sec->addr + sec->size; a += 4) {
 			if (!a64_byte_access(a64_word(sec, a), 0, &n, &offset))
 				continue;
-			for (k = 1; k <= 8 && a >= sec->addr + 4 * k; k++) {
+			for (k = 1; k <= 16 && a >= sec->addr + 4 * k; k++) {
 				b = a - 4 * k;
 				if (a64_adrp(a64_word(sec, b), b, &page) &&
 				    (a64_word(sec, b) & 31) == n &&
