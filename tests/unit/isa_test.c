@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "isa.h"
+#include "isa_guard.h"
 
 static const struct {
 	unsigned word;
@@ -48,6 +49,28 @@ static void test_a64(void)
 		if (a64[i].name)
 			CHECK_STR(name, a64[i].name);
 	}
+}
+
+/* libgcc's outline-atomic helpers, by name (the guard is t1103's). */
+static void test_lse_helper_names(void)
+{
+	static const char *const yes[] = {
+		"__aarch64_ldadd8_acq_rel", "__aarch64_cas16_sync",
+		"__aarch64_swp1_relax",     "__aarch64_ldclr2_rel",
+		"__aarch64_ldeor4_acq",     "__aarch64_ldset8",
+	};
+	static const char *const no[] = {
+		"__aarch64_ldadd_acq",        "__aarch64_ldadd8_acq_relx",
+		"__aarch64_ldsmax4_acq",      "__aarch64_have_lse_atomics",
+		"aarch64_ldadd8_acq",         "__aarch64_cas16_acq.cold",
+		"__aarch64_ldadd8_acq_rel_2", "",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+		CHECK(tf_isa_lse_helper_name(yes[i]));
+	for (i = 0; i < sizeof(no) / sizeof(*no); i++)
+		CHECK(!tf_isa_lse_helper_name(no[i]));
 }
 
 static void test_levels(void)
@@ -113,6 +136,7 @@ static void test_record(void)
 int main(void)
 {
 	test_a64();
+	test_lse_helper_names();
 	test_levels();
 	test_record();
 	return unit_done();

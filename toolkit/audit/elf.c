@@ -731,3 +731,41 @@ const struct tf_elf_func *tf_elf_code_func(const struct tf_elf_code *c,
 	}
 	return NULL;
 }
+
+int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
+		       struct tf_elf_sym *out)
+{
+	size_t len = strlen(name), i, n;
+	Elf_Scn *scn = NULL;
+	const char *s;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	int found = 0;
+
+	if (!c->elf)
+		return 0;
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = d->d_size / sh.sh_entsize;
+		for (i = 1; i < n && i < INT_MAX; i++) {
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    !(s = elf_strptr(c->elf, sh.sh_link,
+					     sym.st_name)) ||
+			    strncmp(s, name, len) || (s[len] && s[len] != '@'))
+				continue;
+			if (found &&
+			    (out->defined || sym.st_shndx == SHN_UNDEF))
+				continue;
+			out->value = sym.st_value;
+			out->size = sym.st_size;
+			out->type = GELF_ST_TYPE(sym.st_info);
+			out->defined = sym.st_shndx != SHN_UNDEF;
+			found = 1;
+		}
+	}
+	return found;
+}

@@ -275,6 +275,21 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 					 struct tf_elf_code *out);
 /* Unmap and free; safe on NULL and twice. Leaves c initialized. */
 void tf_elf_code_release(struct tf_elf_code *c);
+
+/* A symbol of any type, found by name (tf_elf_code_symbol()). */
+struct tf_elf_sym {
+	unsigned long long value, size; /* st_value, st_size */
+	int type;                       /* STT_OBJECT, STT_FUNC, ... */
+	int defined;                    /* 0: undefined (imported) */
+};
+
+/*
+ * Look name up in .symtab and .dynsym ("getauxval" also matches
+ * .symtab's "getauxval@GLIBC_2.17"), preferring a defined symbol.
+ * Returns 1 with out filled, or 0 if neither table has it.
+ */
+int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
+		       struct tf_elf_sym *out);
 /* The function holding addr, or NULL: the last symbol at or below it
    whose size covers it (a sizeless one covers up to the next). */
 const struct tf_elf_func *tf_elf_code_func(const struct tf_elf_code *c,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "elf.h"
+#include "isa_guard.h"
 #include "base/base.h"
 
 static const struct feature {
@@ -378,16 +379,17 @@ struct scan {
 	const struct tf_elf_code *code;
 	csh cs;
 	cs_insn *insn;
+	struct tf_isa_guards guards; /* run-time dispatch recognised */
 };
 
-static void hit(struct scan *s, int f, unsigned long long addr,
-		const char *mnemonic)
+/* Count one instruction of a feature in count, keeping the first. */
+static void note(struct scan *s, size_t *count, struct tf_isa_hit *h,
+		 unsigned long long addr, const char *mnemonic)
 {
-	struct tf_isa_hit *h = &s->rep->first[f];
 	const struct tf_elf_func *fn;
 
 	/* Sections are scanned in address order, so the first stays first. */
-	if (s->rep->count[f]++ && addr >= h->addr)
+	if ((*count)++ && addr >= h->addr)
 		return;
 	free(h->function);
 	fn = tf_elf_code_func(s->code, addr);
@@ -395,6 +397,12 @@ static void hit(struct scan *s, int f, unsigned long long addr,
 	h->function = fn ? tf_strdup(fn->name) : NULL;
 	h->offset = fn ? addr - fn->addr : 0;
 	snprintf(h->mnemonic, sizeof(h->mnemonic), "%s", mnemonic);
+}
+
+static void hit(struct scan *s, int f, unsigned long long addr,
+		const char *mnemonic)
+{
+	note(s, &s->rep->count[f], &s->rep->first[f], addr, mnemonic);
 }
 
 static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
@@ -420,6 +428,24 @@ static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
 	}
 }
 
+/* An aarch64 instruction of feature f: accepted where a recognised
+   run-time check guards it (isa_guard.h), else counted against the file. */
+static void hit_a64(struct scan *s, const struct tf_elf_code_section *sec,
+		    int f, unsigned long long addr, const char *mnemonic)
+{
+	const char *by = NULL;
+
+	if (f == TF_ISA_LSE)
+		by = tf_isa_outline_atomic(&s->guards, sec, addr);
+	if (!by) {
+		hit(s, f, addr, mnemonic);
+		return;
+	}
+	note(s, &s->rep->accepted[f], &s->rep->first_accepted[f], addr,
+	     mnemonic);
+	s->rep->accepted_by[f] = by;
+}
+
 static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 {
 	const uint8_t *p = sec->bytes;
@@ -435,7 +461,7 @@ static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 		f = tf_isa_a64_classify(w, name);
 		if (f >= 0) {
 			s->rep->nr_insns++;
-			hit(s, f, addr, name);
+			hit_a64(s, sec, f, addr, name);
 		} else {
 			const uint8_t *q = p;
 			size_t n = 4;
@@ -489,7 +515,7 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 				    struct tf_isa_report *out)
 {
 	struct tf_elf_code code = TF_ELF_CODE_INIT;
-	struct scan s = { out, &code, 0, NULL };
+	struct scan s = { out, &code, 0, NULL, TF_ISA_GUARDS_INIT(&code) };
 	enum tf_elf_read_result res;
 	enum tf_isa_family family;
 	size_t i;
@@ -527,6 +553,7 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 			out->level = features[f].level;
 	if (family == TF_ISA_X86_64)
 		out->note_level = note_level(path, shown);
+	out->lse_unconfirmed = s.guards.lse_unconfirmed;
 	capstone.free(s.insn, 1);
 	capstone.close(&s.cs);
 	tf_elf_code_release(&code);
@@ -540,8 +567,10 @@ void tf_isa_report_release(struct tf_isa_report *out)
 
 	if (!out)
 		return;
-	for (f = 0; f < TF_ISA_NR; f++)
+	for (f = 0; f < TF_ISA_NR; f++) {
 		free(out->first[f].function);
+		free(out->first_accepted[f].function);
+	}
 	*out = empty;
 }
 
@@ -581,6 +610,14 @@ void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out)
 			    features[f].name, rep->count[f]);
 		add_where(&rep->first[f], out);
 		tf_buf_addch(out, ')');
+	}
+	for (f = 0; f < TF_ISA_NR; f++) {
+		if (!rep->accepted[f])
+			continue;
+		tf_buf_addf(out, "; accepted: %s x%zu (first ",
+			    features[f].name, rep->accepted[f]);
+		add_where(&rep->first_accepted[f], out);
+		tf_buf_addf(out, "), %s", rep->accepted_by[f]);
 	}
 	if (rep->nr_unknown)
 		tf_buf_addf(out, "; %zu undecoded", rep->nr_unknown);
@@ -636,6 +673,15 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 			    "), above %s, and does not declare run-time "
 			    "dispatch (wheels[].isa.dispatch)",
 			    tf_isa_level_name(rep->family, min));
+		if (f == TF_ISA_LSE &&
+		    rep->lse_unconfirmed == rep->count[TF_ISA_LSE])
+			tf_buf_addstr(
+				&msg,
+				"; its LSE instructions are guarded as "
+				"in libgcc's outline atomics, which "
+				"the audit accepts only where .symtab "
+				"names them: strip with "
+				"-w -K '__aarch64_*', or declare dispatch");
 		return refuse(context, shown, &msg);
 	}
 	if (rep->note_level && rep->note_level < rep->level) {

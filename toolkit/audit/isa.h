@@ -79,6 +79,13 @@ struct tf_isa_hit {
 	char mnemonic[32];         /* "vpaddd", "ldaddal" */
 };
 
+/*
+ * Instructions above the baseline are "accepted" where the code itself
+ * shows that it runs them only on CPUs that have them (docs/isa.md,
+ * "Run-time dispatch the audit recognises"): libgcc's outline atomics,
+ * whose LSE instructions sit behind a test of __aarch64_have_lse_atomics.
+ * They are counted apart and do not raise the level.
+ */
 struct tf_isa_report {
 	enum tf_isa_family family; /* TF_ISA_NONE: nothing was scanned */
 	int level;                 /* what the code needs, as described above */
@@ -87,13 +94,22 @@ struct tf_isa_report {
 	size_t count[TF_ISA_NR];   /* instructions of each feature */
 	struct tf_isa_hit first[TF_ISA_NR]; /* valid where count is non-zero */
 	size_t nr_insns;                    /* instructions decoded */
-	size_t nr_unknown; /* words/bytes nothing could decode */
-	int from_symtab;   /* 1: functions named from .symtab */
+	size_t nr_unknown;          /* words/bytes nothing could decode */
+	int from_symtab;            /* 1: functions named from .symtab */
+	size_t accepted[TF_ISA_NR]; /* guarded by a recognised run-time check */
+	struct tf_isa_hit first_accepted[TF_ISA_NR]; /* where accepted != 0 */
+	const char *accepted_by[TF_ISA_NR]; /* static: "libgcc's outline
+					       atomics, chosen at run time by
+					       __aarch64_have_lse_atomics" */
+	size_t lse_unconfirmed; /* LSE instructions (in count) guarded as in
+				   libgcc's outline atomics, in no helper
+				   named by .symtab: a stripped file */
 };
 
-#define TF_ISA_REPORT_INIT                                                \
-	{                                                                 \
-		TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, 0, 0, 0 \
+#define TF_ISA_REPORT_INIT                                                 \
+	{                                                                  \
+		TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, 0, 0, 0, \
+			{ 0 }, { { 0, NULL, 0, "" } }, { NULL }, 0         \
 	}
 
 /* What scanning a file gave (tf_isa_scan()). */
