@@ -56,15 +56,24 @@ expect_success 'the variables name the files and triplets' '
 
 expect_success 'bare gcc, gfortran, ranlib (and friends) fail naming the variable' '
 	cat >expect <<-EOF &&
-	tfbuild: '"'"'gcc'"'"' is the build machine'"'"'s compiler; in a cross step use \$CC (aarch64-linux-gnu-gcc)
+	tfbuild: '"'"'gcc'"'"' is the build machine'"'"'s compiler; in a cross step use \$CC (aarch64-linux-gnu-gcc) for code that runs on the target, \$HOSTCC for a tool the build runs on this machine
 	gcc: 127
 	EOF
 	head -n 2 $A/stage/show/bare.txt >actual && compare expect actual &&
-	grep -qx "tfbuild: '"'"'ranlib'"'"' is the build machine'"'"'s ranlib; in a cross step use \$RANLIB (aarch64-linux-gnu-ranlib)" $A/stage/show/bare.txt &&
+	grep -qx "tfbuild: '"'"'ranlib'"'"' is the build machine'"'"'s ranlib; in a cross step use \$RANLIB (aarch64-linux-gnu-ranlib) for code that runs on the target, \$RANLIB_FOR_BUILD for a tool the build runs on this machine" $A/stage/show/bare.txt &&
 	grep -q "^tfbuild: '"'"'gfortran'"'"' is the build machine'"'"'s Fortran compiler; " $A/stage/show/bare.txt &&
 	for t in gcc gfortran ranlib cc g++ ld ar strip nm; do grep -qx "$t: 127" $A/stage/show/bare.txt || exit 1; done &&
 	grep -qx "strings allowed" $A/stage/show/bare.txt &&
 	grep -qx "HOSTCC links" $A/stage/show/bare.txt
+'
+
+# Issue 29 trap 6: a cross step that compiles a generator to run here
+# (OpenBLAS's getarch) was told to use $CC, the target's compiler.
+expect_success 'a guard names the build machine'"'"'s compiler too, and when to use which' '
+	grep -q "^tfbuild: '"'"'cc'"'"' .* use \$CC (aarch64-linux-gnu-gcc) for code that runs on the target, \$HOSTCC for a tool the build runs on this machine\$" $A/stage/show/bare.txt &&
+	grep -q "^tfbuild: '"'"'g++'"'"' .* use \$CXX (aarch64-linux-gnu-g++) for code that runs on the target, \$HOSTCXX for a tool the build runs on this machine\$" $A/stage/show/bare.txt &&
+	grep -q "^tfbuild: '"'"'ar'"'"' .* \$AR_FOR_BUILD for a tool the build runs on this machine\$" $A/stage/show/bare.txt &&
+	grep -qx "tfbuild: '"'"'ld'"'"' is the build machine'"'"'s linker; in a cross step use \$LD (aarch64-linux-gnu-ld)" $A/stage/show/bare.txt
 '
 
 expect_success 'native steps keep the fixed PATH and the host tools' '

@@ -38,4 +38,35 @@ expect_success 'explain agrees: everything is up to date' '
 	"$TFBUILD" explain proj/one.yaml >out && ! grep -q "will run" out
 '
 
+# Issue 29 trap 10: the tree is named after the recipe's file, not its
+# `name:` (two files in one folder may share a name); docs/recipe.md
+# said neither, and now says the file's name: checked here so that the
+# docs and plan/make.c cannot drift apart again.
+mkdir named
+for f in a c; do
+	cat >named/$f.yaml <<-EOF
+	schema: 1
+	name: b
+	version: 1.0.0
+	steps:
+	  - name: s
+	    run: echo "built by $f.yaml" >\$STAGE/x
+	EOF
+done
+
+expect_success 'a.yaml with name: b builds in build/a/<target>, c.yaml with name: b in build/c' '
+	"$TFBUILD" recipe named/a.yaml 2>err1 && "$TFBUILD" recipe named/c.yaml 2>err2 &&
+	grep -q "1 of 1 steps ran" err1 && grep -q "1 of 1 steps ran" err2 &&
+	echo "built by a.yaml" >expect && compare expect named/build/a/x86_64/stage/s/x &&
+	echo "built by c.yaml" >expect && compare expect named/build/c/x86_64/stage/s/x &&
+	test ! -e named/build/b &&
+	"$TFBUILD" recipe named/a.yaml 2>err1 && grep -q "0 of 1 steps ran" err1
+'
+
+expect_success 'docs/recipe.md says the tree is named after the file, not name:' '
+	grep -q "^.<recipe>. is the recipe.s file name without .\.yaml., not its .name.\$" "$SRC_ROOT/docs/recipe.md" &&
+	grep -q "^.a\.yaml. with .name: b. in .build/a/x86_64.\. " "$SRC_ROOT/docs/recipe.md" &&
+	grep -q "^is the recipe file.s name without .\.yaml., not its .name:.\$" "$SRC_ROOT/docs/architecture.md"
+'
+
 test_done

@@ -30,6 +30,8 @@ struct file_list {
 	int has_elf;             /* some file starts with the ELF magic */
 	unsigned char *elf;      /* owned: per file, 1 if it starts with the
 				    ELF magic (read once, by probe_elf) */
+	size_t roots;            /* the rules' matches, each a file or a
+				    tree: with one, no path can repeat */
 };
 
 static int is_elf(const char *path)
@@ -153,6 +155,8 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	else if (rc)
 		ret = error("wheel '%s': cannot search '%s'", pw->spec.name,
 			    pattern.buf);
+	if (!ret)
+		fl->roots += g.gl_pathc;
 	for (i = 0; !ret && i < g.gl_pathc; i++) {
 		tf_buf_reset(&dst);
 		if (strcmp(f->dst, "."))
@@ -166,6 +170,72 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 		globfree(&g);
 	tf_buf_release(&pattern);
 	tf_buf_release(&dst);
+	return ret;
+}
+
+static int cmp_dst(const void *a, const void *b)
+{
+	const struct tf_wheel_file *x = *(const struct tf_wheel_file *const *)a;
+	const struct tf_wheel_file *y = *(const struct tf_wheel_file *const *)b;
+	int c = strcmp(x->dst, y->dst);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* A file's path in its rule's stage or source tree, for messages. */
+static const char *rule_path(const struct tf_plan *p,
+			     const struct tf_plan_file *f, const char *src)
+{
+	const char *root = f->source >= 0 ? p->sources[f->source].dir
+					  : p->steps[f->step].stage;
+	size_t n = strlen(root);
+
+	return !strncmp(src, root, n) && src[n] == '/' ? src + n + 1 : src;
+}
+
+/*
+ * No two files at one path in the wheel. The load and the plan refused
+ * rules given twice; what is left shows only now: two rules' matches
+ * that meet (a glob and a file, two files of one name), or a glob that
+ * matches two files of one name. end[i] is where rule i's files end in
+ * fl. The one reported is the later, with the earlier's rule and path.
+ */
+static int check_twice(const struct tf_plan *p, const struct tf_plan_wheel *pw,
+		       const struct file_list *fl, const size_t *end)
+{
+	const struct tf_wheel_file **v;
+	size_t i, k, a, b;
+	int ret = 0;
+
+	if (fl->roots < 2) /* one file, or one tree: every path once */
+		return 0;
+	v = tf_calloc(fl->nr + 1, sizeof(*v));
+	for (i = 0; i < fl->nr; i++)
+		v[i] = &fl->v[i];
+	qsort(v, fl->nr, sizeof(*v), cmp_dst);
+	for (i = 1; i < fl->nr && !ret; i++) {
+		const struct tf_plan_file *fa, *fb;
+
+		if (strcmp(v[i - 1]->dst, v[i]->dst))
+			continue;
+		for (a = 0, k = (size_t)(v[i - 1] - fl->v); end[a] <= k; a++)
+			;
+		for (b = a, k = (size_t)(v[i] - fl->v); end[b] <= k; b++)
+			;
+		fa = &pw->files[a];
+		fb = &pw->files[b];
+		ret = tf_error_at(
+			&fb->def->pos,
+			"wheel '%s': '%s' is in the wheel twice (a duplicate): "
+			"'%s' of %s '%s' here, also '%s' of %s '%s' from "
+			"%s:%d:%d",
+			pw->spec.name, v[i]->dst, rule_path(p, fb, v[i]->src),
+			fb->source >= 0 ? "source" : "step", fb->def->from.s,
+			rule_path(p, fa, v[i - 1]->src),
+			fa->source >= 0 ? "source" : "step", fa->def->from.s,
+			fa->def->pos.file, fa->def->pos.line, fa->def->pos.col);
+	}
+	free(v);
 	return ret;
 }
 
@@ -536,7 +606,7 @@ static int reads_in_place(const struct tf_plan *p)
 static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		    const char *dir, struct tf_buf *path_out)
 {
-	struct file_list fl = { NULL, 0, 0, TF_STRPOOL_INIT, 0, NULL };
+	struct file_list fl = { NULL, 0, 0, TF_STRPOOL_INIT, 0, NULL, 0 };
 	struct tf_wheel_spec spec = pw->spec;
 	struct tf_buf platform = TF_BUF_INIT, isa = TF_BUF_INIT,
 		      readme = TF_BUF_INIT;
@@ -545,13 +615,17 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
 	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT;
-	size_t i;
+	size_t i, *end = tf_calloc(pw->def->nr_files + 1, sizeof(*end));
 	int ret = 0;
 
 	memset(&res, 0, sizeof(res));
 	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
-	for (i = 0; !ret && i < pw->def->nr_files; i++)
+	for (i = 0; !ret && i < pw->def->nr_files; i++) {
 		ret = collect_rule(p, pw, &pw->files[i], &fl);
+		end[i] = fl.nr;
+	}
+	if (!ret)
+		ret = check_twice(p, pw, &fl, end);
 	if (!ret)
 		probe_elf(&fl, p->jobs);
 	if (!ret && pw->framework) {
@@ -615,6 +689,7 @@ out:
 	tf_buf_release(&fw_record);
 	tf_buf_release(&readme);
 	free(meta);
+	free(end);
 	return ret;
 }
 

@@ -41,39 +41,46 @@ static const char *const allowed[] = {
 	"gettext",  "msgfmt",     "xgettext", NULL,
 };
 
-/* The build machine's compiler and binutils names, and what to use. */
+/*
+ * The build machine's compiler and binutils names, and what to use: the
+ * target's tool for code that runs on the target, the build machine's
+ * by its variable (HOSTCC, AR_FOR_BUILD, ...) for a tool the build
+ * compiles and runs here (a code generator, OpenBLAS's getarch).
+ */
 static const struct {
-	const char *name; /* bare host name */
-	const char *var;  /* the variable a cross step uses instead */
-	const char *what; /* what the host program is */
+	const char *name;  /* bare host name */
+	const char *var;   /* the variable a cross step uses instead */
+	const char *what;  /* what the host program is */
+	const char *build; /* the build machine's own, by variable; NULL:
+			      no such variable */
 } guarded[] = {
-	{ "gcc", "CC", "compiler" },
-	{ "cc", "CC", "compiler" },
-	{ "c89", "CC", "compiler" },
-	{ "c99", "CC", "compiler" },
-	{ "gcc-12", "CC", "compiler" },
-	{ "cpp", "CC", "preprocessor" },
-	{ "g++", "CXX", "C++ compiler" },
-	{ "c++", "CXX", "C++ compiler" },
-	{ "g++-12", "CXX", "C++ compiler" },
-	{ "gfortran", "FC", "Fortran compiler" },
-	{ "f77", "FC", "Fortran compiler" },
-	{ "f95", "FC", "Fortran compiler" },
-	{ "gfortran-12", "FC", "Fortran compiler" },
-	{ "ld", "LD", "linker" },
-	{ "ld.bfd", "LD", "linker" },
-	{ "ld.gold", "LD", "linker" },
-	{ "as", "AS", "assembler" },
-	{ "ar", "AR", "archiver" },
-	{ "gcc-ar", "AR", "archiver" },
-	{ "ranlib", "RANLIB", "ranlib" },
-	{ "gcc-ranlib", "RANLIB", "ranlib" },
-	{ "strip", "STRIP", "strip" },
-	{ "nm", "NM", "nm" },
-	{ "gcc-nm", "NM", "nm" },
-	{ "objcopy", "OBJCOPY", "objcopy" },
-	{ "objdump", "OBJDUMP", "objdump" },
-	{ "readelf", "READELF", "readelf" },
+	{ "gcc", "CC", "compiler", "HOSTCC" },
+	{ "cc", "CC", "compiler", "HOSTCC" },
+	{ "c89", "CC", "compiler", "HOSTCC" },
+	{ "c99", "CC", "compiler", "HOSTCC" },
+	{ "gcc-12", "CC", "compiler", "HOSTCC" },
+	{ "cpp", "CC", "preprocessor", NULL },
+	{ "g++", "CXX", "C++ compiler", "HOSTCXX" },
+	{ "c++", "CXX", "C++ compiler", "HOSTCXX" },
+	{ "g++-12", "CXX", "C++ compiler", "HOSTCXX" },
+	{ "gfortran", "FC", "Fortran compiler", NULL },
+	{ "f77", "FC", "Fortran compiler", NULL },
+	{ "f95", "FC", "Fortran compiler", NULL },
+	{ "gfortran-12", "FC", "Fortran compiler", NULL },
+	{ "ld", "LD", "linker", NULL },
+	{ "ld.bfd", "LD", "linker", NULL },
+	{ "ld.gold", "LD", "linker", NULL },
+	{ "as", "AS", "assembler", NULL },
+	{ "ar", "AR", "archiver", "AR_FOR_BUILD" },
+	{ "gcc-ar", "AR", "archiver", "AR_FOR_BUILD" },
+	{ "ranlib", "RANLIB", "ranlib", "RANLIB_FOR_BUILD" },
+	{ "gcc-ranlib", "RANLIB", "ranlib", "RANLIB_FOR_BUILD" },
+	{ "strip", "STRIP", "strip", "STRIP_FOR_BUILD" },
+	{ "nm", "NM", "nm", "NM_FOR_BUILD" },
+	{ "gcc-nm", "NM", "nm", "NM_FOR_BUILD" },
+	{ "objcopy", "OBJCOPY", "objcopy", NULL },
+	{ "objdump", "OBJDUMP", "objdump", NULL },
+	{ "readelf", "READELF", "readelf", NULL },
 };
 
 static const char *keep(struct tf_plan *p, char *s)
@@ -125,7 +132,13 @@ static void guard_script(const struct tf_target *t, size_t i,
 		out,
 		"#!/bin/sh\necho \"tfbuild: '%s' is the build machine's %s; ",
 		guarded[i].name, guarded[i].what);
-	if (tool)
+	if (tool && guarded[i].build)
+		tf_buf_addf(out,
+			    "in a cross step use \\$%s (%s) for code that runs "
+			    "on the target, \\$%s for a tool the build runs on "
+			    "this machine\" >&2\n",
+			    guarded[i].var, tool, guarded[i].build);
+	else if (tool)
 		tf_buf_addf(out, "in a cross step use \\$%s (%s)\" >&2\n",
 			    guarded[i].var, tool);
 	else

@@ -8,7 +8,9 @@
  * target's own triplet-prefixed tools, the target pkg-config wrapper as
  * `pkg-config`, and, for the build machine's compiler and binutils
  * names (gcc, cc, g++, gfortran, ld, as, ar, ranlib, strip, nm, ...), a
- * script that fails naming the variable to use instead. Like Yocto's
+ * script that fails naming the variables to use instead: the target's
+ * ($CC) for code that runs on the target, and where there is one the
+ * build machine's ($HOSTCC) for a tool the build runs here. Like Yocto's
  * HOSTTOOLS: a build that looks for `ranlib` by bare name cannot pick
  * up the x86-64 one.
  */

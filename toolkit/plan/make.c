@@ -124,7 +124,11 @@ static const char *baseline_emulator(struct tf_plan *p)
 			     tf_isa_cpu_model(want, level));
 }
 
-/* The recipe file's name without .yaml/.yml: unique within its folder. */
+/*
+ * The recipe file's name without .yaml/.yml, not its `name:`: unique
+ * within its folder, where two recipes may share a name, so no two share
+ * a tree or stamps (docs/recipe.md#build-tree).
+ */
 static const char *recipe_stem(struct tf_plan *p)
 {
 	const char *base = tf_path_basename(p->recipe->path);

@@ -118,9 +118,9 @@ struct tf_plan_opts {
 struct tf_plan {
 	const struct tf_recipe *recipe; /* borrowed */
 	struct tf_target target;        /* owned */
-	const char *dir;                /* store: <build_dir>/<target> */
-	const char *stamps;             /* store: <dir>/stamps */
-	int jobs;                       /* parallel jobs, as --jobs */
+	const char *dir;        /* store: <build_dir>/<recipe>/<target> */
+	const char *stamps;     /* store: <dir>/stamps */
+	int jobs;               /* parallel jobs, as --jobs */
 	const char *cflags;     /* store: the target's CFLAGS plus prefix
 					maps that keep build paths out of binaries */
 	struct tf_vars vars;    /* owned */

@@ -107,6 +107,63 @@ static int check_entry_points(const struct tf_wheel_def *w,
 	return errors;
 }
 
+/*
+ * A rule given twice once expanded: the load compared the rules written
+ * without ${...} (recipe_wheel.c), so any two equal now are new. Rules
+ * that differ but meet at a path are the packer's to find.
+ */
+static int check_rules_twice(const struct tf_plan_wheel *pw)
+{
+	struct tf_buf dst = TF_BUF_INIT;
+	size_t i, j;
+	int errors = 0;
+
+	for (i = 0; i < pw->def->nr_files; i++) {
+		const struct tf_plan_file *f = &pw->files[i];
+
+		for (j = 0; j < i && f->src && f->dst; j++) {
+			const struct tf_plan_file *g = &pw->files[j];
+
+			if (f->source != g->source || f->step != g->step ||
+			    !g->src || !g->dst || strcmp(f->src, g->src) ||
+			    strcmp(f->dst, g->dst))
+				continue;
+			tf_buf_reset(&dst);
+			tf_file_rule_dst(f->src, f->dst, &dst);
+			tf_error_twice(&f->def->pos, &g->def->pos, dst.buf,
+				       NULL);
+			errors++;
+			break;
+		}
+	}
+	tf_buf_release(&dst);
+	return errors;
+}
+
+/*
+ * No two license files of one name once expanded; the load checked the
+ * names written without ${...} (recipe_meta.c).
+ */
+static int check_licenses_twice(const struct tf_plan_wheel *pw)
+{
+	const struct tf_wheel_def *w = pw->def;
+	size_t i, j;
+	int errors = 0;
+
+	for (i = 0; i < w->nr_license_files; i++)
+		for (j = 0; j < i && pw->license_names[i]; j++)
+			if (pw->license_names[j] &&
+			    !strcmp(pw->license_names[i],
+				    pw->license_names[j])) {
+				tf_license_twice(&w->license_files[i],
+						 &w->license_files[j],
+						 pw->license_names[i]);
+				errors++;
+				break;
+			}
+	return errors;
+}
+
 static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 {
 	const struct tf_wheel_def *w = pw->def;
@@ -131,7 +188,7 @@ static int plan_files(struct tf_plan *p, struct tf_plan_wheel *pw)
 		else
 			errors += check_dst(&w->files[i].dst, f->dst);
 	}
-	return errors;
+	return errors + check_rules_twice(pw);
 }
 
 /*
@@ -252,6 +309,7 @@ static int plan_metadata(struct tf_plan *p, struct tf_plan_wheel *pw)
 				tf_path_basename(pw->license_srcs[j]);
 	}
 	spec->license_files = pw->license_names;
+	errors += check_licenses_twice(pw);
 	pw->classifiers = tf_calloc(w->nr_classifiers + 1, sizeof(char *));
 	for (j = 0; j < w->nr_classifiers; j++)
 		pw->classifiers[j] =

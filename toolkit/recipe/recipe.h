@@ -218,8 +218,10 @@ struct tf_recipe {
  * "tfbuild: FILE:LINE:COL: ..." (all of them, not only the first); then
  * -1 is returned. On success the recipe is complete: names are unique,
  * references (step sources, needs, file rule steps) resolve, the step
- * graph has no cycle, and values have their types and ranges. Variable
- * references are checked later, per target, by the plan.
+ * graph has no cycle, values have their types and ranges, and no wheel
+ * has a file rule or a license file name twice (as written; the plan
+ * checks them expanded). Variable references are checked later, per
+ * target, by the plan.
  */
 int tf_recipe_load(const char *path, struct tf_recipe *r);
 void tf_recipe_release(struct tf_recipe *r);
@@ -252,5 +254,19 @@ struct tf_pos tf_str_pos_at(const struct tf_str *s, size_t off);
 
 /* Print "tfbuild: FILE:LINE:COL: MSG" and return -1. */
 int tf_error_at(const struct tf_pos *pos, const char *fmt, ...) TF_PRINTF(2, 3);
+/*
+ * Print "tfbuild: FILE:LINE:COL: 'DST' is in the wheel twice: also from
+ * FILE:LINE:COL" at pos, naming first, with " (HINT)" after it when hint
+ * is not NULL; return -1. The load and the plan say a wheel path given
+ * twice alike (the packer says it of files it finds, pack.c).
+ */
+int tf_error_twice(const struct tf_pos *pos, const struct tf_pos *first,
+		   const char *dst, const char *hint);
+
+/*
+ * Where file rule (src, dst) puts what src names: "dst/BASENAME", or
+ * "BASENAME" for dst "." (a glob's BASENAME is its last part), into out.
+ */
+void tf_file_rule_dst(const char *src, const char *dst, struct tf_buf *out);
 
 #endif

@@ -198,6 +198,42 @@ static int validate_lists(const struct tf_wheel_def *w)
 	return ret;
 }
 
+int tf_license_twice(const struct tf_str *s, const struct tf_str *first,
+		     const char *name)
+{
+	struct tf_buf dst = TF_BUF_INIT;
+
+	tf_buf_setf(&dst, ".dist-info/licenses/%s", name);
+	tf_error_twice(&s->pos, &first->pos, dst.buf,
+		       "a license file keeps only its file name there; "
+		       "copy one to another name in a step");
+	tf_buf_release(&dst);
+	return -1;
+}
+
+/*
+ * No two license files of one file name: they would be one file in
+ * .dist-info/licenses/. A name written with ${...} waits for the plan,
+ * which checks the expanded names (wheelspec.c).
+ */
+static int validate_license_names(const struct tf_wheel_def *w)
+{
+	const struct tf_str *v = w->license_files;
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < w->nr_license_files; i++) {
+		const char *name = tf_path_basename(v[i].s);
+
+		for (j = 0; j < i && !strchr(name, '$'); j++)
+			if (!strcmp(name, tf_path_basename(v[j].s))) {
+				ret = tf_license_twice(&v[i], &v[j], name);
+				break;
+			}
+	}
+	return ret;
+}
+
 int tf_wheel_def_validate_metadata(const struct tf_recipe *r,
 				   const struct tf_wheel_def *w)
 {
@@ -213,6 +249,7 @@ int tf_wheel_def_validate_metadata(const struct tf_recipe *r,
 	ret |= validate_readme(r, w);
 	for (i = 0; i < w->nr_license_files; i++)
 		ret |= validate_file(r, &w->license_files[i], "license-files");
+	ret |= validate_license_names(w);
 	ret |= validate_people(w->authors, w->nr_authors);
 	ret |= validate_people(w->maintainers, w->nr_maintainers);
 	ret |= validate_lists(w);

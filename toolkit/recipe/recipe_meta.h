@@ -18,8 +18,8 @@ struct tf_str;
  * Validate w's literal values when the recipe is loaded: values using
  * ${...} wait for the plan, which expands them and calls
  * tf_wheel_meta_validate_value(). Files (readme, license-files) must
- * exist, relative to the recipe's directory. Returns 0, or -1 after
- * printing every problem.
+ * exist, relative to the recipe's directory, and no two license files
+ * share a file name. Returns 0, or -1 after printing every problem.
  */
 int tf_wheel_def_validate_metadata(const struct tf_recipe *r,
 				   const struct tf_wheel_def *w);
@@ -37,6 +37,15 @@ enum tf_meta_kind {
  */
 int tf_wheel_meta_validate_value(const struct tf_str *s, const char *v,
 				 enum tf_meta_kind kind);
+
+/*
+ * Report license file s, whose file name is also first's: in the wheel
+ * both would be .dist-info/licenses/NAME, for a license file keeps only
+ * its name there. The load checks names written as they are, the plan
+ * the expanded ones. Returns -1.
+ */
+int tf_license_twice(const struct tf_str *s, const struct tf_str *first,
+		     const char *name);
 
 /*
  * The content type of a readme: its declared type, or from its

@@ -17,6 +17,15 @@ int tf_error_at(const struct tf_pos *pos, const char *fmt, ...)
 	return error_at(pos->file, pos->line, pos->col, "%s", msg);
 }
 
+int tf_error_twice(const struct tf_pos *pos, const struct tf_pos *first,
+		   const char *dst, const char *hint)
+{
+	return tf_error_at(
+		pos, "'%s' is in the wheel twice: also from %s:%d:%d%s%s%s",
+		dst, first->file, first->line, first->col, hint ? " (" : "",
+		hint ? hint : "", hint ? ")" : "");
+}
+
 int tf_load_bad(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
 {
 	struct tf_pos p = pos_of(l, n);

@@ -84,6 +84,50 @@ static int parse_wheel_entry_points(struct loader *l, yaml_node_t *v, void *obj,
 	return ret ? -1 : 0;
 }
 
+void tf_file_rule_dst(const char *src, const char *dst, struct tf_buf *out)
+{
+	if (strcmp(dst, "."))
+		tf_buf_addf(out, "%s/", dst);
+	tf_buf_addstr(out, tf_path_basename(src));
+}
+
+/*
+ * A rule given twice (the same `from`, `src` and `dst`) puts everything
+ * it takes into the wheel twice. Rules that differ may still meet at a
+ * path (two directories of one name merge, as cp -R would; two files of
+ * one name do not), which only the packer can tell; rules written with
+ * ${...} are compared by the plan, expanded.
+ */
+static int check_rules_twice(struct loader *l, const struct tf_wheel_def *w)
+{
+	struct tf_buf dst = TF_BUF_INIT;
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < w->nr_files; i++) {
+		const struct tf_file_rule *f = &w->files[i];
+
+		if (strchr(f->src.s, '$') || strchr(f->dst.s, '$'))
+			continue;
+		for (j = 0; j < i; j++) {
+			const struct tf_file_rule *g = &w->files[j];
+
+			if (strcmp(f->from.s, g->from.s) ||
+			    strcmp(f->src.s, g->src.s) ||
+			    strcmp(f->dst.s, g->dst.s))
+				continue;
+			tf_buf_reset(&dst);
+			tf_file_rule_dst(f->src.s, f->dst.s, &dst);
+			ret = -1;
+			if (++l->errors <= MAX_ERRORS)
+				tf_error_twice(&f->pos, &g->pos, dst.buf, NULL);
+			break;
+		}
+	}
+	tf_buf_release(&dst);
+	return ret;
+}
+
 static int parse_wheel_files(struct loader *l, yaml_node_t *v, void *obj,
 			     const char *where)
 {
@@ -111,6 +155,8 @@ static int parse_wheel_files(struct loader *l, yaml_node_t *v, void *obj,
 		ret |= tf_load_map(l, node(l, *it), file_fields, f, sub.buf);
 	}
 	tf_buf_release(&sub);
+	if (!ret)
+		ret = check_rules_twice(l, w);
 	return ret ? -1 : 0;
 }
 

@@ -647,11 +647,14 @@ static int add_meta_files(struct packer *p)
 		    !strcmp(v[i].dst, "RECORD") ||
 		    !strcmp(v[i].dst, "METADATA") ||
 		    !strcmp(v[i].dst, "WHEEL") ||
-		    !strcmp(v[i].dst, "entry_points.txt") ||
-		    (i && !strcmp(v[i].dst, v[i - 1].dst)))
+		    !strcmp(v[i].dst, "entry_points.txt"))
 			ret = error(
 				"wheel '%s': '%s' cannot go into .dist-info",
 				w->name, v[i].dst);
+		else if (i && !strcmp(v[i].dst, v[i - 1].dst))
+			ret = error("wheel '%s': duplicate '%s' in .dist-info: "
+				    "'%s' and '%s'",
+				    w->name, v[i].dst, v[i - 1].src, v[i].src);
 		f.dst = dst;
 		if (!ret)
 			ret = add_file(p, &f);
