@@ -122,6 +122,36 @@ expect_success 'a stage that names its build tree is not stored' '
 	grep -q "^tfbuild: 1 of 1 steps ran" err
 '
 
+# A recipe without sources: nothing but the restore makes stamps/.
+cat >proj/nosrc.yaml <<'EOF'
+schema: 1
+name: nosrc
+version: 1.0.0
+steps:
+  - name: gen
+    run: |
+      echo RUN gen >>"$HOME/../../../../commands.log"
+      mkdir -p "$STAGE/nosrc" && echo "# nosrc" >"$STAGE/nosrc/__init__.py"
+wheels:
+  - name: nosrc
+    version: 1.0.0
+    files:
+      - {from: gen, src: nosrc, dst: .}
+EOF
+
+expect_success 'a step with no source is restored into a new build tree quietly, and not run' '
+	rm -f "$log" &&
+	"$TFBUILD" recipe --out out7 --build-dir proj/b7 proj/nosrc.yaml 2>err >/dev/null &&
+	printf "RUN gen\n" >expect && compare expect "$log" &&
+	rm -rf proj/b7 "$log" &&
+	"$TFBUILD" recipe --out out8 --build-dir proj/b7 proj/nosrc.yaml 2>err >/dev/null &&
+	test ! -e "$log" &&
+	grep -q "^tfbuild: restored gen for x86_64 from the local store" err &&
+	! grep -i "cannot\|error" err &&
+	test -e proj/b7/nosrc/x86_64/stamps/step-gen &&
+	cmp out7/nosrc-1.0.0-py3-none-any.whl out8/nosrc-1.0.0-py3-none-any.whl
+'
+
 expect_success 'cache clear empties the store' '
 	"$TFBUILD" cache clear &&
 	"$TFBUILD" cache stats >stats &&

@@ -446,7 +446,8 @@ static int restore_output(struct sched *s, struct task *t)
 		return 0;
 	step_inputs(s, t, &st);
 	memcpy(st.output, ps->output, sizeof(st.output));
-	ret = tf_stamp_write(ps->stamp, &st);
+	/* A new build tree: no source was prepared, so nothing made it. */
+	ret = tf_mkdir_p(t->plan->stamps) || tf_stamp_write(ps->stamp, &st);
 	tf_stamp_release(&st);
 	if (ret)
 		return 0;
