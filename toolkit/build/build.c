@@ -89,27 +89,34 @@ static int readiness(struct sched *s, struct task *t)
 
 /*
  * Where a step's inputs name this machine's places: for the cache key,
- * the build tree, the recipe's directory and the cache directory read as
- * placeholders, so two checkouts of a project share keys. NULL-ended.
+ * the build tree, the recipe's directory and the cache directory, each
+ * in every spelling the plan writes it in (tf_plan_path_spellings), read
+ * as placeholders, so two checkouts of a project share keys. NULL-ended.
  */
 struct reloc {
-	const char *from[4];
-	const char *to[4];
+	struct tf_strvec from;
+	const char *to[3 * 8 + 1];
 };
+
+static void reloc_add(struct reloc *r, const char *dir, const char *to)
+{
+	size_t i = r->from.nr;
+
+	tf_plan_path_spellings(dir, &r->from);
+	if (r->from.nr >= sizeof(r->to) / sizeof(*r->to))
+		BUG("more spellings of a path than struct reloc holds");
+	for (; i < r->from.nr; i++)
+		r->to[i] = to;
+	r->to[i] = NULL;
+}
 
 static void reloc_init(struct sched *s, struct task *t, struct reloc *r)
 {
-	size_t n = 0;
-
-	r->from[n] = t->plan->dir;
-	r->to[n++] = "@BUILD@";
-	r->from[n] = t->plan->recipe->dir;
-	r->to[n++] = "@RECIPE@";
-	if (s->opts->cache_dir) {
-		r->from[n] = s->opts->cache_dir;
-		r->to[n++] = "@CACHE@";
-	}
-	r->from[n] = r->to[n] = NULL;
+	r->from = (struct tf_strvec)TF_STRVEC_INIT;
+	reloc_add(r, t->plan->dir, "@BUILD@");
+	reloc_add(r, t->plan->recipe->dir, "@RECIPE@");
+	if (s->opts->cache_dir)
+		reloc_add(r, s->opts->cache_dir, "@CACHE@");
 }
 
 /* tf_stamp_add, with the data relocated when r is not NULL. */
@@ -122,7 +129,7 @@ static void add_input(struct tf_stamp *st, const struct reloc *r,
 		tf_stamp_add(st, name, data, len);
 		return;
 	}
-	tf_cache_relocate(data, len, r->from, r->to, &b);
+	tf_cache_relocate(data, len, (const char *const *)r->from.v, r->to, &b);
 	tf_stamp_add(st, name, b.buf, b.len);
 	tf_buf_release(&b);
 }
@@ -189,6 +196,7 @@ static void cache_key(struct sched *s, struct task *t,
 	step_inputs_rel(s, t, &st, &r);
 	tf_stamp_key(&st, key);
 	tf_stamp_release(&st);
+	tf_strvec_release(&r.from);
 }
 
 /*
@@ -423,7 +431,8 @@ static void save_output(struct sched *s, struct task *t)
 	reloc_init(s, t, &r);
 	/* A stage naming this build's places would not work elsewhere. */
 	tf_cache_save(s->opts->cache, ps->cache_key, ps->stage, ps->output,
-		      r.from);
+		      (const char *const *)r.from.v);
+	tf_strvec_release(&r.from);
 }
 
 /*
