@@ -455,7 +455,9 @@ static int restore_output(struct sched *s, struct task *t)
 		return 0;
 	step_inputs(s, t, &st);
 	memcpy(st.output, ps->output, sizeof(st.output));
-	ret = tf_stamp_write(ps->stamp, &st);
+	/* No step may have run in this tree yet (a removed build tree, a
+	 * recipe without sources): the stamps' folder may not exist. */
+	ret = tf_mkdir_p(t->plan->stamps) || tf_stamp_write(ps->stamp, &st);
 	tf_stamp_release(&st);
 	if (ret)
 		return 0;
@@ -774,6 +776,69 @@ static void stop_strays(void)
 		;
 }
 
+/*
+ * Steps never started (the run stopped at a failure without -k, or on a
+ * signal) are skipped: each gets its step-finished, as docs/events.md
+ * promises one per step.
+ */
+static void skip_unstarted(struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct task *t = &s->tasks[i];
+
+		if (t->state != PENDING)
+			continue;
+		t->state = SKIPPED;
+		tf_ui_step_finished(t->plan->target.name,
+				    t->plan->steps[t->step].def->name.s,
+				    TF_UI_STEP_SKIPPED, 0, NULL);
+	}
+}
+
+/*
+ * The run's last line: "N of M steps ran", then how many were restored
+ * from the build cache, up to date, skipped (never started), failed and
+ * stopped (running when a signal came), each only when there are some.
+ */
+static void summary(const struct sched *s)
+{
+	size_t restored = 0, fresh = 0, skipped = 0, failed = 0, stopped = 0;
+	size_t i;
+	struct tf_buf b = TF_BUF_INIT;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct task *t = &s->tasks[i];
+		const struct tf_plan_step *ps = &t->plan->steps[t->step];
+
+		if (t->state == FAILED && t->stop == INTERRUPTED)
+			stopped++;
+		else if (t->state == FAILED)
+			failed++;
+		else if (t->state != DONE)
+			skipped++;
+		else if (!ps->ran && (ps->origin == TF_CACHE_LOCAL ||
+				      ps->origin == TF_CACHE_REMOTE))
+			restored++;
+		else if (!ps->ran)
+			fresh++;
+	}
+	tf_buf_addf(&b, "%zu of %zu steps ran", s->ran, s->nr);
+	if (restored)
+		tf_buf_addf(&b, ", %zu restored", restored);
+	if (fresh)
+		tf_buf_addf(&b, ", %zu up to date", fresh);
+	if (skipped)
+		tf_buf_addf(&b, ", %zu skipped", skipped);
+	if (failed)
+		tf_buf_addf(&b, ", %zu failed", failed);
+	if (stopped)
+		tf_buf_addf(&b, ", %zu stopped", stopped);
+	info("%s", b.buf);
+	tf_buf_release(&b);
+}
+
 int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 		 const struct tf_build_opts *o, size_t *ran)
 {
@@ -808,12 +873,12 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	tf_build_signal = s.signal;
+	skip_unstarted(&s);
+	summary(&s);
 	free(s.tasks);
 	free(s.running);
 	if (ran)
 		*ran = s.ran;
-	info("%zu of %zu steps ran, %zu up to date", s.ran, s.nr,
-	     s.nr - s.ran - (s.failed ? 1 : 0));
 	return s.failed ? -1 : 0;
 }
 
