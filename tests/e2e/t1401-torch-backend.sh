@@ -48,7 +48,7 @@ checkout a && checkout b || exit 1
 
 expect_success 'both wheels build from a clean checkout' '
 	build a build-a wheels-a --target all 2>err &&
-	grep -q "^tfbuild: 2 of 2 steps ran, 0 up to date$" err &&
+	grep -q "^tfbuild: 2 of 2 steps ran$" err &&
 	ls wheels-a/torch_m1-0.1.0-cp311-cp311-manylinux_2_*_x86_64.whl &&
 	ls wheels-a/torch_m1-0.1.0-cp311-cp311-manylinux_2_*_aarch64.whl
 '

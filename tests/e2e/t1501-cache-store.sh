@@ -52,7 +52,7 @@ expect_success 'the build tree removed: every step is restored, none runs' '
 	test ! -e "$log" &&
 	grep -q "^tfbuild: restored a for x86_64 from the local store (key [0-9a-f]\{12\})$" err &&
 	grep -q "^tfbuild: restored pkg for x86_64 from the local store" err &&
-	grep -q "^tfbuild: 0 of 2 steps ran, 2 up to date$" err &&
+	grep -q "^tfbuild: 0 of 2 steps ran, 2 restored$" err &&
 	cmp out1/$wheel out2/$wheel &&
 	test -x proj/b1/r/x86_64/stage/a/liba.so
 '

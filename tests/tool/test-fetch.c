@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	if (!v || !o.cache_dir || !sha256)
 		return usage();
 	tf_buf_addf(&label, "source '%s'", name);
-	ret = tf_fetch(&o, label.buf, (const char *const *)argv + i,
+	ret = tf_fetch(&o, label.buf, (const char *const *)argv + i, NULL,
 		       (size_t)(argc - i), sha256, &path);
 	if (!ret)
 		printf("%s\n", path.buf);

@@ -63,6 +63,62 @@ static void test_expand_errors(void)
 	tf_vars_release(&v);
 }
 
+/*
+ * In a URL, a path value is percent-encoded, directly or through a
+ * recipe variable, and the recipe's own text is not; outside one,
+ * nothing is.
+ */
+static void test_expand_url(void)
+{
+	static const char dir[] = "/co/b dir 'q\"%41#?\xc3\xa9/recipes";
+	static const struct {
+		const char *in, *url, *plain;
+	} cases[] = {
+		{ "file://${recipe_dir}/x.tar.gz",
+		  "file:///co/b%20dir%20%27q%22%2541%23%3F%C3%A9/recipes/x.tar.gz",
+		  "file:///co/b dir 'q\"%41#?\xc3\xa9/recipes/x.tar.gz" },
+		{ "${mirror}/x%20y.tar.gz",
+		  "file:///co/b%20dir%20%27q%22%2541%23%3F%C3%A9/recipes/../m/x%20y.tar.gz",
+		  "file:///co/b dir 'q\"%41#?\xc3\xa9/recipes/../m/x%20y.tar.gz" },
+		{ "${top}/a",
+		  "file:///co/b%20dir%20%27q%22%2541%23%3F%C3%A9/recipes/../a",
+		  "file:///co/b dir 'q\"%41#?\xc3\xa9/recipes/../a" },
+		{ "https://h/${name}+${version}?a=b#c",
+		  "https://h/demo+1.0 x?a=b#c", "https://h/demo+1.0 x?a=b#c" },
+		{ "${set}/z", "file:///s e t/z", "file:///s e t/z" },
+	};
+	struct tf_vars v = TF_VARS_INIT;
+	struct tf_str mirror =
+		str("file://${recipe_dir}/../m", TF_STR_PLAIN, 0);
+	struct tf_str top = str("file://${recipe_dir}/..", TF_STR_PLAIN, 0);
+	struct tf_str set = str("unused", TF_STR_PLAIN, 0);
+	size_t i;
+
+	tf_vars_set(&v, "name", "demo");
+	tf_vars_set(&v, "version", "1.0 x");
+	tf_vars_set_path(&v, "recipe_dir", dir);
+	tf_vars_set_raw(&v, "mirror", &mirror);
+	tf_vars_set_raw(&v, "top", &top);
+	tf_vars_set_raw(&v, "set", &set);
+	/* --set replaces a recipe variable with the text as typed. */
+	tf_vars_set(&v, "set", "file:///s e t");
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct tf_str in = str(cases[i].in, TF_STR_PLAIN, 0);
+		char *url = tf_expand_url_dup(&v, &in);
+		char *plain = tf_expand_dup(&v, &in);
+
+		CHECK_STR(url, cases[i].url);
+		CHECK_STR(plain, cases[i].plain);
+		free(url);
+		free(plain);
+		/* Again: the cached values give the same. */
+		url = tf_expand_url_dup(&v, &in);
+		CHECK_STR(url, cases[i].url);
+		free(url);
+	}
+	tf_vars_release(&v);
+}
+
 static void test_pos_at(void)
 {
 	static const struct {
@@ -95,6 +151,7 @@ int main(void)
 {
 	test_expand();
 	test_expand_errors();
+	test_expand_url();
 	test_pos_at();
 	return unit_done();
 }

@@ -89,27 +89,34 @@ static int readiness(struct sched *s, struct task *t)
 
 /*
  * Where a step's inputs name this machine's places: for the cache key,
- * the build tree, the recipe's directory and the cache directory read as
- * placeholders, so two checkouts of a project share keys. NULL-ended.
+ * the build tree, the recipe's directory and the cache directory, each
+ * in every spelling the plan writes it in (tf_plan_path_spellings), read
+ * as placeholders, so two checkouts of a project share keys. NULL-ended.
  */
 struct reloc {
-	const char *from[4];
-	const char *to[4];
+	struct tf_strvec from;
+	const char *to[3 * 8 + 1];
 };
+
+static void reloc_add(struct reloc *r, const char *dir, const char *to)
+{
+	size_t i = r->from.nr;
+
+	tf_plan_path_spellings(dir, &r->from);
+	if (r->from.nr >= sizeof(r->to) / sizeof(*r->to))
+		BUG("more spellings of a path than struct reloc holds");
+	for (; i < r->from.nr; i++)
+		r->to[i] = to;
+	r->to[i] = NULL;
+}
 
 static void reloc_init(struct sched *s, struct task *t, struct reloc *r)
 {
-	size_t n = 0;
-
-	r->from[n] = t->plan->dir;
-	r->to[n++] = "@BUILD@";
-	r->from[n] = t->plan->recipe->dir;
-	r->to[n++] = "@RECIPE@";
-	if (s->opts->cache_dir) {
-		r->from[n] = s->opts->cache_dir;
-		r->to[n++] = "@CACHE@";
-	}
-	r->from[n] = r->to[n] = NULL;
+	r->from = (struct tf_strvec)TF_STRVEC_INIT;
+	reloc_add(r, t->plan->dir, "@BUILD@");
+	reloc_add(r, t->plan->recipe->dir, "@RECIPE@");
+	if (s->opts->cache_dir)
+		reloc_add(r, s->opts->cache_dir, "@CACHE@");
 }
 
 /* tf_stamp_add, with the data relocated when r is not NULL. */
@@ -122,7 +129,7 @@ static void add_input(struct tf_stamp *st, const struct reloc *r,
 		tf_stamp_add(st, name, data, len);
 		return;
 	}
-	tf_cache_relocate(data, len, r->from, r->to, &b);
+	tf_cache_relocate(data, len, (const char *const *)r->from.v, r->to, &b);
 	tf_stamp_add(st, name, b.buf, b.len);
 	tf_buf_release(&b);
 }
@@ -189,6 +196,7 @@ static void cache_key(struct sched *s, struct task *t,
 	step_inputs_rel(s, t, &st, &r);
 	tf_stamp_key(&st, key);
 	tf_stamp_release(&st);
+	tf_strvec_release(&r.from);
 }
 
 /*
@@ -423,7 +431,8 @@ static void save_output(struct sched *s, struct task *t)
 	reloc_init(s, t, &r);
 	/* A stage naming this build's places would not work elsewhere. */
 	tf_cache_save(s->opts->cache, ps->cache_key, ps->stage, ps->output,
-		      r.from);
+		      (const char *const *)r.from.v);
+	tf_strvec_release(&r.from);
 }
 
 /*
@@ -446,7 +455,8 @@ static int restore_output(struct sched *s, struct task *t)
 		return 0;
 	step_inputs(s, t, &st);
 	memcpy(st.output, ps->output, sizeof(st.output));
-	/* A new build tree: no source was prepared, so nothing made it. */
+	/* No step may have run in this tree yet (a removed build tree, a
+	 * recipe without sources): the stamps' folder may not exist. */
 	ret = tf_mkdir_p(t->plan->stamps) || tf_stamp_write(ps->stamp, &st);
 	tf_stamp_release(&st);
 	if (ret)
@@ -766,6 +776,69 @@ static void stop_strays(void)
 		;
 }
 
+/*
+ * Steps never started (the run stopped at a failure without -k, or on a
+ * signal) are skipped: each gets its step-finished, as docs/events.md
+ * promises one per step.
+ */
+static void skip_unstarted(struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct task *t = &s->tasks[i];
+
+		if (t->state != PENDING)
+			continue;
+		t->state = SKIPPED;
+		tf_ui_step_finished(t->plan->target.name,
+				    t->plan->steps[t->step].def->name.s,
+				    TF_UI_STEP_SKIPPED, 0, NULL);
+	}
+}
+
+/*
+ * The run's last line: "N of M steps ran", then how many were restored
+ * from the build cache, up to date, skipped (never started), failed and
+ * stopped (running when a signal came), each only when there are some.
+ */
+static void summary(const struct sched *s)
+{
+	size_t restored = 0, fresh = 0, skipped = 0, failed = 0, stopped = 0;
+	size_t i;
+	struct tf_buf b = TF_BUF_INIT;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct task *t = &s->tasks[i];
+		const struct tf_plan_step *ps = &t->plan->steps[t->step];
+
+		if (t->state == FAILED && t->stop == INTERRUPTED)
+			stopped++;
+		else if (t->state == FAILED)
+			failed++;
+		else if (t->state != DONE)
+			skipped++;
+		else if (!ps->ran && (ps->origin == TF_CACHE_LOCAL ||
+				      ps->origin == TF_CACHE_REMOTE))
+			restored++;
+		else if (!ps->ran)
+			fresh++;
+	}
+	tf_buf_addf(&b, "%zu of %zu steps ran", s->ran, s->nr);
+	if (restored)
+		tf_buf_addf(&b, ", %zu restored", restored);
+	if (fresh)
+		tf_buf_addf(&b, ", %zu up to date", fresh);
+	if (skipped)
+		tf_buf_addf(&b, ", %zu skipped", skipped);
+	if (failed)
+		tf_buf_addf(&b, ", %zu failed", failed);
+	if (stopped)
+		tf_buf_addf(&b, ", %zu stopped", stopped);
+	info("%s", b.buf);
+	tf_buf_release(&b);
+}
+
 int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 		 const struct tf_build_opts *o, size_t *ran)
 {
@@ -800,12 +873,12 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	tf_build_signal = s.signal;
+	skip_unstarted(&s);
+	summary(&s);
 	free(s.tasks);
 	free(s.running);
 	if (ran)
 		*ran = s.ran;
-	info("%zu of %zu steps ran, %zu up to date", s.ran, s.nr,
-	     s.nr - s.ran - (s.failed ? 1 : 0));
 	return s.failed ? -1 : 0;
 }
 

@@ -320,13 +320,15 @@ static int download(const struct tf_fetch_opts *o, const char *subject,
 		    const char *url, int fd, int loud, char hex[65])
 {
 	struct xfer x = { .subject = subject, .fd = fd };
-	struct tf_buf why = TF_BUF_INIT;
+	struct tf_buf why = TF_BUF_INIT, norm = TF_BUF_INIT;
 	unsigned char md[TF_SHA256_LEN];
 	int ret = -1;
 
 	x.note = loud ? info : verbose;
 	x.h = tf_sha256_new();
-	x.curl = new_handle(o, url, &x);
+	/* A space or a non-ASCII byte the user typed is escaped, not refused. */
+	tf_url_normalize(url, &norm);
+	x.curl = new_handle(o, norm.buf, &x);
 	if (!x.curl)
 		goto out;
 	if (retry_loop(o, &x, &why) < 0) {
@@ -342,6 +344,7 @@ out:
 	curl_easy_cleanup(x.curl);
 	tf_sha256_free(x.h);
 	tf_buf_release(&why);
+	tf_buf_release(&norm);
 	return ret;
 }
 
@@ -373,17 +376,23 @@ static int commit_file(const char *subject, int fd, const char *tmp,
 	return 0;
 }
 
-/* Download one URL into tmpdir, check its digest and move it to dest. */
+/*
+ * Download one URL into tmpdir, check its digest and move it to dest;
+ * messages name it as shown, or redacted if shown is NULL.
+ */
 static int fetch_url(const struct tf_fetch_opts *o, const char *label,
-		     const char *url, const char *sha256, const char *tmpdir,
-		     const char *dest)
+		     const char *url, const char *shown_as, const char *sha256,
+		     const char *tmpdir, const char *dest)
 {
 	struct tf_buf shown = TF_BUF_INIT, subject = TF_BUF_INIT;
 	struct tf_buf tmp = TF_BUF_INIT;
 	char hex[TF_SHA256_HEX_LEN + 1];
 	int fd = -1, ret = -1;
 
-	tf_url_redact(url, &shown);
+	if (shown_as)
+		tf_buf_addstr(&shown, shown_as);
+	else
+		tf_url_redact(url, &shown);
 	tf_buf_addf(&subject, "%s: %s", label, shown.buf);
 	if (!tf_url_scheme_len(url)) {
 		error("%s: not a URL", subject.buf);
@@ -493,8 +502,8 @@ static int prepare_cache(const char *cache_dir, struct tf_buf *tmpdir)
 
 /* Try each URL in turn until one gives the file; report if none did. */
 static int fetch_any(const struct tf_fetch_opts *o, const char *label,
-		     const char *const *urls, size_t nurls, const char *sha256,
-		     const char *dest)
+		     const char *const *urls, const char *const *shown,
+		     size_t nurls, const char *sha256, const char *dest)
 {
 	struct tf_buf tmpdir = TF_BUF_INIT;
 	size_t i;
@@ -503,7 +512,8 @@ static int fetch_any(const struct tf_fetch_opts *o, const char *label,
 	if (prepare_cache(o->cache_dir, &tmpdir) < 0)
 		goto out;
 	for (i = 0; ret && i < nurls; i++)
-		ret = fetch_url(o, label, urls[i], sha256, tmpdir.buf, dest);
+		ret = fetch_url(o, label, urls[i], shown ? shown[i] : NULL,
+				sha256, tmpdir.buf, dest);
 	if (ret)
 		error("%s: no URL gave the expected file (sha256 %s)", label,
 		      sha256);
@@ -513,8 +523,8 @@ out:
 }
 
 int tf_fetch(const struct tf_fetch_opts *o, const char *label,
-	     const char *const *urls, size_t nurls, const char *sha256,
-	     struct tf_buf *path_out)
+	     const char *const *urls, const char *const *shown, size_t nurls,
+	     const char *sha256, struct tf_buf *path_out)
 {
 	struct tf_buf dest = TF_BUF_INIT;
 	int ret = -1, hit;
@@ -534,7 +544,7 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 		error("%s: not in the cache and --offline given (sha256 %s)",
 		      label, sha256);
 	else if (!hit)
-		ret = fetch_any(o, label, urls, nurls, sha256, dest.buf);
+		ret = fetch_any(o, label, urls, shown, nurls, sha256, dest.buf);
 	if (!ret)
 		tf_buf_addstr(path_out, dest.buf);
 	tf_buf_release(&dest);

@@ -48,11 +48,12 @@ struct tf_fetch_opts {
  * path_out and return 0. On failure return -1 after reporting, for each
  * URL tried, why it failed (HTTP status, curl error, or "expected X, got
  * Y" for a checksum mismatch). Supports http, https and file URLs. label
- * (e.g. "source 'tfmini'") prefixes the messages.
+ * (e.g. "source 'tfmini'") prefixes the messages, which name urls[i] as
+ * shown[i] (its canonical form, url.h), or redacted if shown is NULL.
  */
 int tf_fetch(const struct tf_fetch_opts *o, const char *label,
-	     const char *const *urls, size_t nurls, const char *sha256,
-	     struct tf_buf *path_out);
+	     const char *const *urls, const char *const *shown, size_t nurls,
+	     const char *sha256, struct tf_buf *path_out);
 
 /*
  * Stream url (http, https, file) or a local path and compute its SHA-256

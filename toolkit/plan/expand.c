@@ -95,9 +95,10 @@ static void set_dirs(struct tf_plan *p)
 	for (i = 0; i < r->nr_sources; i++) {
 		p->sources[i].dir = tf_plan_keepf(p, "%s/src/%s", p->dir,
 						  r->sources[i].name.s);
-		tf_vars_set(&p->vars,
-			    tf_plan_keepf(p, "src.%s", r->sources[i].name.s),
-			    p->sources[i].dir);
+		tf_vars_set_path(
+			&p->vars,
+			tf_plan_keepf(p, "src.%s", r->sources[i].name.s),
+			p->sources[i].dir);
 	}
 	for (i = 0; i < r->nr_steps; i++) {
 		struct tf_plan_step *s = &p->steps[i];
@@ -107,9 +108,10 @@ static void set_dirs(struct tf_plan *p)
 		s->stage = tf_plan_keepf(p, "%s/stage/%s", p->dir, n);
 		s->log = tf_plan_keepf(p, "%s/logs/%s.log", p->dir, n);
 		s->stamp = tf_plan_keepf(p, "%s/step-%s", p->stamps, n);
-		tf_vars_set(&p->vars, tf_plan_keepf(p, "stage.%s", n),
-			    s->stage);
-		tf_vars_set(&p->vars, tf_plan_keepf(p, "work.%s", n), s->work);
+		tf_vars_set_path(&p->vars, tf_plan_keepf(p, "stage.%s", n),
+				 s->stage);
+		tf_vars_set_path(&p->vars, tf_plan_keepf(p, "work.%s", n),
+				 s->work);
 	}
 }
 
@@ -142,8 +144,9 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "version", r->version.s);
 	tf_vars_set(v, "target", t->name);
 	tf_vars_set(v, "jobs", tf_plan_keepf(p, "%d", o->jobs));
-	tf_vars_set(v, "recipe_dir", r->dir);
-	tf_vars_set(v, "build_dir", p->dir);
+	/* The directories are paths: encoded in a URL (vars.h). */
+	tf_vars_set_path(v, "recipe_dir", r->dir);
+	tf_vars_set_path(v, "build_dir", p->dir);
 	tf_vars_set(v, "cc", t->cc);
 	tf_vars_set(v, "ar", t->ar);
 	tf_vars_set(v, "strip", t->strip);
@@ -163,7 +166,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "ext_suffix", ext_suffix(p));
 	/* Where the target's packages are: their unpacked root for a cross
 	 * target, "" natively (the build machine's own /). */
-	tf_vars_set(v, "target_root", p->sysroot ? p->sysroot : "");
+	tf_vars_set_path(v, "target_root", p->sysroot ? p->sysroot : "");
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -240,26 +243,33 @@ const char *tf_plan_recipe_path(struct tf_plan *p, const char *path)
 	return tf_plan_keepf(p, "%s/%s", p->recipe->dir, path);
 }
 
+/*
+ * A source URL: its directory built-ins percent-encoded as they are
+ * expanded (vars.h), then what no URL may hold escaped (fetch/url.h):
+ * the URL libcurl is given, and its canonical form, shown and recorded.
+ */
 static int plan_url(struct tf_plan *p, struct tf_plan_source *ps,
 		    const struct tf_str *u)
 {
-	int errors = 0;
-	const char *url = tf_plan_expand(p, u, &errors);
+	struct tf_buf url = TF_BUF_INIT, shown = TF_BUF_INIT;
+	char *expanded;
 
-	if (!url)
-		return errors;
-	if (!url_ok(url)) {
+	if (!u->s)
+		return 0;
+	expanded = tf_expand_url_dup(&p->vars, u);
+	if (!expanded)
+		return 1;
+	tf_url_normalize(expanded, &url);
+	free(expanded);
+	if (!url_ok(url.buf)) {
 		tf_error_at(&u->pos, "'%s' is not an http, https or file URL",
-			    url);
+			    url.buf);
+		tf_buf_release(&url);
 		return 1;
 	}
-	tf_strvec_push(&ps->urls, url);
-	{
-		struct tf_buf shown = TF_BUF_INIT;
-
-		tf_url_canonical(url, p->recipe->dir, &shown);
-		tf_strvec_push_take(&ps->shown, tf_buf_detach(&shown));
-	}
+	tf_url_canonical(url.buf, p->recipe->dir, &shown);
+	tf_strvec_push_take(&ps->urls, tf_buf_detach(&url));
+	tf_strvec_push_take(&ps->shown, tf_buf_detach(&shown));
 	return 0;
 }
 
@@ -490,9 +500,10 @@ void tf_plan_set_in_place(struct tf_plan *p)
 			continue;
 		s->in_place = 1;
 		s->dir = s->local;
-		tf_vars_set(&p->vars,
-			    tf_plan_keepf(p, "src.%s", r->sources[k].name.s),
-			    s->dir);
+		tf_vars_set_path(
+			&p->vars,
+			tf_plan_keepf(p, "src.%s", r->sources[k].name.s),
+			s->dir);
 	}
 }
 

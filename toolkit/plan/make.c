@@ -141,6 +141,15 @@ static const char *recipe_stem(struct tf_plan *p)
 	return tf_plan_keep(p, tf_strndup(base, n));
 }
 
+/* path as part of a shell word in a flags string (toolfiles.h). */
+static const char *sh_word(struct tf_plan *p, const char *path)
+{
+	struct tf_buf b = TF_BUF_INIT;
+
+	tf_toolfiles_sh_escape(path, &b);
+	return tf_plan_keep(p, tf_buf_detach(&b));
+}
+
 static int has_tests(const struct tf_recipe *r)
 {
 	size_t i;
@@ -213,11 +222,13 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (o->check_tools)
 		tf_pytag_header_version(p->target.python_include, &p->py_major,
 					&p->py_minor);
-	/* Where it was built must not show in what was built. */
+	/* Where it was built must not show in what was built. A path
+	 * with a space or a quote is a quoted shell word (docs/recipe.md). */
 	p->cflags = tf_plan_keepf(
 		p,
 		"%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
-		p->target.cflags, p->dir, target, r->dir);
+		p->target.cflags, sh_word(p, p->dir), target,
+		sh_word(p, r->dir));
 	p->ldflags = p->target.ldflags;
 	if (o->check_tools &&
 	    (resolved = tf_sysroot_resolve(p, o)) != TF_PLAN_OK)
@@ -230,13 +241,15 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 		 * header of the build machine is found. -idirafter alone did
 		 * not: /usr/include came before the root (CMake then also
 		 * drops -I<root>/usr/include as an implicit directory). */
-		p->cflags = tf_plan_keepf(p, "%s --sysroot=%s", p->cflags,
-					  p->sysroot);
+		const char *root = sh_word(p, p->sysroot);
+
+		p->cflags =
+			tf_plan_keepf(p, "%s --sysroot=%s", p->cflags, root);
 		p->ldflags = tf_plan_keepf(
 			p,
 			"%s --sysroot=%s -L%s/usr/lib/%s -Wl,-rpath-link,%s/usr/lib/%s",
-			p->ldflags, p->sysroot, p->sysroot, p->target.triplet,
-			p->sysroot, p->target.triplet);
+			p->ldflags, root, root, p->target.triplet, root,
+			p->target.triplet);
 	}
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);

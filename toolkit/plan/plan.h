@@ -33,7 +33,8 @@ struct tf_launcher;
 
 struct tf_plan_source {
 	const struct tf_source *def; /* borrowed from the recipe */
-	struct tf_strvec urls;       /* owned: url, then mirrors, expanded */
+	struct tf_strvec urls;       /* owned: url, then mirrors, expanded,
+					percent-encoded (plan_url) */
 	struct tf_strvec shown;      /* owned: urls as shown and recorded
 					(url.h): no credentials, no local path */
 	const char *local; /* store: absolute directory of a path source */
@@ -176,5 +177,14 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 				 const struct tf_plan_opts *o,
 				 struct tf_plan *p);
 void tf_plan_release(struct tf_plan *p);
+
+/*
+ * Every spelling in which a plan writes path (a directory) into a step's
+ * inputs: as it is, shell-escaped (in $CFLAGS), and inside the quotes of
+ * the CMake, Meson and shell files (toolfiles.h). They differ only when
+ * path holds a space, a quote or another special byte; the cache key
+ * replaces each of them (docs/cache.md). Appended to out.
+ */
+void tf_plan_path_spellings(const char *path, struct tf_strvec *out);
 
 #endif

@@ -31,8 +31,13 @@ void tf_toolfiles_plan(struct tf_plan *p)
 		keep(p, tf_xstrfmt("%s/toolchain.cmake", p->tools_dir));
 	p->meson_file =
 		keep(p, tf_xstrfmt("%s/meson-%s.ini", p->tools_dir, kind));
-	p->meson_args =
-		keep(p, tf_xstrfmt("--%s-file %s", kind, p->meson_file));
+	{
+		struct tf_buf b = TF_BUF_INIT;
+
+		tf_buf_addf(&b, "--%s-file ", kind);
+		tf_toolfiles_sh_escape(p->meson_file, &b);
+		p->meson_args = keep(p, tf_buf_detach(&b));
+	}
 	p->pkg_config = keep(p, tf_xstrfmt("%s/pkg-config", p->tools_dir));
 	if (p->sysroot) {
 		p->pkg_config_libdir = keep(
@@ -74,18 +79,57 @@ static char *tool_path(const char *name)
 	return path ? path : tf_strdup(name);
 }
 
-/* Words of a flags string (split at blanks: flags here have no quotes). */
+void tf_toolfiles_sh_escape(const char *s, struct tf_buf *out)
+{
+	for (; *s; s++) {
+		if (*s == '\n') {
+			tf_buf_addstr(out, "'\n'");
+			continue;
+		}
+		if (strchr(" \t'\"\\$`;&|<>()*?[]#~{}!", *s))
+			tf_buf_addch(out, '\\');
+		tf_buf_addch(out, *s);
+	}
+}
+
+/*
+ * Words of a flags string as the shell reads them: split at blanks, with
+ * '...', "..." and backslash quoting what tf_toolfiles_sh_escape wrote.
+ */
 static void split(const char *s, struct tf_strvec *out)
 {
-	while (*s) {
-		size_t n;
+	struct tf_buf w = TF_BUF_INIT;
+	int in_word = 0;
+	char q = 0;
 
-		s += strspn(s, " \t\n");
-		n = strcspn(s, " \t\n");
-		if (n)
-			tf_strvec_push_take(out, tf_strndup(s, n));
-		s += n;
+	for (; *s; s++) {
+		if (q == '\'' && *s != '\'') {
+			tf_buf_addch(&w, *s);
+		} else if (q == '"' && *s == '\\' && s[1] &&
+			   strchr("\"\\$`", s[1])) {
+			tf_buf_addch(&w, *++s);
+		} else if (q && *s == q) {
+			q = 0;
+		} else if (q) {
+			tf_buf_addch(&w, *s);
+		} else if (strchr(" \t\n", *s)) {
+			if (in_word)
+				tf_strvec_push(out, w.buf);
+			tf_buf_reset(&w);
+			in_word = 0;
+		} else {
+			in_word = 1;
+			if (*s == '\'' || *s == '"')
+				q = *s;
+			else if (*s == '\\' && s[1])
+				tf_buf_addch(&w, *++s);
+			else
+				tf_buf_addch(&w, *s);
+		}
 	}
+	if (in_word)
+		tf_strvec_push(out, w.buf);
+	tf_buf_release(&w);
 }
 
 /* The emulator's command line, with -L for its library root. */
@@ -456,4 +500,43 @@ int tf_toolfiles_write(struct tf_plan *p, int write)
 	}
 	tf_buf_release(&b);
 	return ret;
+}
+
+/* What quote() writes between its quotes: each byte in esc after a '\\'. */
+static void escape_in(const char *s, const char *esc, struct tf_buf *out)
+{
+	for (; *s; s++) {
+		if (strchr(esc, *s))
+			tf_buf_addch(out, '\\');
+		tf_buf_addch(out, *s);
+	}
+}
+
+void tf_plan_path_spellings(const char *path, struct tf_strvec *out)
+{
+	struct tf_buf b = TF_BUF_INIT, e = TF_BUF_INIT;
+	const char *s;
+
+	tf_strvec_push(out, path);
+	/* In $CFLAGS and ${meson_args}, and so in CMake's flags. */
+	tf_toolfiles_sh_escape(path, &e);
+	tf_strvec_push(out, e.buf);
+	escape_in(e.buf, "\\\"$", &b);
+	tf_strvec_push(out, b.buf);
+	/* Inside cmake_quote, meson_quote and sh_quote. */
+	tf_buf_reset(&b);
+	escape_in(path, "\\\"$", &b);
+	tf_strvec_push(out, b.buf);
+	tf_buf_reset(&b);
+	escape_in(path, "\\'", &b);
+	tf_strvec_push(out, b.buf);
+	tf_buf_reset(&b);
+	for (s = path; *s; s++)
+		if (*s == '\'')
+			tf_buf_addstr(&b, "'\\''");
+		else
+			tf_buf_addch(&b, *s);
+	tf_strvec_push(out, b.buf);
+	tf_buf_release(&b);
+	tf_buf_release(&e);
 }

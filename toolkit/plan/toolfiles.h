@@ -24,6 +24,15 @@ void tf_toolfiles_plan(struct tf_plan *p);
  */
 int tf_toolfiles_write(struct tf_plan *p, int write);
 
+/*
+ * Append s escaped for a shell word: a backslash before each byte the
+ * shell reads specially, a newline in quotes. Escaping is byte by byte,
+ * so a path under a directory starts with the directory's escaped form
+ * (what tf_plan_path_spellings relies on). For the paths in $CFLAGS,
+ * $LDFLAGS and ${meson_args}.
+ */
+void tf_toolfiles_sh_escape(const char *s, struct tf_buf *out);
+
 /* The files' contents, for tests and stamps; appended to out. */
 void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out);
 void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out);

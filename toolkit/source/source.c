@@ -25,7 +25,8 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 		tf_buf_setf(&label, "source '%s'", s->def->name.s);
 		tf_buf_reset(&path);
 		if (tf_fetch(fo, label.buf, (const char *const *)s->urls.v,
-			     s->urls.nr, s->def->sha256.s, &path)) {
+			     (const char *const *)s->shown.v, s->urls.nr,
+			     s->def->sha256.s, &path)) {
 			ret = -1;
 			continue;
 		}
