@@ -275,13 +275,21 @@ static int start(struct sched *s, struct task *t, const char *why)
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
 	struct tf_run *r = &t->run;
 
-	if (ps->def->source_index >= 0 &&
+	/* `baseline: COMMAND` runs where its test built, as it left it. */
+	int in_place = ps->def->baseline_cmd;
+
+	if (!in_place && ps->def->source_index >= 0 &&
 	    tf_source_refresh(t->plan, (size_t)ps->def->source_index))
 		return -1;
 	/* The step builds in that tree: the next step to run in it gets it
 	 * prepared afresh, not with this one's leftovers. */
 	if (ps->def->source_index >= 0)
 		t->plan->sources[ps->def->source_index].fresh = 0;
+	if (in_place && !tf_path_is_dir(ps->cwd))
+		return error(
+			"test '%s' for %s: '%s', where its test built, is gone: "
+			"`baseline: COMMAND` runs there (rebuild with --force)",
+			ps->def->name.s, t->plan->target.name, ps->cwd);
 	if (make_dirs(t->plan, ps))
 		return -1;
 	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name,
@@ -364,7 +372,7 @@ static int illegal_instruction(const char *log, int status)
 static void baseline_failure(const struct tf_plan *p,
 			     const struct tf_plan_step *ps, int status)
 {
-	const char **dirs = tf_calloc(ps->def->nr_needs + 3, sizeof(*dirs));
+	const char **dirs = tf_calloc(ps->def->nr_needs + 4, sizeof(*dirs));
 	const char *model = strrchr(p->baseline_emulator, ' ') + 1;
 	enum tf_isa_family fam = !strcmp(p->target.name, "aarch64")
 					 ? TF_ISA_AARCH64
@@ -386,6 +394,9 @@ static void baseline_failure(const struct tf_plan *p,
 	      tf_isa_level_name(fam, level));
 	dirs[n++] = ps->work;
 	dirs[n++] = ps->stage;
+	if (ps->def->baseline_cmd) /* it ran its test's programs */
+		dirs[n++] = p->steps[ps->def->need_index[ps->def->nr_needs - 1]]
+				    .work;
 	for (i = 0; i < ps->def->nr_needs; i++)
 		if (!p->steps[ps->def->need_index[i]].def->is_test)
 			dirs[n++] = p->steps[ps->def->need_index[i]].stage;
@@ -839,11 +850,26 @@ static void summary(const struct sched *s)
 	tf_buf_release(&b);
 }
 
+/* Tests whose recipe says `baseline: false` have no NAME@baseline. */
+static void say_no_baseline(struct tf_plan **plans, size_t nr_plans)
+{
+	size_t i, j;
+
+	for (i = 0; i < nr_plans; i++)
+		for (j = 0; j < plans[i]->recipe->nr_tests; j++)
+			if (plans[i]->recipe->tests[j].baseline_off)
+				info("test '%s' for %s: baseline run skipped by the recipe (baseline: false)",
+				     plans[i]->recipe->tests[j].name.s,
+				     plans[i]->target.name);
+}
+
 int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 		 const struct tf_build_opts *o, size_t *ran)
 {
 	struct sched s;
 	sigset_t set, old;
+
+	say_no_baseline(plans, nr_plans);
 
 	tf_build_signal = 0;
 	sigemptyset(&set);

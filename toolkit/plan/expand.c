@@ -362,7 +362,7 @@ static void build_binutils(struct tf_strvec *e)
 }
 
 /* The rest of the target's tool set and build-system files (docs/cross.md). */
-static void tool_env(struct tf_plan *p, struct tf_strvec *e)
+static void tool_env(struct tf_plan *p, struct tf_strvec *e, int base)
 {
 	const struct tf_target *t = &p->target;
 
@@ -387,17 +387,30 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e)
 	tf_strvec_pushf(e, "PKG_CONFIG=%s", p->pkg_config);
 	tf_strvec_pushf(e, "PKG_CONFIG_LIBDIR=%s", p->pkg_config_libdir);
 	tf_strvec_pushf(e, "PKG_CONFIG_SYSROOT_DIR=%s", p->pkg_config_sysroot);
-	tf_strvec_pushf(e, "CMAKE_TOOLCHAIN_FILE=%s", p->cmake_toolchain);
+	tf_strvec_pushf(e, "CMAKE_TOOLCHAIN_FILE=%s",
+			base ? p->baseline_cmake : p->cmake_toolchain);
 	tf_strvec_pushf(e, "MESON_CROSS_FILE=%s", p->meson_file);
-	tf_strvec_pushf(e, "TARGET_PYTHON=%s", p->target_python);
+	tf_strvec_pushf(e, "TARGET_PYTHON=%s",
+			base ? p->baseline_python : p->target_python);
 	tf_strvec_pushf(e, "PYTHON_TAG=%s", python_tag(p));
 	tf_strvec_pushf(e, "EXT_SUFFIX=%s", ext_suffix(p));
 }
 
-static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
+/*
+ * A NAME@baseline test's environment names the baseline CPU for every
+ * way a target program starts: $EMULATOR, and QEMU_CPU, which the qemu
+ * behind $TARGET_PYTHON, CMake's emulator and Meson's exe wrapper obeys
+ * (they name no -cpu), even in a build tree configured by NAME; natively,
+ * nothing starts under qemu, so $TARGET_PYTHON and $CMAKE_TOOLCHAIN_FILE
+ * name files that add the baseline emulator (toolfiles.c). `build` is
+ * $BUILDDIR: NAME's work directory for `baseline: COMMAND`.
+ */
+static void step_env(struct tf_plan *p, struct tf_plan_step *ps,
+		     const char *build)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec *e = &ps->env;
+	int base = ps->def->is_test == TF_TEST_BASELINE;
 
 	tf_strvec_pushf(e, "PATH=%s",
 			p->host_tools ? p->host_tools : tf_run_path);
@@ -415,12 +428,14 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
 	tf_strvec_pushf(e, "CXXFLAGS=%s", p->cflags);
 	tf_strvec_pushf(e, "LDFLAGS=%s", p->ldflags);
-	tool_env(p, e);
+	tool_env(p, e, base);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
 	if (ps->def->is_test == TF_TEST_BASELINE) {
 		tf_strvec_pushf(e, "EMULATOR=%s", p->baseline_emulator);
 		tf_strvec_pushf(e, "BASELINE_CPU=%s",
+				strrchr(p->baseline_emulator, ' ') + 1);
+		tf_strvec_pushf(e, "QEMU_CPU=%s",
 				strrchr(p->baseline_emulator, ' ') + 1);
 	} else {
 		tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
@@ -430,7 +445,7 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps)
 	else if (*t->emulator_prefix)
 		tf_strvec_pushf(e, "QEMU_LD_PREFIX=%s", t->emulator_prefix);
 	tf_strvec_pushf(e, "SRCDIR=%s", ps->cwd);
-	tf_strvec_pushf(e, "BUILDDIR=%s", ps->work);
+	tf_strvec_pushf(e, "BUILDDIR=%s", build);
 	tf_strvec_pushf(e, "STAGE=%s", ps->stage);
 	tf_strvec_pushf(e, "PREFIX=%s", ps->stage);
 }
@@ -511,19 +526,36 @@ int tf_plan_make_step(struct tf_plan *p, size_t i)
 {
 	const struct tf_step *s = &p->recipe->steps[i];
 	struct tf_plan_step *ps = &p->steps[i];
+	const char *build = ps->work;
 	size_t j;
 	int errors = 0;
 
 	ps->def = s;
 	ps->cwd = s->source_index >= 0 ? p->sources[s->source_index].dir
 				       : ps->work;
+	if (s->baseline_cmd) {
+		/* Its test (needed last) ran before it, and set up first. */
+		build = p->steps[s->need_index[s->nr_needs - 1]].work;
+		ps->cwd = p->steps[s->need_index[s->nr_needs - 1]].cwd;
+	}
+	if (s->is_test == TF_TEST_BASELINE) {
+		/* ${emulator} and ${target_python} as in its environment. */
+		tf_vars_set(&p->vars, "emulator", p->baseline_emulator);
+		tf_vars_set(&p->vars, "target_python", p->baseline_python);
+		tf_vars_set(&p->vars, "cmake_toolchain", p->baseline_cmake);
+	}
 	ps->script = tf_plan_expand(p, &s->run, &errors);
-	step_env(p, ps);
+	step_env(p, ps, build);
 	for (j = 0; j < s->nr_env; j++) {
 		const char *v = tf_plan_expand(p, &s->env[j].value, &errors);
 
 		if (v)
 			tf_strvec_pushf(&ps->env, "%s=%s", s->env[j].key.s, v);
+	}
+	if (s->is_test == TF_TEST_BASELINE) {
+		tf_vars_set(&p->vars, "emulator", p->target.emulator);
+		tf_vars_set(&p->vars, "target_python", p->target_python);
+		tf_vars_set(&p->vars, "cmake_toolchain", p->cmake_toolchain);
 	}
 	find_reads(p, ps);
 	return errors ? -1 : 0;

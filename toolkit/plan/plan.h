@@ -143,6 +143,15 @@ struct tf_plan {
 	const char *pkg_config_sysroot; /* store: its PKG_CONFIG_SYSROOT_DIR
 					   ("" natively) */
 	const char *target_python;      /* store: $TARGET_PYTHON */
+	const char *baseline_python;    /* store: $TARGET_PYTHON of
+					  NAME@baseline tests: the same
+					  wrapper for a cross target (QEMU_CPU
+					  picks the CPU), one running
+					  /usr/bin/python3 under the baseline
+					  emulator natively */
+	const char *baseline_cmake;     /* store: $CMAKE_TOOLCHAIN_FILE of
+					  NAME@baseline tests: natively, one
+					  that adds the baseline emulator */
 	const char *target_python_exe;  /* store: the cross target's CPython in
 					  the sysroot, NULL when not unpacked */
 	const char *host_tools;         /* store: a cross step's PATH directory

@@ -69,6 +69,17 @@ void tf_toolfiles_plan(struct tf_plan *p)
 		p->target.native
 			? keep(p, tf_strdup("/usr/bin/python3"))
 			: keep(p, tf_xstrfmt("%s/target-python", p->tools_dir));
+	/* A cross target's programs all start under its qemu, which the
+	 * baseline run's QEMU_CPU sets the CPU of; a native target's do
+	 * not, so its baseline run has files of its own. */
+	p->baseline_python = p->target.native
+				     ? keep(p, tf_xstrfmt("%s/baseline-python",
+							  p->tools_dir))
+				     : p->target_python;
+	p->baseline_cmake =
+		p->target.native
+			? keep(p, tf_xstrfmt("%s/baseline.cmake", p->tools_dir))
+			: p->cmake_toolchain;
 }
 
 /* The full path of a tool when it is installed, else its name. */
@@ -477,6 +488,53 @@ static int write_one(struct tf_plan *p, const char *path, struct tf_buf *text,
 	return tf_write_if_changed(path, text->buf, text->len, mode);
 }
 
+/*
+ * A native target's files for its baseline runs: $TARGET_PYTHON and the
+ * CMake toolchain under the baseline emulator. Not in p->toolfiles: only
+ * baseline runs use them, and their $EMULATOR (in their stamps) is all
+ * they are made from, so no other step's stamp changes.
+ */
+static int write_baseline(struct tf_plan *p, struct tf_buf *b)
+{
+	struct tf_strvec emu = TF_STRVEC_INIT;
+	int ret;
+	size_t i;
+
+	split(p->baseline_emulator, &emu);
+	tf_buf_reset(b);
+	tf_buf_addf(
+		b,
+		"#!/bin/sh\n# CPython for target %s on its baseline CPU, written by tfbuild.\nexec",
+		p->target.name);
+	for (i = 0; i < emu.nr; i++) {
+		tf_buf_addch(b, ' ');
+		sh_quote(b, emu.v[i]);
+	}
+	tf_buf_addch(b, ' ');
+	sh_quote(b, p->target_python);
+	tf_buf_addstr(b, " \"$@\"\n");
+	ret = tf_write_if_changed(p->baseline_python, b->buf, b->len, 0755);
+	tf_buf_reset(b);
+	tf_buf_addf(b,
+		    "# CMake toolchain file for target %s on its baseline CPU, "
+		    "written by tfbuild.\ninclude(",
+		    p->target.name);
+	cmake_quote(b, p->cmake_toolchain);
+	tf_buf_addstr(b, ")\n");
+	{
+		struct tf_buf list = TF_BUF_INIT;
+
+		tf_strvec_join(&emu, ";", &list);
+		cmake_set(b, "CMAKE_CROSSCOMPILING_EMULATOR", list.buf, NULL);
+		tf_buf_release(&list);
+	}
+	if (!ret)
+		ret = tf_write_if_changed(p->baseline_cmake, b->buf, b->len,
+					  0644);
+	tf_strvec_release(&emu);
+	return ret;
+}
+
 int tf_toolfiles_write(struct tf_plan *p, int write)
 {
 	struct tf_buf b = TF_BUF_INIT;
@@ -498,6 +556,8 @@ int tf_toolfiles_write(struct tf_plan *p, int write)
 		python_script(p, &b);
 		ret = write_one(p, p->target_python, &b, 0755, write);
 	}
+	if (!ret && write && p->target.native && p->baseline_emulator)
+		ret = write_baseline(p, &b);
 	tf_buf_release(&b);
 	return ret;
 }

@@ -78,6 +78,12 @@ struct tf_step {
 				     copy that runs on the baseline CPU */
 	long long timeout; /* `timeout` in seconds; 0: the default */
 	struct tf_pos timeout_pos;
+	struct tf_str baseline; /* a test's `baseline`: .s NULL, the whole
+				   script reruns on the baseline CPU; else
+				   the command that runs there instead */
+	int baseline_off;       /* `baseline: false`: no baseline run */
+	int baseline_cmd;       /* in a NAME@baseline copy: runs only
+				   `baseline`, in NAME's work directory */
 };
 
 enum {

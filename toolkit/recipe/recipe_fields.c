@@ -221,6 +221,36 @@ static int parse_step_timeout(struct loader *l, yaml_node_t *v, void *obj,
 		t.s);
 }
 
+/*
+ * `baseline: false` (no run on the baseline CPU) or `baseline: COMMAND`
+ * (only COMMAND runs there, in the test's finished work directory).
+ */
+static int parse_step_baseline(struct loader *l, yaml_node_t *v, void *obj,
+			       const char *where)
+{
+	struct tf_step *s = obj;
+	const char *t;
+
+	if (tf_load_str(l, "baseline", v, &s->baseline))
+		return -1;
+	t = s->baseline.s;
+	if (s->baseline.style == TF_STR_PLAIN && !strcmp(t, "false")) {
+		s->baseline_off = 1;
+		return 0;
+	}
+	if (t[strspn(t, " \t\n")] &&
+	    (s->baseline.style != TF_STR_PLAIN ||
+	     (strcmp(t, "true") && strcmp(t, "yes") && strcmp(t, "no") &&
+	      strcmp(t, "on") && strcmp(t, "off") && strcmp(t, "null") &&
+	      strcmp(t, "~"))))
+		return 0;
+	l->errors++;
+	return tf_error_at(
+		&s->baseline.pos,
+		"'baseline' must be false (no run on the baseline CPU) or the command to run there, not '%s'",
+		t);
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
@@ -228,6 +258,7 @@ static const struct field step_fields[] = {
 	{ "env", 0, parse_step_env },
 	{ "run", 1, parse_tf_step_run },
 	{ "timeout", 0, parse_step_timeout },
+	{ "baseline", 0, parse_step_baseline },
 	{ NULL, 0, NULL },
 };
 

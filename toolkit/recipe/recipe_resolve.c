@@ -97,6 +97,11 @@ static void baseline_copy(struct tf_recipe *r, const struct tf_step *t,
 	snprintf(name, n, "%s@baseline", t->name.s);
 	copy->name.s = name;
 	copy->is_test = TF_TEST_BASELINE;
+	/* `baseline: COMMAND`: only COMMAND reruns, where NAME built. */
+	if (t->baseline.s) {
+		copy->run = t->baseline;
+		copy->baseline_cmd = 1;
+	}
 	copy->needs =
 		tf_arena_alloc(r, (t->nr_needs + 1) * sizeof(*copy->needs));
 	if (t->nr_needs)
@@ -105,14 +110,28 @@ static void baseline_copy(struct tf_recipe *r, const struct tf_step *t,
 	copy->needs[copy->nr_needs++] = t->name;
 }
 
-/* Tests are steps that run target code; they follow the build steps. */
-static void append_tests(struct tf_recipe *r)
+/*
+ * Tests are steps that run target code; they follow the build steps,
+ * then their baseline copies (none for a test with `baseline: false`).
+ * Only tests have a baseline run: `baseline` on a step is refused.
+ */
+static int append_tests(struct loader *l)
 {
+	struct tf_recipe *r = l->r;
 	struct tf_step *all;
-	size_t i;
+	size_t i, n = 0;
+	int ret = 0;
 
+	for (i = 0; i < r->nr_steps; i++)
+		if (r->steps[i].baseline.s) {
+			l->errors++;
+			ret = tf_error_at(
+				&r->steps[i].baseline.pos,
+				"step '%s' has 'baseline', which only tests have (steps do not run on the baseline CPU)",
+				r->steps[i].name.s);
+		}
 	if (!r->nr_tests)
-		return;
+		return ret;
 	all = tf_arena_alloc(r, (r->nr_steps + 2 * r->nr_tests) * sizeof(*all));
 	if (r->nr_steps)
 		memcpy(all, r->steps, r->nr_steps * sizeof(*all));
@@ -121,10 +140,12 @@ static void append_tests(struct tf_recipe *r)
 		all[r->nr_steps + i].is_test = 1;
 	}
 	for (i = 0; i < r->nr_tests; i++)
-		baseline_copy(r, &r->tests[i],
-			      &all[r->nr_steps + r->nr_tests + i]);
+		if (!r->tests[i].baseline_off)
+			baseline_copy(r, &r->tests[i],
+				      &all[r->nr_steps + r->nr_tests + n++]);
 	r->steps = all;
-	r->nr_steps += 2 * r->nr_tests;
+	r->nr_steps += r->nr_tests + n;
+	return ret;
 }
 
 static int check_test_refs(struct loader *l)
@@ -166,7 +187,7 @@ int tf_load_resolve(struct loader *l)
 	size_t i, j;
 	int ret = 0;
 
-	append_tests(r);
+	ret = append_tests(l);
 	for (i = 0; i < r->nr_sources; i++)
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->sources[i].name.s, r->sources[j].name.s))
