@@ -177,4 +177,23 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 				 struct tf_plan *p);
 void tf_plan_release(struct tf_plan *p);
 
+/*
+ * The Debian package that ships the file at path, a library found for
+ * the target (debfiles.c): in the target root p->sysroot, the target
+ * package whose .deb lists it (dpkg-deb -c on the cached .deb); outside
+ * it, the build machine's package that owns it (dpkg -S, dpkg-query).
+ * Sets pkg to "name:arch=version" and returns 1, returns 0 when no
+ * package ships it (a stage's own build), or -1 after reporting.
+ */
+int tf_plan_file_package(const struct tf_plan *p, const char *path,
+			 struct tf_buf *pkg);
+/*
+ * The target package (p->packages, unpacked into p->sysroot) whose .deb
+ * ships a file named base in any directory: sets pkg to
+ * "name:arch=version" and its path in the root to where, returns 1; 0
+ * when none does (or there is no root), -1 after reporting.
+ */
+int tf_plan_root_ships(const struct tf_plan *p, const char *base,
+		       struct tf_buf *pkg, struct tf_buf *where);
+
 #endif
