@@ -17,6 +17,7 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "packstamp.h"
+#include "vendorsrc.h"
 #include "source/source.h"
 #include "verify/verify.h"
 #include "wheel/wheel.h"
@@ -325,64 +326,6 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	r->requires[r->nr_requires++] = r->libs[i].from;
 }
 
-/* 1 if path is inside the directory dir. */
-static int path_below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(path, dir, n) && path[n] == '/';
-}
-
-/*
- * Which Debian package each vendored library came from, for the record.
- * One found outside the target root while a target package ships a
- * library of that name is refused: the version the recipe pins must be
- * the one vendored.
- */
-static int vendored_packages(const struct tf_plan *p, const char *context,
-			     struct tf_vendor_result *v)
-{
-	struct tf_buf pkg = TF_BUF_INIT, ship = TF_BUF_INIT,
-		      where = TF_BUF_INIT;
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && i < v->nr_libs; i++) {
-		struct tf_lib *l = &v->libs[i];
-		int found, shipped = 0;
-
-		if (l->kind != TF_LIB_VENDOR || !l->origin)
-			continue;
-		found = tf_plan_file_package(p, l->origin, &pkg);
-		if (found < 0) {
-			ret = -1;
-			break;
-		}
-		if (found) {
-			tf_strvec_push(&v->store, pkg.buf);
-			l->package = v->store.v[v->store.nr - 1];
-		}
-		if (p->sysroot && !path_below(l->origin, p->sysroot))
-			shipped =
-				tf_plan_root_ships(p, l->soname, &ship, &where);
-		if (shipped < 0)
-			ret = -1;
-		else if (shipped)
-			ret = error(
-				"%s: vendored '%s' was found at '%s'%s%s%s, "
-				"outside the target root, but target "
-				"package %s ships it ('%s'): the wheel "
-				"must vendor the target package's",
-				context, l->soname, l->origin,
-				found ? " (from " : "", found ? pkg.buf : "",
-				found ? ")" : "", ship.buf, where.buf);
-	}
-	tf_buf_release(&pkg);
-	tf_buf_release(&ship);
-	tf_buf_release(&where);
-	return ret;
-}
-
 /*
  * Resolve the wheel's libraries: vendor what the recipe says into
  * dir/vendor, and write the record of every decision there.
@@ -400,14 +343,7 @@ static int resolve_libraries(const struct tf_plan *p,
 
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
 	tf_path_join(&work, dir, "vendor");
-	/* The target packages' root first: the versions the recipe pins. */
-	if (p->sysroot) {
-		tf_strvec_pushf(&dirs, "%s/usr/lib/%s", p->sysroot,
-				p->target.triplet);
-		tf_strvec_pushf(&dirs, "%s/lib/%s", p->sysroot,
-				p->target.triplet);
-		tf_strvec_pushf(&dirs, "%s/usr/lib", p->sysroot);
-	}
+	tf_pack_root_dirs(p, &dirs);
 	tf_strvec_pushv(&dirs, pw->library_dirs);
 	tf_vendor_default_dirs(p->target.triplet, p->target.sysroot,
 			       p->target.native, &dirs);
@@ -421,7 +357,7 @@ static int resolve_libraries(const struct tf_plan *p,
 	ret = tf_mkdir_p(work.buf) ||
 	      tf_vendor_wheel(&o, fl->v, fl->nr, &r->vendor);
 	if (!ret)
-		ret = vendored_packages(p, context.buf, &r->vendor);
+		ret = tf_pack_vendored_packages(p, context.buf, &r->vendor);
 	if (!ret) {
 		r->files = r->vendor.files;
 		r->nr_files = r->vendor.nr_files;
