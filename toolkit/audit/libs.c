@@ -59,6 +59,8 @@ static json_t *lib_json(const struct tf_lib *l)
 		json_object_set_new(o, "runpath", json_string(l->runpath));
 	if (l->file)
 		json_object_set_new(o, "file", json_string(l->file));
+	if (l->package)
+		json_object_set_new(o, "package", json_string(l->package));
 	return o;
 }
 
@@ -138,6 +140,7 @@ static int parse_entry(struct tf_libs_record *rec, json_t *o, size_t i,
 	l->from = member(rec, o, "requirement", &bad);
 	l->runpath = member(rec, o, "runpath", &bad);
 	l->file = member(rec, o, "file", &bad);
+	l->package = member(rec, o, "package", &bad);
 	if (bad || !l->soname || !*l->soname ||
 	    kind_from_name(kind, &l->kind)) {
 		tf_buf_addf(why,

@@ -42,6 +42,11 @@ struct tf_lib {
 				 vendoring: NULL */
 	const char *file;    /* VENDOR after vendoring: its path in the wheel,
 				 "foo.libs/libfoo-0123abcd.so.1"; else NULL */
+	const char *package; /* VENDOR: the Debian package the file came
+				 from, "libzstd1:arm64=1.5.4+dfsg2-5", or NULL
+				 (a stage's own build) */
+	const char *origin;  /* VENDOR at pack time: the file copied; never
+				 recorded */
 };
 
 /* The record's path inside .dist-info. */

@@ -404,9 +404,11 @@ static void record_libs(struct state *s)
 				s->o->context, s->o->libs[i].soname);
 			continue;
 		}
-		if (v)
+		if (v) {
 			out->libs[out->nr_libs].file =
 				keep_in_libs(s, v->newname);
+			out->libs[out->nr_libs].origin = v->origin;
+		}
 		out->nr_libs++;
 	}
 	for (i = 0; i < s->nr; i++) {
@@ -414,6 +416,7 @@ static void record_libs(struct state *s)
 			continue;
 		out->libs[out->nr_libs].soname = s->v[i].soname;
 		out->libs[out->nr_libs].kind = TF_LIB_VENDOR;
+		out->libs[out->nr_libs].origin = s->v[i].origin;
 		out->libs[out->nr_libs++].file =
 			keep_in_libs(s, s->v[i].newname);
 	}

@@ -17,6 +17,7 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "packstamp.h"
+#include "vendorsrc.h"
 #include "source/source.h"
 #include "verify/verify.h"
 #include "wheel/wheel.h"
@@ -342,6 +343,7 @@ static int resolve_libraries(const struct tf_plan *p,
 
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
 	tf_path_join(&work, dir, "vendor");
+	tf_pack_root_dirs(p, &dirs);
 	tf_strvec_pushv(&dirs, pw->library_dirs);
 	tf_vendor_default_dirs(p->target.triplet, p->target.sysroot,
 			       p->target.native, &dirs);
@@ -354,6 +356,8 @@ static int resolve_libraries(const struct tf_plan *p,
 	o.work = work.buf;
 	ret = tf_mkdir_p(work.buf) ||
 	      tf_vendor_wheel(&o, fl->v, fl->nr, &r->vendor);
+	if (!ret)
+		ret = tf_pack_vendored_packages(p, context.buf, &r->vendor);
 	if (!ret) {
 		r->files = r->vendor.files;
 		r->nr_files = r->vendor.nr_files;

@@ -196,4 +196,33 @@ void tf_plan_release(struct tf_plan *p);
  */
 void tf_plan_path_spellings(const char *path, struct tf_strvec *out);
 
+/* Whether a package ships a file (tf_plan_file_package, _root_ships). */
+enum tf_plan_shipped {
+	TF_PLAN_SHIPPED,            /* found: pkg (and where) are set */
+	TF_PLAN_NOT_SHIPPED,        /* no package ships it */
+	TF_PLAN_SHIPPED_ERROR = -1, /* reported */
+};
+
+/*
+ * The Debian package that ships the file at path, a library found for
+ * the target (debfiles.c): in the target root p->sysroot, the target
+ * package whose .deb lists it (dpkg-deb -c on the cached .deb); outside
+ * it, the build machine's package that owns it (dpkg -S, dpkg-query).
+ * Sets pkg to "name:arch=version" and returns TF_PLAN_SHIPPED, or
+ * TF_PLAN_NOT_SHIPPED when no package ships it (a stage's own build), or
+ * TF_PLAN_SHIPPED_ERROR after reporting.
+ */
+enum tf_plan_shipped tf_plan_file_package(const struct tf_plan *p,
+					  const char *path, struct tf_buf *pkg);
+/*
+ * The target package (p->packages, unpacked into p->sysroot) whose .deb
+ * ships a file named base in any directory: sets pkg to
+ * "name:arch=version" and its path in the root to where and returns
+ * TF_PLAN_SHIPPED; TF_PLAN_NOT_SHIPPED when none does (or there is no
+ * root), TF_PLAN_SHIPPED_ERROR after reporting.
+ */
+enum tf_plan_shipped tf_plan_root_ships(const struct tf_plan *p,
+					const char *base, struct tf_buf *pkg,
+					struct tf_buf *where);
+
 #endif

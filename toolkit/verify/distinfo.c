@@ -601,6 +601,10 @@ static int libs_rules(struct verifier *v)
 					       "vendored '%s' is not "
 					       "in the wheel at '%s'",
 					       l->soname, l->file);
+		else if (l->kind == TF_LIB_VENDOR && l->package)
+			verbose("%s: vendored '%s' as %s, from Debian package "
+				"%s",
+				v->path, l->soname, l->file, l->package);
 		else if (l->kind == TF_LIB_VENDOR)
 			verbose("%s: vendored '%s' as %s", v->path, l->soname,
 				l->file);
