@@ -42,7 +42,7 @@ start_distccd() {
 	return 1
 }
 start_distccd || { echo "distccd did not start"; cat dlog/distccd.log; exit 1; }
-at_exit "kill $distccd_pid 2>/dev/null"
+at_exit "stop_pid $distccd_pid"
 # No silent local compiles: a job distccd did not take fails the build.
 export DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1
 
