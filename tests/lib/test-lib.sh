@@ -36,6 +36,13 @@ unset TFBUILD_CACHE TFMINI_PLUGINS TFMINI_M1_ISA 2>/dev/null || true
 unset TFBUILD_CONFIG TFBUILD_REMOTE_CACHE TFBUILD_REMOTE_CACHE_UPLOAD \
 	TFBUILD_REMOTE_CACHE_TIMEOUT TFBUILD_TRUST TFBUILD_SIGNING_KEY 2>/dev/null || true
 export XDG_CONFIG_HOME="$TRASH/home/.config" TFBUILD_STORE=0
+# The recipes tests write (in $TRASH) use sources and patches from all
+# over the project. A recipe's tree is its checkout, found by .git
+# (docs/security.md#local-paths), and the project need not be one (a
+# `git archive` of it, a release tarball): the tests name the tree
+# instead, as a user outside a checkout would. Tests of the rule itself
+# unset it (t0609).
+export TFBUILD_RECIPE_ROOT="$SRC_ROOT"
 # Tests talk to 127.0.0.1 only; a proxy from the caller must not intercept.
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY \
 	no_proxy NO_PROXY 2>/dev/null || true
