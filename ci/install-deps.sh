@@ -58,6 +58,10 @@ pkgs="$pkgs nginx-light"
 # Packing (toolkit/zip/): libdeflate deflates blocks in parallel, zlib's
 # minizip writes the zip; strace counts a no-op rebuild's processes.
 pkgs="$pkgs libdeflate-dev libminizip-dev zlib1g-dev strace"
+# A recipe's native target packages must be installed on the build
+# machine: recipes/libzip.yaml's and recipes/spng.yaml's (t130x).
+# tests/e2e/t0005-house-deps.sh checks this list against the suite.
+pkgs="$pkgs libbz2-dev"
 
 # Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.

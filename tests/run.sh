@@ -15,7 +15,7 @@ mkdir -p "$here/tmp"
 rm -rf "$here/tmp/hostile"
 passed=0 failed=0 broken=""
 
-count() { # name, output file, exit code
+count() { # name, output file, exit code, processes it left running
 	p=$(sed -n 's/^# passed \([0-9]*\) failed \([0-9]*\)$/\1/p' "$2" | tail -n 1)
 	f=$(sed -n 's/^# passed \([0-9]*\) failed \([0-9]*\)$/\2/p' "$2" | tail -n 1)
 	if [ -z "$p" ]; then
@@ -24,8 +24,56 @@ count() { # name, output file, exit code
 	elif [ "$3" != 0 ] && [ "$f" = 0 ]; then
 		f=1
 	fi
+	f=$((f + $4))
 	passed=$((passed + p)) failed=$((failed + f))
 	[ "$f" = 0 ] || broken="$broken $1"
+}
+
+# Nothing a test starts may outlive it: a server left running holds a
+# port, a file, a lock, and hides a cleanup that does not work. Each test
+# program runs with TFBUILD_TEST_RUN=RUN/NAME in its environment, which
+# every process it starts inherits (test-lib.sh adds #N inside test N);
+# when it has ended, any process still carrying the mark is a leftover:
+# it is named with its command line and the test that started it,
+# stopped, and counted as a failure of the script.
+run_id="$$.$(date +%s)"
+run_one() { # name, command...
+	name=$1; shift
+	TFBUILD_TEST_RUN="$run_id/$name" "$@" >"$here/tmp/$name.out" 2>&1
+	rc=$?
+	leftovers "$name" >"$here/tmp/$name.left"
+	cat "$here/tmp/$name.out" "$here/tmp/$name.left"
+	count "$name" "$here/tmp/$name.out" "$rc" "$(grep -c '^not ok' "$here/tmp/$name.left")"
+}
+
+# marked NAME: the pids whose environment carries NAME's mark.
+marked() {
+	grep -lzE "^TFBUILD_TEST_RUN=$run_id/$1(#[0-9]+)?\$" /proc/[0-9]*/environ 2>/dev/null |
+		sed 's|^/proc/\([0-9]*\)/environ$|\1|'
+}
+
+leftovers() { # name: report and stop what NAME left running
+	# A process being stopped at exit may take a moment to go.
+	i=0
+	while [ -n "$(marked "$1")" ] && [ $i -lt 30 ]; do
+		i=$((i + 1)) && sleep 0.1
+	done
+	pids=$(marked "$1")
+	[ -n "$pids" ] || return 0
+	for pid in $pids; do
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+		mark=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null |
+			sed -n 's/^TFBUILD_TEST_RUN=//p')
+		n=${mark#*#}
+		case $mark in
+		*#*) from="test $n ($(sed -n "s/^\(not \)\{0,1\}ok $n - //p" "$here/tmp/$1.out" | head -n 1))" ;;
+		*) from="the script, outside any test" ;;
+		esac
+		echo "not ok - $1 left process $pid running, started by $from: ${cmd% }"
+		kill "$pid" 2>/dev/null
+	done
+	sleep 0.5
+	for pid in $pids; do kill -9 "$pid" 2>/dev/null; done
 }
 
 want() { # does this test match the optional filter?
@@ -41,10 +89,7 @@ if [ -n "$UNIT_DIR" ] && [ -d "$UNIT_DIR" ]; then
 		name=$(basename "$t")
 		want "$name" "$@" || continue
 		echo "== $name"
-		"$t" >"$here/tmp/$name.out" 2>&1
-		rc=$?
-		cat "$here/tmp/$name.out"
-		count "$name" "$here/tmp/$name.out" "$rc"
+		run_one "$name" "$t"
 	done
 fi
 
@@ -52,10 +97,7 @@ for t in "$here"/e2e/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	want "$name" "$@" || continue
 	echo "== $name"
-	sh "$t" >"$here/tmp/$name.out" 2>&1
-	rc=$?
-	cat "$here/tmp/$name.out"
-	count "$name" "$here/tmp/$name.out" "$rc"
+	run_one "$name" sh "$t"
 done
 
 # One table for the hostile corpus, by category (docs/security.md).

@@ -26,7 +26,7 @@ start_redis() {
 	return 1
 }
 start_redis || { echo "redis-server did not start"; cat redis.log; exit 1; }
-at_exit "kill $redis_pid 2>/dev/null"
+at_exit "stop_pid $redis_pid"
 export CCACHE_REMOTE_STORAGE="redis://127.0.0.1:$port"
 # Not for steps: only the launcher's own variables pass.
 export DISTCC_HOSTS=127.0.0.1:1 TFBUILD_TEST_LEAK=1

@@ -21,14 +21,20 @@ for c in gcc g++ aarch64-linux-gnu-gcc aarch64-linux-gnu-g++; do
 	test -e /usr/lib/distcc/$c || { echo "no /usr/lib/distcc/$c: run update-distcc-symlinks (ci/install-deps.sh does)"; exit 1; }
 done
 
-# Run as root, distccd becomes the distccd user: its log must be writable.
-mkdir -m 1777 dlog && : >dlog/distccd.log && chmod 666 dlog/distccd.log
+# Run as root, distccd becomes the distccd user: its log must be
+# writable, and reachable, which $TRASH need not be (a checkout in root's
+# 0700 home): the log lives in a directory of its own under /tmp, which
+# dlog points to.
+dlog_dir=$(mktemp -d /tmp/tfbuild-t1602.XXXXXX) || exit 1
+at_exit "rm -rf '$dlog_dir'"
+chmod 1777 "$dlog_dir" && ln -s "$dlog_dir" dlog &&
+	: >dlog/distccd.log && chmod 666 dlog/distccd.log || exit 1
 start_distccd() {
 	for try in 1 2 3; do
 		port=$(free_port)
 		distccd --daemon --no-detach --allow 127.0.0.1 --listen 127.0.0.1 \
 			--port "$port" --jobs 4 --log-level info \
-			--log-file "$TRASH/dlog/distccd.log" &
+			--log-file "$dlog_dir/distccd.log" &
 		distccd_pid=$!
 		# Its log says when it listens (a probe connection would be a
 		# job of its own in the log).
@@ -42,7 +48,7 @@ start_distccd() {
 	return 1
 }
 start_distccd || { echo "distccd did not start"; cat dlog/distccd.log; exit 1; }
-at_exit "kill $distccd_pid 2>/dev/null"
+at_exit "stop_pid $distccd_pid"
 # No silent local compiles: a job distccd did not take fails the build.
 export DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1
 

@@ -23,7 +23,7 @@ expect_success 'set up a source and the servers' '
 	i=0 && while [ ! -s tls.port ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
 	test -s tls.port
 '
-at_exit 'kill $(cat "$TRASH/tls.pid" 2>/dev/null) 2>/dev/null'
+at_exit 'stop_pid "$(cat "$TRASH/tls.pid" 2>/dev/null)"'
 HTTP_URL=$(cat http.url)
 TLS_URL="https://127.0.0.1:$(cat tls.port 2>/dev/null)"
 SUM=$(sha256_of www/src.tar.gz)

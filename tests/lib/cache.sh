@@ -37,7 +37,7 @@ start_dav() {
 		i=0
 		while [ $i -lt 50 ]; do
 			if "$PYTHON" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$dav_port" 2>/dev/null; then
-				at_exit "kill $dav_pid 2>/dev/null"
+				at_exit "stop_pid $dav_pid"
 				DAV_URL="http://127.0.0.1:$dav_port"
 				return 0
 			fi

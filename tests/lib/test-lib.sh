@@ -36,11 +36,17 @@ unset TFBUILD_CACHE TFMINI_PLUGINS TFMINI_M1_ISA 2>/dev/null || true
 unset TFBUILD_CONFIG TFBUILD_REMOTE_CACHE TFBUILD_REMOTE_CACHE_UPLOAD \
 	TFBUILD_REMOTE_CACHE_TIMEOUT TFBUILD_TRUST TFBUILD_SIGNING_KEY 2>/dev/null || true
 export XDG_CONFIG_HOME="$TRASH/home/.config" TFBUILD_STORE=0
+# The recipes tests write (in $TRASH) use sources and patches from all
+# over the project. A recipe's tree is its checkout, found by .git
+# (docs/security.md#local-paths), and the project need not be one (a
+# `git archive` of it, a release tarball): the tests name the tree
+# instead, as a user outside a checkout would. Tests of the rule itself
+# unset it (t0609).
+export TFBUILD_RECIPE_ROOT="$SRC_ROOT"
 # Tests talk to 127.0.0.1 only; a proxy from the caller must not intercept.
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY \
 	no_proxy NO_PROXY 2>/dev/null || true
 test_count=0 test_failed=0
-cleanup_cmds=""
 
 # The &&-chain check, in the manner of git's t/chainlint.pl: a body whose
 # chain is broken runs on past the break, so a failure before it goes
@@ -63,13 +69,56 @@ chain_check
 
 tfbuild() { "$TFBUILD" "$@"; }
 
-# Run "$@" at exit (servers, background jobs).
-at_exit() { cleanup_cmds="$1; $cleanup_cmds"; }
-trap 'eval "$cleanup_cmds"' EXIT
+# at_exit CMD: run CMD when the script ends (stop a server, a background
+# job), the last registered first. The commands are kept in a file, not a
+# variable: a test body runs in a subshell, which neither runs the
+# script's EXIT trap nor hands its variables back, so a server a body
+# starts (start_httpd, start_dav) would otherwise outlive the script.
+# Whatever a body starts may serve the later bodies too (t1704): it is
+# stopped when the script ends, like one started at the top level.
+# tests/run.sh fails a script that leaves a process behind.
+at_exit_file="$TRASH/.at_exit"
+: >"$at_exit_file"
+at_exit() {
+	{ printf '%s\n' "$1" && cat "$at_exit_file"; } >"$at_exit_file.new" &&
+		mv "$at_exit_file.new" "$at_exit_file"
+}
+run_at_exit() {
+	[ -s "$at_exit_file" ] || return 0
+	mv "$at_exit_file" "$at_exit_file.run" && . "$at_exit_file.run"
+}
+trap 'run_at_exit' EXIT
+# Killed or interrupted: still stop what was started.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# stop_pid PID: stop a process this script started (in a body or not)
+# and wait until it is gone, so that nothing outlives the script.
+stop_pid() {
+	kill "$1" 2>/dev/null || return 0
+	wait "$1" 2>/dev/null # reaps it if it is a child of this shell
+	stop_i=0
+	while kill -0 "$1" 2>/dev/null && [ $stop_i -lt 50 ]; do
+		stop_i=$((stop_i + 1))
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	return 0
+}
+
+# Under tests/run.sh, TFBUILD_TEST_RUN (inherited by every process the
+# script starts) is RUN/SCRIPT; in a body it becomes RUN/SCRIPT#N.
+test_mark() {
+	[ -n "${TFBUILD_TEST_RUN:-}" ] || return 0
+	TFBUILD_TEST_RUN="${TFBUILD_TEST_RUN%%#*}#$test_count"
+	export TFBUILD_TEST_RUN
+}
 
 expect_success() { # description, body
 	test_count=$((test_count + 1))
-	if (eval "$2") >"$TRASH/.last.log" 2>&1; then
+	# tests/run.sh names the test that left a process behind by this.
+	if (test_mark && eval "$2") >"$TRASH/.last.log" 2>&1; then
 		echo "ok $test_count - $1"
 	else
 		test_failed=$((test_failed + 1))
@@ -121,7 +170,7 @@ start_httpd() {
 	"$PYTHON" "$TESTS_DIR/lib/httpd.py" --root "$dir" \
 		--port-file "$TRASH/.httpd.port" >"$TRASH/.httpd.log" 2>&1 &
 	httpd_pid=$!
-	at_exit "kill $httpd_pid 2>/dev/null"
+	at_exit "stop_pid $httpd_pid"
 	i=0
 	while [ ! -s "$TRASH/.httpd.port" ]; do
 		i=$((i + 1))
