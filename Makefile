@@ -41,7 +41,7 @@ ALL_CFLAGS  = $(WARN) $(DEFS) $(CFLAGS) $(PKG_CFLAGS) -iquote toolkit
 # Tests and benchmarks call a folder's internals by their own headers.
 TEST_CFLAGS = $(ALL_CFLAGS) $(TK_DIRS:%=-iquote %)
 ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)
-# libstdc++ for __cxa_demangle only (toolkit/audit/framework.c), loaded
+# libstdc++ for __cxa_demangle only (toolkit/plugin/framework.c), loaded
 # on first use (toolkit/dl/libstdcxx.c): not linked.
 DEMANGLE_LIBS =
 STDCXX_SONAME := $(shell objdump -p $(shell $(CC) -print-file-name=libstdc++.so 2>/dev/null) 2>/dev/null | sed -n 's/^ *SONAME *//p')

@@ -1,6 +1,6 @@
 #!/bin/sh
 # verify checks the loading conventions of the frameworks plugins target
-# (toolkit/audit/conventions.c, docs/frameworks.md), each with its own message:
+# (toolkit/plugin/conventions.c, docs/frameworks.md), each with its own message:
 # torch.backends / jax_plugins / torch_xla.plugins entry points name a
 # module of the wheel; a PJRT plugin library exports GetPjrtApi; a
 # tensorflow-plugins/ library exports SE_InitPlugin, and TF_InitKernel when

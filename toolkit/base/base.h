@@ -6,10 +6,10 @@
  * buffers and string vectors (buf.h), paths and files (path.h), SHA-256
  * and other digests through OpenSSL (hash.h), child processes and the
  * fixed PATH (run.h), messages and the failure convention (log.h),
- * signals and temporaries (signals.h), size limits (limit.h), pools of
- * strings (strpool.h) and of RECORD lines (spool.h), locks on folders
- * (lock.h), in-memory xz (xzmem.h), the UTF-8 locale switch (locale.h)
- * and did-you-mean suggestions (words.h).
+ * signals and temporaries (signals.h), size limits (limit.h), a pool
+ * of strings that stay put (strpool.h), locks on folders (lock.h),
+ * the UTF-8 locale switch (locale.h) and did-you-mean suggestions
+ * (words.h).
  */
 
 #include "buf.h"
@@ -21,9 +21,7 @@
 #include "path.h"
 #include "run.h"
 #include "signals.h"
-#include "spool.h"
 #include "strpool.h"
 #include "words.h"
-#include "xzmem.h"
 
 #endif

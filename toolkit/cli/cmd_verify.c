@@ -9,6 +9,7 @@
 #include "base/base.h"
 #include "pack/pack.h"
 #include "audit/audit.h"
+#include "plugin/plugin.h"
 #include "verify/verify.h"
 
 const char tf_usage_verify[] =

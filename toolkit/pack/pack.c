@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "plugin/plugin.h"
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "packstamp.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "xzmem.h"
 #include "dl/dl.h"
 
 /* Read-ahead per read(2): small, so memory stays flat for any archive. */

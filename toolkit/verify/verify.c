@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "plugin/plugin.h"
 #include "base/base.h"
 
 /* Caps for what is held in memory from untrusted input. */

@@ -22,6 +22,7 @@
 
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "spool.h"
 #include "zipout.h"
 
 /* Zip (DOS) times start at 1980-01-01 00:00:00 UTC. */

@@ -3,7 +3,7 @@
 
 /*
  * wheel/: the wheel as a file: writing one (below; entries deflated in
- * parallel by zipout.h), the one reader every other folder reads a
+ * parallel by zipout.h, RECORD's lines kept aside by spool.h), the one reader every other folder reads a
  * wheel through (wheelread.h), and the zip structure's own checks
  * (zipcheck.h). libarchive reads wheels only in wheelread.c.
  */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "elf.h"
+#include "audit/audit.h"
 #include "wheel/wheel.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)

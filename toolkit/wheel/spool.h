@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "base/base.h"
 
 struct tf_spool {
 	int fd;            /* owned; -1 when not open */

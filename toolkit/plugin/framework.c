@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "dl/dl.h"
-#include "elf.h"
+#include "audit/audit.h"
 #include "base/base.h"
 #include "metadata/metadata.h"
 

@@ -6,8 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "path.h"
-#include "signals.h"
+#include "base/base.h"
 
 /* Written out in pieces this large: the spool's memory. */
 #define SPOOL_CHUNK (64 * 1024)

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/base.h"
 
 static const unsigned char XZ_MAGIC[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 

@@ -1,0 +1,15 @@
+#ifndef TF_PLUGIN_DOOR_H
+#define TF_PLUGIN_DOOR_H
+
+/*
+ * plugin/: a wheel as a plugin of an ML framework: the framework it
+ * loads into, found from its installation, with every undefined symbol
+ * resolved against it and its record in the wheel (framework.h), and the
+ * conventions of torch, JAX/PJRT and TensorFlow PluggableDevice plugins,
+ * checked in every verify (conventions.h).
+ */
+
+#include "conventions.h"
+#include "framework.h"
+
+#endif
