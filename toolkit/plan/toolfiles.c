@@ -373,17 +373,25 @@ void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 	}
 	tf_buf_addstr(out, "pkg_config_libdir = ");
 	meson_list(out, &libdir);
-	if (p->sysroot) {
-		tf_buf_addstr(out, "sys_root = ");
-		meson_quote(out, p->sysroot);
-		tf_buf_addch(out, '\n');
-	}
+	/*
+	 * No sys_root: Meson 1.0 puts sys_root/bin first on the PATH of any
+	 * test given a cross-built program as an argument (its MinGW DLL
+	 * search, get_mingw_extra_paths, not limited to Windows there), so
+	 * `#!/usr/bin/env python3` would find the root's aarch64 python3.
+	 * The compilers get the root from c_args, pkg-config from its
+	 * wrapper; Meson's CMake lookups get it from [cmake] below.
+	 */
 	if (!t->native)
 		tf_buf_addf(out,
 			    "needs_exe_wrapper = true\n\n[host_machine]\n"
 			    "system = 'linux'\ncpu_family = '%s'\ncpu = '%s'\n"
 			    "endian = 'little'\n",
 			    t->name, t->name);
+	if (p->sysroot) {
+		tf_buf_addstr(out, "\n[cmake]\nCMAKE_SYSROOT = ");
+		meson_quote(out, p->sysroot);
+		tf_buf_addch(out, '\n');
+	}
 	tf_strvec_release(&emu);
 	tf_strvec_release(&libdir);
 }
