@@ -7,44 +7,16 @@
 # verify refuses hand-assembled wheels the same way, and an executable
 # stack is refused.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/isa.sh"
 
 fix="$SRC_ROOT/tests/fixtures/isa"
 
 # recipe NAME CFLAGS ISA-YAML [notest]: a recipe building libvsum with
 # CFLAGS, and a test running it.
 recipe() {
-	tests="tests:
-  - name: run
-    source: fix
-    needs: [lib]
-    run: |
-      \$CC -O2 -o \"\$BUILDDIR/t\" vsum_test.c -L\${stage.lib}/vsum -lvsum
-      LD_LIBRARY_PATH=\${stage.lib}/vsum \$EMULATOR \"\$BUILDDIR/t\""
-	[ "${4-}" != notest ] || tests=
-	cat >"$1.yaml" <<-EOF
-	schema: 1
-	name: $1
-	version: 1.0.0
-	targets: [x86_64]
-	sources:
-	  - name: fix
-	    path: $fix
-	steps:
-	  - name: lib
-	    source: fix
-	    run: |
-	      mkdir -p "\$STAGE/vsum"
-	      \$CC \$CFLAGS $2 -shared -o "\$STAGE/vsum/libvsum.so" vsum.c
-	$tests
-	wheels:
-	  - name: vsum
-	    version: 1.0.0
-	    files:
-	      - from: lib
-	        src: vsum
-	        dst: .
-	$3
-	EOF
+	isa_recipe "$1" x86_64 vsum \
+		"\$CC \$CFLAGS $2 -shared -o \"\$STAGE/vsum/libvsum.so\" vsum.c" \
+		"$3" "${4-}"
 }
 
 recipe plain "-mavx2" "" notest

@@ -4,43 +4,15 @@
 # declared as dispatching when it does not, its test passes under the
 # default qemu-aarch64 CPU and dies on the baseline one (cortex-a53).
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/isa.sh"
 
 fix="$SRC_ROOT/tests/fixtures/isa"
 
-# recipe NAME ISA-YAML [notest]
+# recipe NAME ISA-YAML [notest]: libdot built for dotprod, and a test.
 recipe() {
-	tests="tests:
-  - name: run
-    source: fix
-    needs: [lib]
-    run: |
-      \$CC -O2 -o \"\$BUILDDIR/t\" dot_test.c -L\${stage.lib}/dot -ldot
-      LD_LIBRARY_PATH=\${stage.lib}/dot \$EMULATOR \"\$BUILDDIR/t\""
-	[ "${3-}" != notest ] || tests=
-	cat >"$1.yaml" <<-EOF
-	schema: 1
-	name: $1
-	version: 1.0.0
-	targets: [aarch64]
-	sources:
-	  - name: fix
-	    path: $fix
-	steps:
-	  - name: lib
-	    source: fix
-	    run: |
-	      mkdir -p "\$STAGE/dot"
-	      \$CC \$CFLAGS -march=armv8.2-a+dotprod \$LDFLAGS -shared -o "\$STAGE/dot/libdot.so" dot.c
-	$tests
-	wheels:
-	  - name: dot
-	    version: 1.0.0
-	    files:
-	      - from: lib
-	        src: dot
-	        dst: .
-	$2
-	EOF
+	isa_recipe "$1" aarch64 dot \
+		"\$CC \$CFLAGS -march=armv8.2-a+dotprod \$LDFLAGS -shared -o \"\$STAGE/dot/libdot.so\" dot.c" \
+		"$2" "${3-}"
 }
 
 recipe plain "" notest

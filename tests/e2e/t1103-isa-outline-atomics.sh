@@ -9,6 +9,7 @@
 # in a library's own code beside the helpers, and in a function that is
 # only named like a helper.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/isa.sh"
 
 fix="$SRC_ROOT/tests/fixtures/isa"
 
@@ -24,38 +25,7 @@ a53() {
 # libcounter.so with BUILD-COMMANDS (lines after the first indented by
 # six spaces), and a test calling it.
 recipe() {
-	tests="tests:
-  - name: run
-    source: fix
-    needs: [lib]
-    run: |
-      \$CC -O2 -o \"\$BUILDDIR/t\" counter_test.c -L\${stage.lib}/counter -lcounter
-      LD_LIBRARY_PATH=\${stage.lib}/counter \$EMULATOR \"\$BUILDDIR/t\""
-	[ "${4-}" != notest ] || tests=
-	cat >"$1.yaml" <<-EOF
-	schema: 1
-	name: $1
-	version: 1.0.0
-	targets: [aarch64]
-	sources:
-	  - name: fix
-	    path: $fix
-	steps:
-	  - name: lib
-	    source: fix
-	    run: |
-	      mkdir -p "\$STAGE/counter"
-	      $2
-	$tests
-	wheels:
-	  - name: counter
-	    version: 1.0.0
-	    files:
-	      - from: lib
-	        src: counter
-	        dst: .
-	$3
-	EOF
+	isa_recipe "$1" aarch64 counter "$2" "$3" "${4-}"
 }
 
 lib='$CC $CFLAGS $LDFLAGS -shared -o "$STAGE/counter/libcounter.so"'
