@@ -95,6 +95,7 @@ unit: $(UNIT_BINS) $(TOOL_BINS)
 
 deps:
 	@sh ci/install-deps.sh
+	@sh ci/install-python-tools.sh
 
 # The suite against one build: $(call run_suite,BINARY,OBJECT_DIR).
 run_suite = TFBUILD=$(CURDIR)/$(1) UNIT_DIR=$(CURDIR)/$(2)/unit \

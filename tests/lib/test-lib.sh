@@ -19,6 +19,13 @@ set -u
 : "${TESTS_DIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${SRC_ROOT:=$(dirname "$TESTS_DIR")}"
 PYTHON=${PYTHON:-/usr/bin/python3}
+# The Python tools from the index that make deps installs
+# (ci/install-python-tools.sh): twine, auditwheel, abi3audit, uv, ...
+TOOLS_BIN=${TFBUILD_TOOLS:-/opt/tfbuild-tools}/venv/bin
+# What tests keep across runs, outside the repository: pip's cache and
+# the framework roots they install from the index.
+TEST_CACHE=${TFBUILD_TEST_CACHE:-/var/cache/tfbuild-tests}
+export TOOLS_BIN TEST_CACHE
 test_name=$(basename "$0" .sh)
 TRASH="$TESTS_DIR/tmp/$test_name"
 rm -rf "$TRASH"
