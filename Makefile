@@ -51,7 +51,7 @@ DEFS       += $(if $(STDCXX_SONAME),-DTF_STDCXX_SONAME='"$(STDCXX_SONAME)"')
 # a folder of its own (audit/, env/, metadata/, ui/), one flat object dir.
 TK_DIRS  = $(sort $(dir $(wildcard toolkit/*/*.c)))
 SRCS     = $(sort $(wildcard toolkit/*.c toolkit/*/*.c))
-OBJS     = $(addprefix $(O)/,$(notdir $(SRCS:.c=.o)))
+OBJS     = $(addprefix $(O)/,$(notdir $(SRCS:.c=.o))) $(O)/templates.o
 vpath %.c toolkit $(TK_DIRS)
 # Test tools and unit tests link everything but main() and the commands.
 LIB_OBJS = $(filter-out $(O)/main.o $(O)/commands.o $(O)/cmd_%.o,$(OBJS))
@@ -73,6 +73,18 @@ $(BIN): $(OBJS) | need-libs
 
 $(O)/%.o: %.c $(wildcard toolkit/*.h toolkit/*/*.h) | need-libs
 	@mkdir -p $(O)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# templates/ (tfbuild new) embedded as a C table by a generator that
+# needs only libc and refuses an unknown {{placeholder}}; the directories
+# are prerequisites too, so adding or removing a file remakes the table.
+TEMPLATE_PATHS := $(shell find templates 2>/dev/null)
+$(O)/embed-templates: tools/embed-templates.c toolkit/scaffold/placeholders.inc
+	@mkdir -p $(O)
+	$(CC) -O1 -std=c11 -Wall -Wextra -iquote toolkit -o $@ $<
+$(O)/templates.c: $(O)/embed-templates $(TEMPLATE_PATHS)
+	$(O)/embed-templates templates $@.tmp && mv $@.tmp $@
+$(O)/templates.o: $(O)/templates.c toolkit/scaffold/scaffold.h | need-libs
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The stable ABI table is data compiled into abi3.o.

@@ -5,7 +5,7 @@ _tfbuild() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		recipe|fetch|explain|verify|diff|sha256|cache|help) cmd=${COMP_WORDS[i]}; break ;;
+		recipe|fetch|explain|verify|diff|sha256|cache|new|help) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -86,13 +86,15 @@ _tfbuild() {
 		return ;;
 	--max-size)
 		return ;;
+	--name)
+		return ;;
 	--completion)
 		COMPREPLY=($(compgen -W "bash zsh" -- "$cur"))
 		return ;;
 	esac
 	case $cmd in
 	"")
-		words="recipe fetch explain verify diff sha256 cache help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
+		words="recipe fetch explain verify diff sha256 cache new help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
 		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --wait --timeout --launcher --distcc-hosts --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
@@ -107,6 +109,8 @@ _tfbuild() {
 		words=" --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=file ;;
 	cache)
 		words=" --cache --max-size --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
+	new)
+		words=" --list --name --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=template ;;
 	help)
 		words=" --man --completion --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	esac
@@ -118,7 +122,8 @@ _tfbuild() {
 	yaml) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur") $(compgen -d -- "$cur")) ;;
 	whl) COMPREPLY=($(compgen -f -X '!*.whl' -- "$cur") $(compgen -d -- "$cur")) ;;
 	file) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	*) COMPREPLY=($(compgen -W "recipe fetch explain verify diff sha256 cache help" -- "$cur")) ;;
+	template) COMPREPLY=($(compgen -W "c-library cmake-library meson-library python-extension" -- "$cur") $(compgen -d -- "$cur")) ;;
+	*) COMPREPLY=($(compgen -W "recipe fetch explain verify diff sha256 cache new help" -- "$cur")) ;;
 	esac
 }
 complete -o filenames -F _tfbuild tfbuild

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The house style, as code: every C file of toolkit/, tests/ (unit,
-# tool, fuzz) and bench/ is as Debian 12's clang-format 14 formats it
+# tool, fuzz), bench/ and tools/ is as Debian 12's clang-format 14 formats it
 # with the committed .clang-format (make deps installs clang-format-14).
 # backend/ and the test fixtures are left as written: they are built
 # into wheels whose bytes must not move.
@@ -14,7 +14,7 @@ expect_success 'clang-format 14 is installed (make deps)' '
 
 expect_success 'every C file is formatted as .clang-format says' '
 	cd "$SRC_ROOT" &&
-	set -- toolkit/*/*.[ch] tests/unit/*.[ch] tests/tool/*.c tests/fuzz/*.[ch] bench/*.c &&
+	set -- toolkit/*/*.[ch] tests/unit/*.[ch] tests/tool/*.c tests/fuzz/*.[ch] bench/*.c tools/*.c &&
 	test $# -gt 100 &&
 	$cf --dry-run --Werror "$@" >"$TRASH/out" 2>&1 ||
 	{ head -40 "$TRASH/out"; echo "run: $cf -i FILE"; false; }

@@ -8,7 +8,8 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 mkdir -p src/ci src/recipes bin
-cp -p "$SRC_ROOT/Makefile" src/ && cp -Rp "$SRC_ROOT/toolkit" src/ || exit 1
+cp -p "$SRC_ROOT/Makefile" src/ &&
+	cp -Rp "$SRC_ROOT/toolkit" "$SRC_ROOT/tools" "$SRC_ROOT/templates" src/ || exit 1
 if [ -d "$SRC_ROOT/obj" ]; then
 	mkdir -p src/obj && cp -p "$SRC_ROOT"/obj/*.o src/obj/ 2>/dev/null
 fi

@@ -153,6 +153,9 @@ static void step_inputs_rel(struct sched *s, struct task *t,
 	add_input(st, r, "toolchain", p->target.identity,
 		  strlen(p->target.identity));
 	add_input(st, r, "script", ps->script, strlen(ps->script));
+	/* Only when not sh: the keys of recipes without it stay as they were. */
+	if (ps->def->shell_kind == TF_SHELL_BASH)
+		tf_stamp_add(st, "shell", "bash", 4);
 	/* The CMake/Meson/pkg-config files: a change there reruns steps. */
 	add_input(st, r, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
 	for (j = 0; j < p->packages.nr; j++)
@@ -295,9 +298,18 @@ static int start(struct sched *s, struct task *t, const char *why)
 	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name,
 	     why);
 	*r = (struct tf_run)TF_RUN_INIT;
-	tf_strvec_pushv(&r->argv,
-			(const char *const[]){ "sh", "-e", "-c", ps->script,
-					       ps->def->name.s, NULL });
+	if (ps->def->shell_kind == TF_SHELL_BASH)
+		/* As GitHub Actions' `shell: bash`: a pipe fails as its
+		 * first failing command does (docs/recipe.md#pipes). */
+		tf_strvec_pushv(&r->argv,
+				(const char *const[]){
+					"bash", "--noprofile", "--norc", "-e",
+					"-o", "pipefail", "-c", ps->script,
+					ps->def->name.s, NULL });
+	else
+		tf_strvec_pushv(&r->argv, (const char *const[]){
+						  "sh", "-e", "-c", ps->script,
+						  ps->def->name.s, NULL });
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
 	/* After the stamp: a launcher never changes what a step makes. */
 	tf_launcher_env(t->plan, &r->env);

@@ -79,6 +79,9 @@ struct tf_args {
 	const char *framework;  /* --framework DIR */
 	/* diff */
 	int max; /* --max, 0: default */
+	/* new */
+	int list;         /* --list */
+	const char *name; /* --name NAME */
 	/* help */
 	int man;                /* --man */
 	const char *completion; /* --completion: bash, zsh */
@@ -245,6 +248,7 @@ int cmd_explain(struct tf_args *a);
 int cmd_diff(struct tf_args *a);
 int cmd_help(struct tf_args *a);
 int cmd_cache(struct tf_args *a);
+int cmd_new(struct tf_args *a);
 
 extern const char tf_usage_recipe[];
 extern const char tf_usage_fetch[];
@@ -254,6 +258,7 @@ extern const char tf_usage_explain[];
 extern const char tf_usage_diff[];
 extern const char tf_usage_help[];
 extern const char tf_usage_cache[];
+extern const char tf_usage_new[];
 extern const struct tf_opt tf_opts_recipe[];
 extern const struct tf_opt tf_opts_fetch[];
 extern const struct tf_opt tf_opts_verify[];
@@ -262,5 +267,6 @@ extern const struct tf_opt tf_opts_explain[];
 extern const struct tf_opt tf_opts_diff[];
 extern const struct tf_opt tf_opts_help[];
 extern const struct tf_opt tf_opts_cache[];
+extern const struct tf_opt tf_opts_new[];
 
 #endif

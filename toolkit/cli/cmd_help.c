@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "base/base.h"
+#include "scaffold/scaffold.h"
 
 const char tf_usage_help[] =
 	"Show the commands, or the full usage of one command. With --man,\n"
@@ -223,6 +224,15 @@ static void option_words(FILE *f, const struct tf_opt *o)
 	}
 }
 
+/* The templates of `tfbuild new`, space-separated. */
+static void template_words(FILE *f)
+{
+	const char *const *v;
+
+	for (v = tf_template_names(); *v; v++)
+		fprintf(f, "%s%s", *v, v[1] ? " " : "");
+}
+
 static void completion_bash(FILE *f)
 {
 	const struct tf_cmd *c;
@@ -265,6 +275,10 @@ static void completion_bash(FILE *f)
 	      "\twhl) COMPREPLY=($(compgen -f -X '!*.whl' -- \"$cur\") "
 	      "$(compgen -d -- \"$cur\")) ;;\n"
 	      "\tfile) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
+	      "\ttemplate) COMPREPLY=($(compgen -W \"",
+	      f);
+	template_words(f);
+	fputs("\" -- \"$cur\") $(compgen -d -- \"$cur\")) ;;\n"
 	      "\t*) COMPREPLY=($(compgen -W \"",
 	      f);
 	for (c = tf_commands; c->name; c++)
@@ -353,7 +367,11 @@ static void completion_zsh(FILE *f)
 			fputs("\t\t'*:wheel:_files -g \"*.whl\"'", f);
 		else if (!strcmp(kind, "file"))
 			fputs("\t\t'*:file:_files'", f);
-		else
+		else if (!strcmp(kind, "template")) {
+			fputs("\t\t'1:template:(", f);
+			template_words(f);
+			fputs(")' \\\n\t\t'2:directory:_files -/'", f);
+		} else
 			fputs("\t\t'*: :_describe -t commands command commands'",
 			      f);
 		fputs(" && ret=0 ;;\n", f);

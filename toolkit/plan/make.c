@@ -182,6 +182,31 @@ static int setup_target(struct tf_plan *p, const char *target, int check)
 	return tf_target_setup(target, &p->target, check, &over);
 }
 
+/*
+ * A step with `shell: bash` needs bash on the fixed PATH: missing, it is
+ * said once, at the first such `shell`, before anything runs.
+ */
+static int need_bash(const struct tf_recipe *r)
+{
+	char *path;
+	size_t i;
+
+	for (i = 0; i < r->nr_steps; i++)
+		if (r->steps[i].shell_kind == TF_SHELL_BASH)
+			break;
+	if (i == r->nr_steps)
+		return 0;
+	path = tf_run_which("bash");
+	if (path) {
+		free(path);
+		return 0;
+	}
+	return tf_error_at(
+		&r->steps[i].shell.pos,
+		"step '%s' runs in bash ('shell: bash'), but there is no bash in %s (apt-get install bash)",
+		r->steps[i].name.s, tf_run_path);
+}
+
 enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 				 const struct tf_plan_opts *o,
 				 struct tf_plan *p)
@@ -199,6 +224,8 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
 	if (setup_target(p, target, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
+	if (o->check_tools && need_bash(r))
 		return TF_PLAN_TOOLCHAIN;
 	/* Each recipe its own tree: two recipes in one folder never share
 	 * stamps, so building them alternately rebuilds nothing. */

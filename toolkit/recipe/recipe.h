@@ -84,7 +84,18 @@ struct tf_step {
 	int baseline_off;       /* `baseline: false`: no baseline run */
 	int baseline_cmd;       /* in a NAME@baseline copy: runs only
 				   `baseline`, in NAME's work directory */
+	struct tf_str shell;    /* `shell`, or the recipe's; .s NULL: sh */
+	int shell_kind;         /* enum tf_shell, from shell */
 };
+
+/* The shell a step's script runs in (`shell`, docs/recipe.md#pipes). */
+enum tf_shell {
+	TF_SHELL_SH,  /* sh -e -c SCRIPT: dash, no pipefail (the default) */
+	TF_SHELL_BASH /* bash --noprofile --norc -e -o pipefail -c SCRIPT */
+};
+
+/* The shells a step may name, NULL-terminated: "sh", "bash". */
+const char *const *tf_shell_choices(void);
 
 enum {
 	TF_TEST_BASELINE = 2
@@ -212,6 +223,8 @@ struct tf_recipe {
 	struct tf_str *host_tools; /* host programs a cross step may run, beyond
 				     the default allow-list */
 	size_t nr_host_tools;
+	struct tf_str shell; /* top-level `shell`: every step's default */
+	int shell_kind;      /* enum tf_shell */
 };
 
 #define TF_RECIPE_INIT \

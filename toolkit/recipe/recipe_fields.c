@@ -251,6 +251,46 @@ static int parse_step_baseline(struct loader *l, yaml_node_t *v, void *obj,
 		t);
 }
 
+const char *const *tf_shell_choices(void)
+{
+	static const char *const v[] = { "sh", "bash", NULL };
+	return v;
+}
+
+/* `shell: sh|bash` into *s and *kind, refused with the nearest name. */
+static int load_shell(struct loader *l, yaml_node_t *v, struct tf_str *s,
+		      int *kind)
+{
+	const char *const *c = tf_shell_choices();
+	struct tf_buf valid = TF_BUF_INIT;
+	const char *near;
+	int i, ret;
+
+	if (tf_load_str(l, "shell", v, s))
+		return -1;
+	for (i = 0; c[i]; i++)
+		if (!strcmp(s->s, c[i])) {
+			*kind = i == 0 ? TF_SHELL_SH : TF_SHELL_BASH;
+			return 0;
+		}
+	near = tf_words_nearest(s->s, c);
+	tf_words_join(c, &valid);
+	l->errors++;
+	ret = tf_error_at(&s->pos, "unknown shell '%s' (valid: %s)%s%s%s", s->s,
+			  valid.buf, near ? "; did you mean '" : "",
+			  near ? near : "", near ? "'?" : "");
+	tf_buf_release(&valid);
+	return ret;
+}
+
+static int parse_step_shell(struct loader *l, yaml_node_t *v, void *obj,
+			    const char *where)
+{
+	struct tf_step *s = obj;
+
+	return load_shell(l, v, &s->shell, &s->shell_kind);
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
@@ -259,6 +299,7 @@ static const struct field step_fields[] = {
 	{ "run", 1, parse_tf_step_run },
 	{ "timeout", 0, parse_step_timeout },
 	{ "baseline", 0, parse_step_baseline },
+	{ "shell", 0, parse_step_shell },
 	{ NULL, 0, NULL },
 };
 
@@ -472,6 +513,31 @@ static int parse_host_tools(struct loader *l, yaml_node_t *v, void *obj,
 	return ret;
 }
 
+static int parse_shell(struct loader *l, yaml_node_t *v, void *obj,
+		       const char *where)
+{
+	struct tf_recipe *r = obj;
+
+	return load_shell(l, v, &r->shell, &r->shell_kind);
+}
+
+/* A step or test without `shell` runs in the recipe's. */
+static void default_shells(struct tf_recipe *r)
+{
+	size_t i;
+
+	for (i = 0; r->shell.s && i < r->nr_steps + r->nr_tests; i++) {
+		struct tf_step *s = i < r->nr_steps
+					    ? &r->steps[i]
+					    : &r->tests[i - r->nr_steps];
+
+		if (!s->shell.s) {
+			s->shell = r->shell;
+			s->shell_kind = r->shell_kind;
+		}
+	}
+}
+
 static const struct field top_fields[] = {
 	{ "target-packages", 0, parse_target_packages },
 	{ "host-tools", 0, parse_host_tools },
@@ -486,6 +552,7 @@ static const struct field top_fields[] = {
 	{ "tests", 0, parse_tests },
 	{ "wheels", 0, tf_load_wheels },
 	{ "toolchains", 0, tf_load_toolchains },
+	{ "shell", 0, parse_shell },
 	{ NULL, 0, NULL },
 };
 
@@ -496,5 +563,6 @@ int tf_load_top(struct loader *l, yaml_node_t *root)
 	l->r->source_date_epoch = DEFAULT_EPOCH;
 	if (tf_load_map(l, root, top_fields, l->r, "recipe"))
 		return -1;
+	default_shells(l->r);
 	return check_name(l, &l->r->name, "recipe name");
 }

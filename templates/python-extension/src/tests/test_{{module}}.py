@@ -1,0 +1,25 @@
+"""Tests of {{module}}, run by the recipe's test on each target."""
+import unittest
+
+import {{module}}
+
+
+class TestAdd(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual({{module}}.add(2, 3), 5)
+
+    def test_overflow(self):
+        with self.assertRaises(OverflowError):
+            {{module}}.add(2**62, 2**62)
+
+
+class TestTotal(unittest.TestCase):
+    def test_total(self):
+        self.assertEqual({{module}}.total([1, 2, 3, 4]), 10)
+
+    def test_empty(self):
+        self.assertEqual({{module}}.total([]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
