@@ -24,7 +24,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 TOOLS_BIN=${TFBUILD_TOOLS:-/opt/tfbuild-tools}/venv/bin
 # What tests keep across runs, outside the repository: pip's cache and
 # the framework roots they install from the index.
-TEST_CACHE=${TFBUILD_TEST_CACHE:-/var/cache/tfbuild-tests}
+TEST_CACHE=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}
 export TOOLS_BIN TEST_CACHE
 test_name=$(basename "$0" .sh)
 TRASH="$TESTS_DIR/tmp/$test_name"
