@@ -5,7 +5,6 @@
  * slots.h, is generated from the header at build time (gen-slots.sh), so
  * a header with more functions gets stubs for them too.
  */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,9 +180,10 @@ static PJRT_Error *unimplemented(const char *name)
 #undef M1_VOID_SLOT
 
 static PJRT_Api api;
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
-static void m1_fill(void)
+/* At load time, before any caller can ask: no lock (nor libpthread's
+ * GLIBC_2.34 symbols) needed. */
+__attribute__((constructor)) static void m1_fill(void)
 {
 	api.struct_size = PJRT_Api_STRUCT_SIZE;
 	api.extension_start = NULL;
@@ -214,6 +214,5 @@ static void m1_fill(void)
 
 M1_EXPORT const PJRT_Api *GetPjrtApi(void)
 {
-	pthread_once(&api_once, m1_fill);
 	return &api;
 }

@@ -67,6 +67,24 @@ def window_problem(running=None):
                running or "unknown"))
 
 
+def compatibility_problem(env=None):
+    """Why jaxlib would refuse the plugin's PJRT minor version, or None.
+
+    jaxlib 0.10 accepts a plugin of its own PJRT C API major version and
+    any minor one while ENABLE_PJRT_COMPATIBILITY is unset or true; set to
+    anything else (false, 0, empty) it wants exactly its own version, and
+    a plugin it refuses makes every JAX call fail, the CPU's included.
+    """
+    env = os.environ if env is None else env
+    val = env.get("ENABLE_PJRT_COMPATIBILITY")
+    if val is None or val.strip().lower() in ("1", "t", "true", "y", "yes"):
+        return None
+    return ("jax_m1_plugin %s is PJRT C API %d.%d, and "
+            "ENABLE_PJRT_COMPATIBILITY=%s makes jaxlib accept only its own "
+            "PJRT version: the m1 platform is not registered"
+            % ((__version__,) + tuple(_build.PJRT_API_VERSION) + (val,)))
+
+
 def _options():
     n = os.environ.get("JAX_M1_DEVICES", "")
     return {"num_devices": int(n)} if n.isdigit() else {}
@@ -74,7 +92,7 @@ def _options():
 
 def initialize():
     """Register the m1 platform with JAX (called by JAX itself)."""
-    problem = window_problem()
+    problem = window_problem() or compatibility_problem()
     if problem:
         _log.warning("%s", problem)
         return
