@@ -405,14 +405,26 @@ static void hit(struct scan *s, int f, unsigned long long addr,
 	note(s, &s->rep->count[f], &s->rep->first[f], addr, mnemonic);
 }
 
+/* Every DROP_STEP bytes a scan gives back the pages behind it. */
+#define DROP_STEP (4u << 20)
+
+static void drop_behind(struct scan *s, const uint8_t **done, const uint8_t *p)
+{
+	if ((size_t)(p - *done) < DROP_STEP)
+		return;
+	tf_elf_code_drop(s->code, *done, (size_t)(p - *done));
+	*done = p;
+}
+
 static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
 {
-	const uint8_t *p = sec->bytes;
+	const uint8_t *p = sec->bytes, *done = p;
 	size_t left = sec->size;
 	uint64_t addr = sec->addr;
 	int f;
 
 	while (left) {
+		drop_behind(s, &done, p);
 		if (!capstone.disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
 			/* Data in code, or newer than capstone 4: skip a byte. */
 			s->rep->nr_unknown++;
@@ -448,7 +460,7 @@ static void hit_a64(struct scan *s, const struct tf_elf_code_section *sec,
 
 static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 {
-	const uint8_t *p = sec->bytes;
+	const uint8_t *p = sec->bytes, *done = p;
 	size_t left = sec->size & ~(size_t)3;
 	uint64_t addr = sec->addr;
 	char name[32];
@@ -456,6 +468,7 @@ static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 	int f;
 
 	while (left) {
+		drop_behind(s, &done, p);
 		w = (unsigned)p[0] | (unsigned)p[1] << 8 |
 		    (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
 		f = tf_isa_a64_classify(w, name);
