@@ -714,8 +714,7 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 	return TF_ELF_READ_OK;
 }
 
-void tf_elf_code_drop(const struct tf_elf_code *c, const void *from,
-		      size_t len)
+void tf_elf_code_drop(const struct tf_elf_code *c, const void *from, size_t len)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
 
@@ -803,6 +802,8 @@ int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
 			continue;
 		n = d->d_size / sh.sh_entsize;
 		for (i = 1; i < n && i < INT_MAX; i++) {
+			if (!(i & 0xffff))
+				tf_elf_code_drop(c, NULL, 0);
 			if (!gelf_getsym(d, (int)i, &sym) ||
 			    !(s = elf_strptr(c->elf, sh.sh_link,
 					     sym.st_name)) ||

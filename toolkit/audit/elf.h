@@ -259,8 +259,8 @@ struct tf_elf_code {
 	size_t nr_sections;
 	struct tf_elf_func *funcs; /* owned array, sorted by addr */
 	size_t nr_funcs;
-	void *elf; /* owned libelf handle */
-	int fd;    /* owned, or -1 */
+	void *elf;          /* owned libelf handle */
+	int fd;             /* owned, or -1 */
 	unsigned char *map; /* owned: the whole file, mapped */
 	size_t map_size;
 	int droppable; /* 1: libelf converted nothing in place (a
@@ -268,8 +268,8 @@ struct tf_elf_code {
 			  the same */
 };
 
-#define TF_ELF_CODE_INIT                                       \
-	{                                                      \
+#define TF_ELF_CODE_INIT                                        \
+	{                                                       \
 		0, 0, 0, NULL, 0, NULL, 0, NULL, -1, NULL, 0, 0 \
 	}
 
