@@ -80,14 +80,12 @@ static const char *const a64_tokens[] = {
  * "4AVX2" all count; "false" is not "lse"). Names are walked once, the
  * tokens tried only where a word starts: a file has 700,000 of them.
  */
-int tf_isa_kernel_name(enum tf_isa_family family, const char *name)
+int tf_isa_kernel_name(int x86, const char *name)
 {
-	const char *const *t =
-		family == TF_ISA_X86_64 ? x86_tokens : a64_tokens;
+	const char *const *t = x86 ? x86_tokens : a64_tokens;
 	size_t i, len,
-		n = family == TF_ISA_X86_64
-			    ? sizeof(x86_tokens) / sizeof(*x86_tokens)
-			    : sizeof(a64_tokens) / sizeof(*a64_tokens);
+		n = x86 ? sizeof(x86_tokens) / sizeof(*x86_tokens)
+			: sizeof(a64_tokens) / sizeof(*a64_tokens);
 	const char *p;
 
 	for (p = name; *p; p++) {
@@ -118,22 +116,21 @@ static int cmp_addr(const void *a, const void *b)
 }
 
 void tf_isa_dispatch_init(struct tf_isa_dispatch *d,
-			  const struct tf_elf_code *code,
-			  enum tf_isa_family family)
+			  const struct tf_elf_code *code, int x86)
 {
 	struct tf_elf_sym sym;
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	d->code = code;
-	d->family = family;
+	d->x86 = x86;
 	for (i = 0; i < code->nr_funcs; i++) {
 		if (!code->funcs[i].ifunc)
 			continue;
 		if (!d->nr_ifuncs++)
 			d->ifunc = code->funcs[i].name;
 	}
-	if (family == TF_ISA_X86_64) {
+	if (x86) {
 		if (tf_elf_code_symbol(code, "__cpu_model", &sym))
 			d->symbol = "__cpu_model";
 		else if (tf_elf_code_symbol(code, "__cpu_indicator_init", &sym))
@@ -235,8 +232,7 @@ void tf_isa_dispatch_describe(const struct tf_isa_dispatch *d,
 		tf_buf_addf(out, "%s", d->check), n++;
 	if (d->symbol)
 		tf_buf_addf(out, "%s%s%s", n++ ? ", " : "",
-			    d->family == TF_ISA_X86_64 ? "uses " : "links ",
-			    d->symbol);
+			    d->x86 ? "uses " : "links ", d->symbol);
 	if (d->nr_ifuncs)
 		tf_buf_addf(out, "%s%zu ifunc%s (%s)", n++ ? ", " : "",
 			    d->nr_ifuncs, d->nr_ifuncs == 1 ? "" : "s",
@@ -263,9 +259,9 @@ static enum tf_isa_in classify(struct tf_isa_dispatch *d,
 				     sizeof(*d->targets), cmp_addr))
 		return TF_ISA_IN_IFUNC;
 	dot = strchr(fn->name, '.');
-	if (dot && d->nr_ifuncs && tf_isa_kernel_name(d->family, dot))
+	if (dot && d->nr_ifuncs && tf_isa_kernel_name(d->x86, dot))
 		return TF_ISA_IN_CLONE;
-	if (tf_isa_kernel_name(d->family, fn->name))
+	if (tf_isa_kernel_name(d->x86, fn->name))
 		return TF_ISA_IN_NAMED;
 	return TF_ISA_OUTSIDE;
 }

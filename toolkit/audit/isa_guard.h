@@ -15,7 +15,6 @@
 #include <stddef.h>
 
 #include "elf.h"
-#include "isa.h"
 
 /* What the recognisers learnt of one file, looked up once. */
 struct tf_isa_guards {
@@ -71,7 +70,7 @@ enum tf_isa_in {
 /* What a file shows of run-time dispatch, gathered during its scan. */
 struct tf_isa_dispatch {
 	const struct tf_elf_code *code; /* borrowed */
-	enum tf_isa_family family;
+	int x86;                        /* 1: x86-64, 0: aarch64 */
 	char check[160];             /* "cpuid in f+0x10": the first CPU check
 				   executed, "" if none */
 	const char *symbol;          /* static: "__cpu_model", "getauxval", or
@@ -90,8 +89,7 @@ struct tf_isa_dispatch {
 
 /* Look up the symbols that show dispatch; the scan adds the rest. */
 void tf_isa_dispatch_init(struct tf_isa_dispatch *d,
-			  const struct tf_elf_code *code,
-			  enum tf_isa_family family);
+			  const struct tf_elf_code *code, int x86);
 void tf_isa_dispatch_release(struct tf_isa_dispatch *d);
 /* An address an ifunc's resolver loads: a choice if a function starts
    there. */
@@ -118,6 +116,6 @@ const char *tf_isa_dispatch_kind_name(enum tf_isa_in kind);
 /* 1 if a function's name says which extension it is for: it holds
    "avx2", "AVX512", "sse41", "haswell" (x86-64), "sve", "dotprod",
    "lse" (aarch64), ... as a word, case aside. */
-int tf_isa_kernel_name(enum tf_isa_family family, const char *name);
+int tf_isa_kernel_name(int x86, const char *name);
 
 #endif
