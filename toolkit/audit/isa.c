@@ -900,7 +900,11 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 	if (tf_isa_dispatches(p, shown))
 		return 0;
 	f = first_above(rep, min);
-	if (f >= 0 && rep->evidence)
+	/* LSE guarded as libgcc's helpers but unnamed (stripped): the
+	   message below says how to keep their names. */
+	if (f >= 0 && rep->evidence &&
+	    !(f == TF_ISA_LSE &&
+	      rep->lse_unconfirmed == rep->count[TF_ISA_LSE]))
 		return check_dispatch(rep, shown, context, p, min);
 	if (f >= 0) {
 		tf_buf_addf(&msg, "needs %s (%s: ",

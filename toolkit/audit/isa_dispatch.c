@@ -135,8 +135,13 @@ void tf_isa_dispatch_init(struct tf_isa_dispatch *d,
 			d->symbol = "__cpu_model";
 		else if (tf_elf_code_symbol(code, "__cpu_indicator_init", &sym))
 			d->symbol = "__cpu_indicator_init";
-	} else if (tf_elf_code_symbol(code, "getauxval", &sym) ||
-		   tf_elf_code_symbol(code, "__getauxval", &sym)) {
+	} else if ((tf_elf_code_symbol(code, "getauxval", &sym) ||
+		    tf_elf_code_symbol(code, "__getauxval", &sym)) &&
+		   !(tf_elf_code_symbol(code, "__aarch64_have_lse_atomics",
+					&sym) &&
+		     sym.defined)) {
+		/* Not when libgcc's outline atomics alone link it
+		   (isa_guard.c judges their LSE code on its own). */
 		d->symbol = "getauxval";
 	}
 	tf_elf_code_drop(code, NULL, 0);
