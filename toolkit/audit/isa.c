@@ -504,7 +504,8 @@ static void drop_behind(struct scan *s, const uint8_t **done, const uint8_t *p)
 {
 	if ((size_t)(p - *done) < DROP_STEP)
 		return;
-	tf_elf_code_drop(s->code, *done, (size_t)(p - *done));
+	/* All of it: the names the scan read are in .strtab, not behind. */
+	tf_elf_code_drop(s->code, NULL, 0);
 	*done = p;
 }
 
