@@ -5,9 +5,12 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "abi3.h"
@@ -597,6 +600,9 @@ static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
 	n = d->d_size / item_size(r, ELF_T_SYM);
 	c->funcs = tf_calloc(n + 1, sizeof(*c->funcs));
 	for (i = 1; i < n && i < INT_MAX; i++) {
+		/* The names stay in the file: read through, not held. */
+		if (!(i & 0xffff))
+			tf_elf_code_drop(c, NULL, 0);
 		if (!gelf_getsym(d, (int)i, &sym))
 			return bad_libelf(r, "cannot read a symbol");
 		type = GELF_ST_TYPE(sym.st_info);
@@ -608,7 +614,8 @@ static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
 			continue;
 		c->funcs[nr].addr = sym.st_value;
 		c->funcs[nr].size = sym.st_size;
-		c->funcs[nr++].name = tf_strdup(name);
+		c->funcs[nr].ifunc = type == STT_GNU_IFUNC;
+		c->funcs[nr++].name = name;
 	}
 	c->nr_funcs = nr;
 	qsort(c->funcs, nr, sizeof(*c->funcs), cmp_func);
@@ -654,6 +661,24 @@ static int read_code(struct reader *r, struct tf_elf_code *c)
 	return 0;
 }
 
+/* Map the whole file privately, for elf_memory(): the mapping is ours,
+   so tf_elf_code_drop() may give its pages back. */
+static int map_file(struct reader *r, struct tf_elf_code *c)
+{
+	struct stat st;
+	void *map;
+
+	if (fstat(c->fd, &st) || st.st_size <= 0)
+		return bad(r, "cannot read the file");
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE, c->fd, 0);
+	if (map == MAP_FAILED)
+		return error_errno("%s: cannot map the file", r->shown);
+	c->map = map;
+	c->map_size = (size_t)st.st_size;
+	return 0;
+}
+
 enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 					 struct tf_elf_code *out)
 {
@@ -667,14 +692,16 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 	opened = open_elf(path, shown, &out->fd);
 	if (opened != TF_ELF_READ_OK)
 		return opened;
-	r.elf = elf_begin(out->fd, ELF_C_READ_MMAP, NULL);
-	out->elf = r.elf;
-	if (!r.elf)
+	if (map_file(&r, out))
+		ret = -1;
+	else if (!(r.elf = elf_memory((char *)out->map, out->map_size)))
 		ret = bad_libelf(&r, "cannot read the file");
 	else if (elf_kind(r.elf) != ELF_K_ELF)
 		ret = bad(&r, "not an ELF object");
-	else if (read_header(&r) || read_code(&r, out))
+	else if (read_header(&r) ||
+		 (out->droppable = !info.big_endian, read_code(&r, out)))
 		ret = -1;
+	out->elf = r.elf;
 	out->machine = info.machine;
 	out->type = info.type;
 	tf_elf_info_release(&info);
@@ -682,7 +709,30 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 		tf_elf_code_release(out);
 		return TF_ELF_READ_ERROR;
 	}
+	/* The symbol tables were read through: let them go till asked. */
+	tf_elf_code_drop(out, NULL, 0);
 	return TF_ELF_READ_OK;
+}
+
+void tf_elf_code_drop(const struct tf_elf_code *c, const void *from, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+
+	if (!c->map || !c->droppable)
+		return;
+	if (!from) {
+		from = c->map;
+		len = c->map_size;
+	}
+	start = ((uintptr_t)from + page - 1) & ~(page - 1);
+	end = ((uintptr_t)from + len) & ~(page - 1);
+	if ((const unsigned char *)from < c->map ||
+	    (const unsigned char *)from + len > c->map + c->map_size ||
+	    end <= start)
+		return;
+	/* A private mapping nothing wrote to: the pages come back from
+	   the file. Advice only: a failure costs memory, not results. */
+	madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 void tf_elf_code_release(struct tf_elf_code *c)
@@ -694,12 +744,12 @@ void tf_elf_code_release(struct tf_elf_code *c)
 		return;
 	for (i = 0; i < c->nr_sections; i++)
 		free(c->sections[i].name);
-	for (i = 0; i < c->nr_funcs; i++)
-		free(c->funcs[i].name);
 	free(c->sections);
 	free(c->funcs);
 	if (c->elf)
 		elf_end(c->elf);
+	if (c->map)
+		munmap(c->map, c->map_size);
 	if (c->fd >= 0)
 		close(c->fd);
 	*c = empty;
@@ -752,6 +802,8 @@ int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
 			continue;
 		n = d->d_size / sh.sh_entsize;
 		for (i = 1; i < n && i < INT_MAX; i++) {
+			if (!(i & 0xffff))
+				tf_elf_code_drop(c, NULL, 0);
 			if (!gelf_getsym(d, (int)i, &sym) ||
 			    !(s = elf_strptr(c->elf, sh.sh_link,
 					     sym.st_name)) ||

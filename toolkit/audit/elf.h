@@ -240,13 +240,16 @@ struct tf_elf_code_section {
 /* A function symbol, to name where an instruction is. */
 struct tf_elf_func {
 	unsigned long long addr, size; /* st_value, st_size (0: unknown) */
-	char *name;                    /* owned */
+	const char *name; /* borrowed from the mapped file: a 90 MB .strtab
+			     is not copied */
+	int ifunc;        /* STT_GNU_IFUNC: addr is its resolver */
 };
 
 /*
  * A loadable ELF file's code: its SHF_EXECINSTR sections (SHT_PROGBITS)
  * and function symbols from .symtab, else .dynsym, sorted by address.
- * The file stays mapped until tf_elf_code_release().
+ * The file stays mapped until tf_elf_code_release(), privately and
+ * unmodified, so tf_elf_code_drop() can give its pages back.
  */
 struct tf_elf_code {
 	unsigned machine; /* e_machine */
@@ -256,13 +259,18 @@ struct tf_elf_code {
 	size_t nr_sections;
 	struct tf_elf_func *funcs; /* owned array, sorted by addr */
 	size_t nr_funcs;
-	void *elf; /* owned libelf handle */
-	int fd;    /* owned, or -1 */
+	void *elf;          /* owned libelf handle */
+	int fd;             /* owned, or -1 */
+	unsigned char *map; /* owned: the whole file, mapped */
+	size_t map_size;
+	int droppable; /* 1: libelf converted nothing in place (a
+			  little-endian file), so dropped pages read back
+			  the same */
 };
 
-#define TF_ELF_CODE_INIT                            \
-	{                                           \
-		0, 0, 0, NULL, 0, NULL, 0, NULL, -1 \
+#define TF_ELF_CODE_INIT                                        \
+	{                                                       \
+		0, 0, 0, NULL, 0, NULL, 0, NULL, -1, NULL, 0, 0 \
 	}
 
 /*
@@ -275,6 +283,14 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 					 struct tf_elf_code *out);
 /* Unmap and free; safe on NULL and twice. Leaves c initialized. */
 void tf_elf_code_release(struct tf_elf_code *c);
+/*
+ * Give back the memory of the pages of the mapped file wholly inside
+ * [from, from + len) (NULL: the whole file): touched again, they are
+ * read again from the file. A scan calls it behind itself, so a 300 MB
+ * library is not held in memory at once.
+ */
+void tf_elf_code_drop(const struct tf_elf_code *c, const void *from,
+		      size_t len);
 
 /* A symbol of any type, found by name (tf_elf_code_symbol()). */
 struct tf_elf_sym {

@@ -380,6 +380,7 @@ struct scan {
 	csh cs;
 	cs_insn *insn;
 	struct tf_isa_guards guards; /* run-time dispatch recognised */
+	struct tf_isa_dispatch disp; /* and shown, without a declaration */
 };
 
 /* Count one instruction of a feature in count, keeping the first. */
@@ -402,17 +403,121 @@ static void note(struct scan *s, size_t *count, struct tf_isa_hit *h,
 static void hit(struct scan *s, int f, unsigned long long addr,
 		const char *mnemonic)
 {
-	note(s, &s->rep->count[f], &s->rep->first[f], addr, mnemonic);
+	enum tf_isa_in in = tf_isa_dispatch_in(&s->disp, addr);
+	struct tf_isa_report *rep = s->rep;
+
+	note(s, &rep->count[f], &rep->first[f], addr, mnemonic);
+	if (in == TF_ISA_OUTSIDE) {
+		note(s, &rep->outside[f], &rep->first_outside[f], addr,
+		     mnemonic);
+		return;
+	}
+	if (!rep->chosen[f] || addr < rep->first_chosen[f].addr)
+		rep->chosen_by[f] = tf_isa_dispatch_kind_name(in);
+	note(s, &rep->chosen[f], &rep->first_chosen[f], addr, mnemonic);
+}
+
+/* A baseline vector instruction (SSE, SSE2 and no more), counted to
+   tell code built for a level from kernels beside baseline code. */
+static void x86_legacy(struct scan *s, const cs_insn *insn)
+{
+	uint8_t i;
+
+	for (i = 0; i < insn->detail->groups_count; i++) {
+		unsigned g = insn->detail->groups[i];
+
+		if (g == X86_GRP_SSE1 || g == X86_GRP_SSE2) {
+			s->rep->nr_legacy++;
+			return;
+		}
+	}
+}
+
+/* The addresses an x86-64 ifunc resolver loads (lea of rip-relative
+   addresses, mov of immediates): the functions it can return. */
+static void x86_resolver(struct scan *s, const struct tf_elf_code_section *sec,
+			 const struct tf_elf_func *fn)
+{
+	unsigned long long size = fn->size ? fn->size : 256;
+	const uint8_t *p;
+	size_t left;
+	uint64_t addr = fn->addr;
+	uint8_t i;
+
+	if (fn->addr < sec->addr || fn->addr >= sec->addr + sec->size)
+		return;
+	if (size > 1024)
+		size = 1024;
+	p = sec->bytes + (fn->addr - sec->addr);
+	left = sec->addr + sec->size - fn->addr;
+	if (left > size)
+		left = (size_t)size;
+	while (left && capstone.disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
+		const cs_x86 *x = &s->insn->detail->x86;
+
+		for (i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+
+			if (s->insn->id == X86_INS_LEA &&
+			    op->type == X86_OP_MEM &&
+			    op->mem.base == X86_REG_RIP)
+				tf_isa_dispatch_target(
+					&s->disp,
+					s->insn->address + s->insn->size +
+						(long long)op->mem.disp);
+			else if (s->insn->id == X86_INS_MOV &&
+				 op->type == X86_OP_IMM && op->imm > 0)
+				tf_isa_dispatch_target(
+					&s->disp, (unsigned long long)op->imm);
+		}
+	}
+}
+
+/* What every ifunc's resolver can return. */
+static void resolvers(struct scan *s, enum tf_isa_family family)
+{
+	const struct tf_elf_code *c = s->code;
+	size_t i, j;
+
+	for (i = 0; i < c->nr_funcs; i++) {
+		if (!c->funcs[i].ifunc)
+			continue;
+		for (j = 0; j < c->nr_sections; j++) {
+			const struct tf_elf_code_section *sec = &c->sections[j];
+
+			if (c->funcs[i].addr < sec->addr ||
+			    c->funcs[i].addr >= sec->addr + sec->size)
+				continue;
+			if (family == TF_ISA_X86_64)
+				x86_resolver(s, sec, &c->funcs[i]);
+			else
+				tf_isa_dispatch_a64_resolver(&s->disp, sec,
+							     &c->funcs[i]);
+		}
+	}
+}
+
+/* Every DROP_STEP bytes a scan gives back the pages behind it. */
+#define DROP_STEP (4u << 20)
+
+static void drop_behind(struct scan *s, const uint8_t **done, const uint8_t *p)
+{
+	if ((size_t)(p - *done) < DROP_STEP)
+		return;
+	/* All of it: the names the scan read are in .strtab, not behind. */
+	tf_elf_code_drop(s->code, NULL, 0);
+	*done = p;
 }
 
 static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
 {
-	const uint8_t *p = sec->bytes;
+	const uint8_t *p = sec->bytes, *done = p;
 	size_t left = sec->size;
 	uint64_t addr = sec->addr;
 	int f;
 
 	while (left) {
+		drop_behind(s, &done, p);
 		if (!capstone.disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
 			/* Data in code, or newer than capstone 4: skip a byte. */
 			s->rep->nr_unknown++;
@@ -422,9 +527,15 @@ static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
 			continue;
 		}
 		s->rep->nr_insns++;
+		if (s->insn->id == X86_INS_CPUID ||
+		    s->insn->id == X86_INS_XGETBV)
+			tf_isa_dispatch_cpuid(&s->disp, s->insn->mnemonic,
+					      s->insn->address);
 		f = x86_classify(s->insn);
 		if (f >= 0)
 			hit(s, f, s->insn->address, s->insn->mnemonic);
+		else
+			x86_legacy(s, s->insn);
 	}
 }
 
@@ -448,7 +559,7 @@ static void hit_a64(struct scan *s, const struct tf_elf_code_section *sec,
 
 static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 {
-	const uint8_t *p = sec->bytes;
+	const uint8_t *p = sec->bytes, *done = p;
 	size_t left = sec->size & ~(size_t)3;
 	uint64_t addr = sec->addr;
 	char name[32];
@@ -456,9 +567,15 @@ static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
 	int f;
 
 	while (left) {
+		drop_behind(s, &done, p);
 		w = (unsigned)p[0] | (unsigned)p[1] << 8 |
 		    (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
 		f = tf_isa_a64_classify(w, name);
+		/* MRS Xt, an ID register (op0 3, op1 0, CRn 0): Linux
+		   emulates them for user space, to read the CPU's features. */
+		if ((w & 0xfffff000) == 0xd5380000)
+			tf_isa_dispatch_cpuid(&s->disp, "mrs of an ID register",
+					      addr);
 		if (f >= 0) {
 			s->rep->nr_insns++;
 			hit_a64(s, sec, f, addr, name);
@@ -515,7 +632,10 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 				    struct tf_isa_report *out)
 {
 	struct tf_elf_code code = TF_ELF_CODE_INIT;
-	struct scan s = { out, &code, 0, NULL, TF_ISA_GUARDS_INIT(&code) };
+	struct scan s = {
+		out, &code, 0, NULL, TF_ISA_GUARDS_INIT(&code), { 0 }
+	};
+	struct tf_buf evidence = TF_BUF_INIT;
 	enum tf_elf_read_result res;
 	enum tf_isa_family family;
 	size_t i;
@@ -542,6 +662,8 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	out->family = family;
 	out->level = tf_isa_baseline(family);
 	out->from_symtab = code.from_symtab;
+	tf_isa_dispatch_init(&s.disp, &code, family == TF_ISA_X86_64);
+	resolvers(&s, family);
 	for (i = 0; i < code.nr_sections; i++) {
 		if (family == TF_ISA_X86_64)
 			scan_x86(&s, &code.sections[i]);
@@ -554,6 +676,11 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	if (family == TF_ISA_X86_64)
 		out->note_level = note_level(path, shown);
 	out->lse_unconfirmed = s.guards.lse_unconfirmed;
+	if (tf_isa_dispatch_evidence(&s.disp)) {
+		tf_isa_dispatch_describe(&s.disp, &evidence);
+		out->evidence = tf_buf_detach(&evidence);
+	}
+	tf_isa_dispatch_release(&s.disp);
 	capstone.free(s.insn, 1);
 	capstone.close(&s.cs);
 	tf_elf_code_release(&code);
@@ -570,7 +697,10 @@ void tf_isa_report_release(struct tf_isa_report *out)
 	for (f = 0; f < TF_ISA_NR; f++) {
 		free(out->first[f].function);
 		free(out->first_accepted[f].function);
+		free(out->first_chosen[f].function);
+		free(out->first_outside[f].function);
 	}
+	free(out->evidence);
 	*out = empty;
 }
 
@@ -619,6 +749,17 @@ void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out)
 		add_where(&rep->first_accepted[f], out);
 		tf_buf_addf(out, "), %s", rep->accepted_by[f]);
 	}
+	for (f = 0, n = 0; f < TF_ISA_NR && rep->evidence; f++) {
+		if (!rep->chosen[f])
+			continue;
+		tf_buf_addf(out, "%s %s x%zu (first ",
+			    n++ ? ";" : "; chosen at run time:",
+			    features[f].name, rep->chosen[f]);
+		add_where(&rep->first_chosen[f], out);
+		tf_buf_addf(out, ", %s)", rep->chosen_by[f]);
+	}
+	if (rep->evidence)
+		tf_buf_addf(out, "; run-time checks: %s", rep->evidence);
 	if (rep->nr_unknown)
 		tf_buf_addf(out, "; %zu undecoded", rep->nr_unknown);
 }
@@ -655,6 +796,102 @@ static int minimum_for(const struct tf_isa_policy *p, enum tf_isa_family family)
 	return tf_isa_baseline(family);
 }
 
+/* The feature above `above` first found outside chosen functions. */
+static int first_outside_above(const struct tf_isa_report *rep, int above,
+			       int *level, size_t *nr)
+{
+	int f, best = -1;
+
+	*level = above;
+	*nr = 0;
+	for (f = 0; f < TF_ISA_NR; f++) {
+		if (!rep->outside[f] || features[f].level <= above)
+			continue;
+		*nr += rep->outside[f];
+		if (features[f].level > *level)
+			*level = features[f].level;
+		if (best < 0 ||
+		    rep->first_outside[f].addr < rep->first_outside[best].addr)
+			best = f;
+	}
+	return best;
+}
+
+/* The names of the features chosen at run time: "avx2, fma". */
+static void add_chosen(const struct tf_isa_report *rep, struct tf_buf *out)
+{
+	int f, n = 0;
+
+	for (f = 0; f < TF_ISA_NR; f++)
+		if (rep->chosen[f])
+			tf_buf_addf(out, "%s%s", n++ ? ", " : "",
+				    features[f].name);
+}
+
+/*
+ * A file with code above min that shows run-time checks (rep->evidence):
+ * passes when every such instruction is in a chosen function; is refused
+ * when the code outside them is built for the level (its extension
+ * instructions outnumber its SSE/SSE2 ones three to one, as in a library
+ * compiled with -mavx); is undecided otherwise.
+ */
+static int check_dispatch(const struct tf_isa_report *rep, const char *shown,
+			  const char *context, const struct tf_isa_policy *p,
+			  int min)
+{
+	struct tf_buf msg = TF_BUF_INIT;
+	size_t nr;
+	int level, f = first_outside_above(rep, min, &level, &nr);
+
+	if (f < 0) {
+		add_chosen(rep, &msg);
+		(p->undecided_ok ? info : verbose)(
+			"%s%s%s: %s, with paths for %s chosen at run time "
+			"(%s)",
+			context ? context : "", context ? ": " : "", shown,
+			tf_isa_level_name(rep->family, min), msg.buf,
+			rep->evidence);
+		tf_buf_release(&msg);
+		return 0;
+	}
+	if (rep->family == TF_ISA_X86_64 && nr > 3 * rep->nr_legacy) {
+		tf_buf_addf(&msg, "needs %s (%s: ",
+			    tf_isa_level_name(rep->family, level),
+			    features[f].name);
+		add_where(&rep->first_outside[f], &msg);
+		tf_buf_addf(&msg,
+			    "), above %s: the code outside its run-time "
+			    "choices is built for it (%zu such instructions, "
+			    "%zu SSE/SSE2), though the file checks the CPU "
+			    "(%s)",
+			    tf_isa_level_name(rep->family, min), nr,
+			    rep->nr_legacy, rep->evidence);
+		return refuse(context, shown, &msg);
+	}
+	tf_buf_addf(&msg, "undecided: %zu instructions of %s (first %s: ", nr,
+		    tf_isa_level_name(rep->family, level), features[f].name);
+	add_where(&rep->first_outside[f], &msg);
+	tf_buf_addf(&msg,
+		    ") in functions the audit cannot tie to the file's "
+		    "run-time checks (%s)",
+		    rep->evidence);
+	if (!p->undecided_ok) {
+		tf_buf_addstr(&msg, ", and it does not declare run-time "
+				    "dispatch (wheels[].isa.dispatch)");
+		return refuse(context, shown, &msg);
+	}
+	tf_buf_addf(&msg,
+		    "; not refused: run it on a baseline CPU (%s) to know, "
+		    "or declare the file's dispatch",
+		    tf_isa_level_name(rep->family, min));
+	if (context)
+		warning("%s: %s: %s", context, shown, msg.buf);
+	else
+		warning("%s: %s", shown, msg.buf);
+	tf_buf_release(&msg);
+	return 0;
+}
+
 static int check_report(const struct tf_isa_report *rep, const char *shown,
 			const char *context, const struct tf_isa_policy *p)
 {
@@ -664,6 +901,12 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 	if (tf_isa_dispatches(p, shown))
 		return 0;
 	f = first_above(rep, min);
+	/* LSE guarded as libgcc's helpers but unnamed (stripped): the
+	   message below says how to keep their names. */
+	if (f >= 0 && rep->evidence &&
+	    !(f == TF_ISA_LSE &&
+	      rep->lse_unconfirmed == rep->count[TF_ISA_LSE]))
+		return check_dispatch(rep, shown, context, p, min);
 	if (f >= 0) {
 		tf_buf_addf(&msg, "needs %s (%s: ",
 			    tf_isa_level_name(rep->family, rep->level),
@@ -719,58 +962,4 @@ enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
 	tf_buf_release(&what);
 	tf_isa_report_release(&rep);
 	return ret;
-}
-
-/* ---- the record in the wheel ---- */
-
-void tf_isa_policy_format(const struct tf_isa_policy *p, struct tf_buf *out)
-{
-	size_t i;
-
-	tf_buf_addstr(out, "Record-Version: 1\n");
-	if (p->minimum)
-		tf_buf_addf(out, "Minimum: %s\n", p->minimum);
-	for (i = 0; i < p->nr_dispatch; i++)
-		tf_buf_addf(out, "Dispatch: %s\n", p->dispatch[i]);
-}
-
-int tf_isa_policy_parse(char *text, struct tf_isa_policy *p,
-			const char ***store, struct tf_buf *why)
-{
-	enum tf_isa_family fam;
-	char *line, *next;
-	size_t nr = 0, n = 0;
-	int level;
-
-	for (line = text; *line; line++)
-		n += *line == '\n';
-	*store = tf_calloc(n + 2, sizeof(**store));
-	p->dispatch = *store;
-	p->nr_dispatch = 0;
-	p->minimum = NULL;
-	for (line = text; *line; line = next) {
-		next = line + strcspn(line, "\n");
-		if (*next)
-			*next++ = '\0';
-		nr++;
-		if (!strcmp(line, "Record-Version: 1") || !*line)
-			continue;
-		if (!strncmp(line, "Minimum: ", 9)) {
-			p->minimum = line + 9;
-			if (tf_isa_level_parse(p->minimum, &fam, &level)) {
-				tf_buf_addf(why, "line %zu: unknown level '%s'",
-					    nr, p->minimum);
-				return -1;
-			}
-		} else if (!strncmp(line, "Dispatch: ", 10) && line[10]) {
-			(*store)[p->nr_dispatch++] = line + 10;
-		} else {
-			tf_buf_addf(why,
-				    "line %zu: not 'Minimum: LEVEL' or "
-				    "'Dispatch: GLOB'",
-				    nr);
-			return -1;
-		}
-	}
-	return 0;
 }

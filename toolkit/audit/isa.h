@@ -104,12 +104,29 @@ struct tf_isa_report {
 	size_t lse_unconfirmed; /* LSE instructions (in count) guarded as in
 				   libgcc's outline atomics, in no helper
 				   named by .symtab: a stripped file */
+	/*
+	 * Run-time dispatch the file shows without a declaration
+	 * (docs/isa.md): count[f] splits into chosen[f], in functions tied
+	 * to a choice (an ifunc's candidates, target_clones versions,
+	 * functions named for an extension), and outside[f], the rest.
+	 */
+	size_t chosen[TF_ISA_NR];
+	struct tf_isa_hit first_chosen[TF_ISA_NR];
+	const char *chosen_by[TF_ISA_NR]; /* static: the first one's kind */
+	size_t outside[TF_ISA_NR];
+	struct tf_isa_hit first_outside[TF_ISA_NR];
+	size_t nr_legacy; /* baseline vector (SSE, SSE2) instructions
+			       outside chosen functions */
+	char *evidence;   /* owned: "cpuid in f+0x10, uses __cpu_model",
+			       NULL: the file shows no run-time choice */
 };
 
 #define TF_ISA_REPORT_INIT                                                 \
 	{                                                                  \
 		TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, 0, 0, 0, \
-			{ 0 }, { { 0, NULL, 0, "" } }, { NULL }, 0         \
+			{ 0 }, { { 0, NULL, 0, "" } }, { NULL }, 0, { 0 }, \
+			{ { 0, NULL, 0, "" } }, { NULL }, { 0 },           \
+			{ { 0, NULL, 0, "" } }, 0, NULL                    \
 	}
 
 /* What scanning a file gave (tf_isa_scan()). */
@@ -166,11 +183,15 @@ struct tf_isa_policy {
 	const char *const *dispatch; /* borrowed; glob patterns of wheel paths */
 	size_t nr_dispatch;
 	const char *minimum; /* borrowed; a level name, NULL: baseline */
+	int undecided_ok;    /* 1 (`tfbuild verify`): a file with code above
+			     the minimum outside what the audit can tie to
+			     its run-time checks is reported undecided, not
+			     refused */
 };
 
-#define TF_ISA_POLICY_INIT    \
-	{                     \
-		NULL, 0, NULL \
+#define TF_ISA_POLICY_INIT       \
+	{                        \
+		NULL, 0, NULL, 0 \
 	}
 
 /* The name of the record inside NAME-VERSION.dist-info/. */

@@ -6,8 +6,10 @@
  * docs/isa.md): an instruction above the baseline is accepted where the
  * code shows that it runs only on CPUs that have it. Each recogniser is
  * given one such instruction and must see the check, not trust a name
- * alone. Only libgcc's outline atomics so far; glibc's ifuncs and other
- * getauxval(AT_HWCAP) guards would be recognisers beside it.
+ * alone: libgcc's outline atomics (isa_guard.c). In a file that
+ * declares no dispatch, isa_dispatch.c finds the evidence that code is
+ * chosen by the CPU (cpuid, __cpu_model, getauxval, ifuncs) and which
+ * functions are the choices.
  */
 
 #include <stddef.h>
@@ -52,5 +54,68 @@ const char *tf_isa_outline_atomic(struct tf_isa_guards *g,
    __aarch64_(cas|swp|ldadd|ldclr|ldeor|ldset)N[_relax|_acq|_rel|_acq_rel
    |_sync]. */
 int tf_isa_lse_helper_name(const char *name);
+
+/* ---- isa_dispatch.c ---- */
+
+/* Where an instruction above the baseline sits. */
+enum tf_isa_in {
+	TF_ISA_OUTSIDE = 0, /* in no function tied to a run-time choice */
+	TF_ISA_IN_IFUNC,    /* a function an ifunc's resolver returns */
+	TF_ISA_IN_CLONE,    /* a target_clones version, "foo.avx2" */
+	TF_ISA_IN_NAMED,    /* a function named for an extension,
+			       "vsum_avx2": a choice only in a file with
+			       evidence */
+};
+
+/* What a file shows of run-time dispatch, gathered during its scan. */
+struct tf_isa_dispatch {
+	const struct tf_elf_code *code; /* borrowed */
+	int x86;                        /* 1: x86-64, 0: aarch64 */
+	char check[160];             /* "cpuid in f+0x10": the first CPU check
+				   executed, "" if none */
+	const char *symbol;          /* static: "__cpu_model", "getauxval", or
+				   NULL */
+	size_t nr_ifuncs;            /* STT_GNU_IFUNC symbols */
+	const char *ifunc;           /* borrowed: the first one's name */
+	unsigned long long *targets; /* owned: what resolvers return */
+	size_t nr_targets;
+	int sorted;
+	unsigned char *known; /* owned: per function, 1 + its kind once
+				 classified, 0 before */
+	int have_last;        /* the last function classified, cached */
+	unsigned long long last_lo, last_hi;
+	enum tf_isa_in last;
+};
+
+/* Look up the symbols that show dispatch; the scan adds the rest. */
+void tf_isa_dispatch_init(struct tf_isa_dispatch *d,
+			  const struct tf_elf_code *code, int x86);
+void tf_isa_dispatch_release(struct tf_isa_dispatch *d);
+/* An address an ifunc's resolver loads: a choice if a function starts
+   there. */
+void tf_isa_dispatch_target(struct tf_isa_dispatch *d, unsigned long long addr);
+/* The addresses an aarch64 resolver (fn) loads with ADRP and ADD. */
+void tf_isa_dispatch_a64_resolver(struct tf_isa_dispatch *d,
+				  const struct tf_elf_code_section *sec,
+				  const struct tf_elf_func *fn);
+/* A CPU check (what: "cpuid", "xgetbv", "mrs ID_AA64ISAR0_EL1") at addr;
+   the first is kept. */
+void tf_isa_dispatch_cpuid(struct tf_isa_dispatch *d, const char *what,
+			   unsigned long long addr);
+/* 1 if the file shows that it chooses code by the CPU. */
+int tf_isa_dispatch_evidence(const struct tf_isa_dispatch *d);
+/* Append the evidence: "cpuid in f+0x10, uses __cpu_model, 1 ifunc
+   (vsum)". */
+void tf_isa_dispatch_describe(const struct tf_isa_dispatch *d,
+			      struct tf_buf *out);
+/* Where the instruction at addr sits (the last function is cached). */
+enum tf_isa_in tf_isa_dispatch_in(struct tf_isa_dispatch *d,
+				  unsigned long long addr);
+/* "an ifunc's candidate", "a target_clones version", ... */
+const char *tf_isa_dispatch_kind_name(enum tf_isa_in kind);
+/* 1 if a function's name says which extension it is for: it holds
+   "avx2", "AVX512", "sse41", "haswell" (x86-64), "sve", "dotprod",
+   "lse" (aarch64), ... as a word, case aside. */
+int tf_isa_kernel_name(int x86, const char *name);
 
 #endif

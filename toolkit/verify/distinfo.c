@@ -535,6 +535,9 @@ static int isa_rules(struct verifier *v)
 	size_t i;
 	int level, ret = 0;
 
+	/* A wheel from elsewhere had no recipe to declare its dispatch: what
+	   the audit cannot decide is said, not refused (docs/isa.md). */
+	v->isa.undecided_ok = !v->packed;
 	if (!v->have_isa)
 		return 0;
 	tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_ISA_RECORD);

@@ -179,9 +179,13 @@ static void lister_open(struct lister *l, const char *path, int seekable)
 {
 	struct tf_buf why = TF_BUF_INIT;
 
-	l->r = tf_wheel_open(path,
-			     seekable ? TF_WHEEL_SEEKABLE : TF_WHEEL_STREAMABLE,
-			     CHUNK, &why);
+	/* Names are UTF-8 (zip's flag, or as pip reads them): in the C
+	   locale libarchive could not convert a non-ASCII one. */
+	l->r = tf_wheel_open(
+		path,
+		(seekable ? TF_WHEEL_SEEKABLE : TF_WHEEL_STREAMABLE) |
+			TF_WHEEL_UTF8,
+		CHUNK, &why);
 	l->seekable = seekable;
 	l->state = 0;
 	l->name = "";
