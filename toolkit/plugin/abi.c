@@ -254,14 +254,14 @@ static int judge(const char *req, const char *spec, const char *window,
 	if (tf_specifiers_range(window, &want, why) < 0 ||
 	    tf_version_parse(release, &v, why) < 0)
 		return -1;
-	if (!tf_version_range_within(&have, &want))
-		return tf_why(why, "'%s' is wider than the window '%s'", req,
-			      window);
 	if (!tf_version_range_has(&have, &v))
 		return tf_why(why,
 			      "'%s' excludes %s, the release it was built "
 			      "against",
 			      req, release);
+	if (!tf_version_range_within(&have, &want))
+		return tf_why(why, "'%s' is wider than the window '%s'", req,
+			      window);
 	return 0;
 }
 
