@@ -215,4 +215,65 @@ expect_success 'a library without SE_InitPlugin: the recipe fails, verify refuse
 	grep -q "nose-out/[^ ]*\.whl: tensorflow-plugins/libtf_m1.so: a TensorFlow plugin library that does not export SE_InitPlugin" err
 '
 
+# torch keeps its record and exact pin byte for byte (the bytes tfbuild
+# wrote before TensorFlow and JAX had records): no c-api, no window.
+expect_success 'torch: the record and the requirement are unchanged' '
+	mkdir -p torch/torch-1.13.0.dist-info torch/torch/lib tsrc &&
+	printf "Metadata-Version: 2.1\nName: torch\nVersion: 1.13.0\n" \
+		>torch/torch-1.13.0.dist-info/METADATA &&
+	printf "namespace c10 { void f(const char *) {} }\n" >fw.cc &&
+	g++ -shared -fPIC -Wl,-soname,libc10.so -o torch/torch/lib/libc10.so fw.cc &&
+	printf "namespace c10 { void f(const char *); }\nextern \"C\" int m1(void) { c10::f(\"x\"); return 0; }\n" >tsrc/m.cc &&
+	cat >t.yaml <<-\EOF &&
+	schema: 1
+	name: tm
+	version: 0.1.0
+	targets: [x86_64]
+	variables:
+	  site: /nonexistent
+	sources:
+	  - name: src
+	    path: tsrc
+	steps:
+	  - name: b
+	    source: src
+	    run: |
+	      eval "$CXX $CXXFLAGS -shared -fPIC -o \"\$STAGE/_C.so\" m.cc -L${site}/torch/lib -lc10 $LDFLAGS"
+	wheels:
+	  - name: tm
+	    version: ${version}
+	    python: py3
+	    abi: none
+	    license: MIT
+	    framework: { name: torch, site-packages: "${site}", version: "1.13" }
+	    files:
+	      - { from: b, src: _C.so, dst: tm }
+	EOF
+	"$TFBUILD" -q recipe --out out-torch --set site="$TRASH/torch" t.yaml &&
+	w=out-torch/tm-0.1.0-py3-none-$plat.whl &&
+	unzip -p $w tm-0.1.0.dist-info/tfbuild/framework.json >got &&
+	cat >want <<-EOF &&
+	{
+	 "framework": {
+	  "cxx11-abi": false,
+	  "name": "torch",
+	  "providers": [
+	   {
+	    "exports-sha256": "$(nm -D --defined-only torch/torch/lib/libc10.so | awk "\$2 == \"T\" { print \$3 }" | LC_ALL=C sort | sha256sum | cut -c1-64)",
+	    "soname": "libc10.so"
+	   }
+	  ],
+	  "version": "1.13.0"
+	 },
+	 "schema": 1
+	}
+	EOF
+	compare want got &&
+	unzip -p $w tm-0.1.0.dist-info/METADATA | grep "^Requires-Dist" >got &&
+	echo "Requires-Dist: torch==1.13.0" >want &&
+	compare want got &&
+	"$TFBUILD" verify $w 2>err &&
+	grep -qx "tfbuild: $w: built for torch 1.13.0 (pre-cxx11 ABI)" err
+'
+
 test_done
