@@ -68,8 +68,10 @@ expect_success 'a tensorflow-plugins library registering kernels without TF_Init
 
 expect_success 'plugins that follow their conventions pass' '
 	mkwheel jax_ok-1.0-$plat.whl jax_ok 1.0 --ep jax_plugins m1 jax_m1 \
+		--requires "jaxlib==0.10.2" \
 		jax_m1/__init__.py=mod.py jax_m1/libpjrt_m1.so=pjrt_ok.so &&
-	mkwheel tf_ok-1.0-$plat.whl tf_ok 1.0 tensorflow-plugins/libm1.so=kern_ok.so \
+	mkwheel tf_ok-1.0-$plat.whl tf_ok 1.0 --requires "tensorflow<2.22,>=2.21.0" \
+		tensorflow-plugins/libm1.so=kern_ok.so \
 		tensorflow-plugins/libse.so=se_ok.so &&
 	mkwheel tb_ok-1.0-$plat.whl tb_ok 1.0 --ep torch.backends m1 torch_m1:init \
 		torch_m1/__init__.py=mod.py &&
@@ -86,7 +88,7 @@ expect_success 'the m1-plugin recipe'"'"'s wheels (tfmini'"'"'s convention) pass
 
 expect_success 'a JAX plugin may export GetPjrtApi from a library of any name' '
 	mkwheel jax_any-1.0-$plat.whl jax_any 1.0 --ep jax_plugins m1 jax_m1 \
-		jax_m1/__init__.py=mod.py jax_m1/libm1.so=pjrt_ok.so \
+		--requires "jax==0.10.2" jax_m1/__init__.py=mod.py jax_m1/libm1.so=pjrt_ok.so \
 		jax_m1/libother.so=se_ok.so &&
 	"$TFBUILD" verify jax_any-1.0-$plat.whl
 '
@@ -101,7 +103,8 @@ expect_success 'libraries no convention is about are not extracted' '
 	 strace -f -qq -e trace=mkdir,openat -o trace \
 		"$TFBUILD" verify plain-1.0-$plat.whl) &&
 	! grep tfbuild-conventions trace &&
-	mkwheel tfp-1.0-$plat.whl tfp 1.0 tensorflow-plugins/libm1.so=kern_ok.so \
+	mkwheel tfp-1.0-$plat.whl tfp 1.0 --requires tensorflow-cpu==2.21.0 \
+		tensorflow-plugins/libm1.so=kern_ok.so \
 		plain/liba.so=pjrt_bad.so &&
 	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	 strace -f -qq -e trace=openat -o trace \

@@ -58,7 +58,7 @@ const struct tf_opt tf_opts_recipe[] = {
 static int attest(struct tf_session *s, const struct tf_strvec *written)
 {
 	struct tf_sums sums = TF_SUMS_INIT;
-	struct tf_provenance_run run = { &s->opt.sets, &sums };
+	struct tf_provenance_run run = { &s->opt.sets, &sums, written };
 	struct tf_buf path = TF_BUF_INIT;
 	size_t i;
 	int ret = tf_sums_of_files(written, &sums);

@@ -4,9 +4,10 @@
 /*
  * metadata/: the values of Python's packaging standards, as pure
  * functions with no I/O: names, PEP 440 versions and wheel tags
- * (pyname.h), and validators for core metadata values: SPDX expressions,
- * specifiers, PEP 508 requirements, content types, URLs, e-mails
- * (below).
+ * (pyname.h), versions compared and specifier sets as intervals
+ * (pep440.h), and validators for core metadata values: SPDX
+ * expressions, specifiers, PEP 508 requirements, content types, URLs,
+ * e-mails (below).
  */
 
 /*
@@ -15,6 +16,7 @@
  * why (nothing printed): the caller says where the value came from.
  */
 
+#include "pep440.h"
 #include "pyname.h"
 
 #include "base/base.h"

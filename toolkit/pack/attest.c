@@ -15,6 +15,8 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "fetch/fetch.h"
+#include "metadata/metadata.h"
+#include "plugin/plugin.h"
 
 #define STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define PROVENANCE_TYPE "https://slsa.dev/provenance/v1"
@@ -367,6 +369,47 @@ static json_t *step_outputs(struct tf_plan **plans, size_t nr)
 	return steps;
 }
 
+/*
+ * The framework build each wheel records (plugin/abi.h), read from the
+ * wheel itself so a run that kept it unchanged says the same: name
+ * "framework:WHEEL", the framework as a purl, the record's digest, and
+ * its "framework" object as annotations.
+ */
+static int add_frameworks(json_t *deps, const struct tf_provenance_run *run)
+{
+	struct tf_buf text = TF_BUF_INIT, name = TF_BUF_INIT, uri = TF_BUF_INIT;
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t i;
+	int r = 0;
+
+	for (i = 0; run->paths && i < run->paths->nr && r >= 0; i++) {
+		json_t *root, *fwj;
+
+		tf_buf_reset(&text);
+		if ((r = tf_framework_record_read(run->paths->v[i], &text)) < 1)
+			continue;
+		root = json_loadb(text.buf, text.len, 0, NULL);
+		fwj = json_object_get(root, "framework");
+		tf_buf_setf(&name, "framework:%s",
+			    tf_path_basename(run->paths->v[i]));
+		tf_buf_setf(&uri, "pkg:pypi/");
+		tf_pyname_normalize(
+			json_string_value(json_object_get(fwj, "name")), &uri);
+		tf_buf_addf(&uri, "@%s",
+			    json_string_value(json_object_get(fwj, "version")));
+		tf_sha256_buf(text.buf, text.len, md);
+		tf_sha256_hex(md, hex);
+		add_dep(deps, name.buf, uri.buf, digest("sha256", hex),
+			json_incref(fwj));
+		json_decref(root);
+	}
+	tf_buf_release(&text);
+	tf_buf_release(&name);
+	tf_buf_release(&uri);
+	return r < 0 ? -1 : 0;
+}
+
 int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 			const struct tf_provenance_run *run)
 {
@@ -392,6 +435,15 @@ int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 	json_object_set_new(json_object_get(json_object_get(doc, "predicate"),
 					    "runDetails"),
 			    "byproducts", step_outputs(plans, nr));
+	if (add_frameworks(
+		    json_object_get(
+			    json_object_get(json_object_get(doc, "predicate"),
+					    "buildDefinition"),
+			    "resolvedDependencies"),
+		    run) < 0) {
+		json_decref(doc);
+		return -1;
+	}
 	text = json_dumps(doc,
 			  JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	json_decref(doc);

@@ -37,8 +37,10 @@ void tf_sums_release(struct tf_sums *sums);
 
 /* What the provenance records about the run besides the plans. */
 struct tf_provenance_run {
-	const struct tf_strvec *sets; /* borrowed: --set NAME=VALUE */
-	const struct tf_sums *wheels; /* borrowed: the subjects */
+	const struct tf_strvec *sets;  /* borrowed: --set NAME=VALUE */
+	const struct tf_sums *wheels;  /* borrowed: the subjects */
+	const struct tf_strvec *paths; /* borrowed: the wheels' paths, in the
+					  same order; NULL: not read */
 };
 
 /*
@@ -46,8 +48,10 @@ struct tf_provenance_run {
  * atomically: subjects are the wheels with their sha256; resolved
  * dependencies are the recipe, every source (URL and pinned sha256, or
  * local directory and tree digest), every patch and every target's
- * toolchain identity; the build definition records targets, variables
- * set on the command line and SOURCE_DATE_EPOCH.
+ * toolchain identity, and the framework build each plugin wheel was
+ * checked against (its .dist-info/tfbuild/framework.json); the build
+ * definition records targets, variables set on the command line and
+ * SOURCE_DATE_EPOCH.
  */
 int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 			const struct tf_provenance_run *run);

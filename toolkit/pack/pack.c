@@ -316,7 +316,7 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	}
 	for (n = 0; pw->requires && pw->requires[n]; n++)
 		;
-	r->requires = tf_calloc(n + r->nr_libs + 1, sizeof(*r->requires));
+	r->requires = tf_calloc(n + r->nr_libs + 2, sizeof(*r->requires));
 	memcpy(r->requires, pw->requires, n * sizeof(*r->requires));
 	r->nr_requires = n;
 	for (i = 0; i < r->nr_libs; i++)
@@ -325,6 +325,11 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
 						r->nr_requires))
 	r->requires[r->nr_requires++] = r->libs[i].from;
+	/* A PJRT plugin needs no library of its framework: still its range. */
+	if (r->framework_req && *r->framework_req &&
+	    !tf_libs_requirement_listed(r->framework_req, r->requires,
+					r->nr_requires))
+	r->requires[r->nr_requires++] = r->framework_req;
 }
 
 /*
@@ -502,15 +507,24 @@ static int check_framework(const struct tf_plan_wheel *pw,
 			   struct tf_framework *fw, struct tf_strvec *used,
 			   struct tf_buf *requirement, struct tf_buf *path)
 {
-	struct tf_buf context = TF_BUF_INIT, record = TF_BUF_INIT;
+	struct tf_buf context = TF_BUF_INIT, record = TF_BUF_INIT,
+		      why = TF_BUF_INIT;
+	size_t i;
 	int ret;
 
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
+	if (pw->framework_pjrt_header)
+		fw->pjrt_header = tf_strdup(pw->framework_pjrt_header);
 	ret = tf_framework_load(fw, pw->framework, pw->framework_site,
 				context.buf) ||
 	      tf_framework_check_version(fw, pw->framework_version,
 					 context.buf) ||
 	      tf_framework_audit(fw, fl->v, fl->nr, context.buf, &record, used);
+	/* A requires-dist naming the framework: within its ABI's window. */
+	for (i = 0; !ret && i < pw->def->nr_requires_dist; i++)
+		if (tf_framework_requirement_check(fw, pw->requires[i], &why))
+			ret = tf_error_at(&pw->def->requires_dist[i].pos,
+					  "requires-dist: %s", why.buf);
 	if (!ret) {
 		tf_framework_requirement(fw, requirement);
 		tf_path_join(path, dir, "framework.json");
@@ -519,6 +533,7 @@ static int check_framework(const struct tf_plan_wheel *pw,
 	}
 	tf_buf_release(&context);
 	tf_buf_release(&record);
+	tf_buf_release(&why);
 	return ret ? -1 : 0;
 }
 

@@ -88,20 +88,21 @@ struct tf_plan_wheel {
 	struct tf_elf_export *exports; /* owned array (strings in store) */
 	const char *framework;      /* store; the framework's name, or NULL */
 	const char *framework_site; /* store; its site-packages directory */
-	const char *framework_version; /* store; the version the recipe
+	const char *framework_version;     /* store; the version the recipe
 					  expects, or NULL */
-	struct tf_lib *libs;           /* owned array (strings in store),
+	const char *framework_pjrt_header; /* store; JAX's header, or NULL */
+	struct tf_lib *libs;               /* owned array (strings in store),
 					def->nr_libraries long: `libraries` */
-	const char **library_dirs;     /* owned array (strings in store),
+	const char **library_dirs;         /* owned array (strings in store),
 					NULL-ended: `library-dirs` */
-	const char *readme_path;       /* store: absolute path of `readme`, or
+	const char *readme_path;    /* store: absolute path of `readme`, or
 					NULL; pack reads it into the spec */
-	const char **license_srcs;     /* owned array (strings in store),
+	const char **license_srcs;  /* owned array (strings in store),
 					NULL-ended: absolute `license-files` */
-	const char **license_names;    /* owned array, NULL-ended: their
+	const char **license_names; /* owned array, NULL-ended: their
 					License-File names (basenames) */
-	const char **classifiers;      /* owned array, NULL-ended */
-	const char **project_urls;     /* owned array, NULL-ended */
+	const char **classifiers;   /* owned array, NULL-ended */
+	const char **project_urls;  /* owned array, NULL-ended */
 };
 
 struct tf_plan_opts {

@@ -440,6 +440,8 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 		tf_plan_expand(p, &w->framework.site_packages, &errors);
 	pw->framework_version =
 		tf_plan_expand(p, &w->framework.version, &errors);
+	pw->framework_pjrt_header =
+		tf_plan_expand(p, &w->framework.pjrt_header, &errors);
 	errors += plan_libraries(p, pw);
 	errors += plan_metadata(p, pw);
 	errors += plan_files(p, pw);

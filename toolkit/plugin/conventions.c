@@ -3,6 +3,7 @@
  * (conventions.h, docs/frameworks.md).
  */
 #include "conventions.h"
+#include "abi.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include "wheel/wheel.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)
+#define DIST_INFO_CAP (1u << 20) /* METADATA's start, framework.json */
 
 /* Entry-point groups whose value must name a module of the wheel. */
 static const struct {
@@ -47,6 +49,12 @@ struct wheel_view {
 	struct tf_buf entry_points;        /* .dist-info/entry_points.txt */
 	struct tf_buf tmp;                 /* temporary directory */
 	struct tf_strvec elf_src, elf_dst; /* shared libraries, extracted */
+	struct tf_buf metadata;            /* .dist-info/METADATA (capped) */
+	struct tf_buf record; /* .dist-info/tfbuild/framework.json */
+	int has_record;
+	char *record_lib; /* owned; the PJRT plugin the record names */
+	const char *tf_lib, *pjrt_lib; /* borrowed from elf_dst: a plugin of
+					  TensorFlow, of JAX (abi.h) */
 };
 
 static int refuse(const struct wheel_view *w, const char *entry,
@@ -63,13 +71,19 @@ static int is_shared_lib_name(const char *name)
 	return so && (so[3] == '\0' || so[3] == '.');
 }
 
-static int is_entry_points(const char *name)
+/* 1 if name is the .dist-info directory's file `file`. */
+static int is_dist_info(const char *name, const char *file)
 {
 	const char *slash = strchr(name, '/');
 
 	return slash && slash - name > 10 &&
 	       !strncmp(slash - 10, ".dist-info", 10) &&
-	       !strcmp(slash + 1, "entry_points.txt");
+	       !strcmp(slash + 1, file);
+}
+
+static int is_entry_points(const char *name)
+{
+	return is_dist_info(name, "entry_points.txt");
 }
 
 static int extract(struct wheel_view *w, struct tf_wheel_reader *r,
@@ -174,26 +188,39 @@ static int has_pjrt_name(const char *name);
  */
 static int checked_always(const char *name)
 {
-	return has_pjrt_name(name) || !strncmp(name, "tensorflow-plugins/", 19);
+	return has_pjrt_name(name) ||
+	       !strncmp(name, "tensorflow-plugins/", 19) ||
+	       !strncmp(name, "jax_plugins/", 12);
 }
 
 int tf_conventions_relevant(const char *name)
 {
 	return is_entry_points(name) ||
+	       is_dist_info(name, TF_FRAMEWORK_RECORD) ||
 	       (is_shared_lib_name(name) && checked_always(name));
 }
 
+/* Keep the rest of the member in out, up to cap bytes. */
+static void keep(struct tf_wheel_reader *r, struct tf_buf *out, size_t cap)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) > 0 &&
+	       out->len < cap)
+		tf_buf_add(out, chunk, (size_t)n);
+}
+
 /*
- * Pass 1 keeps entry_points.txt and extracts the libraries
- * checked_always; pass 2 (jax) extracts the other libraries.
+ * Pass 1 keeps entry_points.txt, METADATA and the framework record and
+ * extracts the libraries checked_always; pass 2 (jax, or a record that
+ * names another library) extracts the other libraries.
  */
 static int read_wheel(struct wheel_view *w, int pass)
 {
 	struct tf_wheel_reader *r = open_wheel(w);
 	const struct tf_wheel_member *m;
 	enum tf_wheel_step step;
-	char chunk[65536];
-	ssize_t n;
 	int ret = -1;
 
 	if (!r)
@@ -210,10 +237,12 @@ static int read_wheel(struct wheel_view *w, int pass)
 			continue;
 		}
 		if (is_entry_points(name)) {
-			while ((n = tf_wheel_read(r, chunk, sizeof(chunk))) >
-				       0 &&
-			       w->entry_points.len < ENTRY_POINTS_CAP)
-				tf_buf_add(&w->entry_points, chunk, (size_t)n);
+			keep(r, &w->entry_points, ENTRY_POINTS_CAP);
+		} else if (is_dist_info(name, "METADATA")) {
+			keep(r, &w->metadata, DIST_INFO_CAP);
+		} else if (is_dist_info(name, TF_FRAMEWORK_RECORD)) {
+			keep(r, &w->record, DIST_INFO_CAP);
+			w->has_record = 1;
 		} else if (is_shared_lib_name(name) && checked_always(name)) {
 			if (extract(w, r, name) < 0)
 				goto out;
@@ -345,26 +374,66 @@ static int has_pjrt_name(const char *name)
 	return 0;
 }
 
-static int check_libraries(const struct wheel_view *w, int jax)
+/* "jax_plugins/NAME/": the package JAX imports as jax_plugins.NAME. */
+static char *jax_package(const char *dst)
+{
+	const char *slash;
+
+	if (strncmp(dst, "jax_plugins/", 12) ||
+	    !(slash = strchr(dst + 12, '/')))
+		return NULL;
+	return tf_strndup(dst, (size_t)(slash - dst) + 1);
+}
+
+/* 1 if pkg is among the packages with a library exporting GetPjrtApi. */
+static int package_has_api(const struct tf_strvec *with_api, const char *pkg)
+{
+	size_t i;
+
+	for (i = 0; i < with_api->nr; i++)
+		if (!strcmp(with_api->v[i], pkg))
+			return 1;
+	return 0;
+}
+
+/*
+ * Each library against its convention. A JAX plugin library (abi.h's
+ * rule): the one the framework record names, any library of a
+ * jax_plugins/NAME/ package, or, in a wheel declaring a jax_plugins
+ * entry point, the library exporting GetPjrtApi.
+ */
+static int check_libraries(struct wheel_view *w, int jax)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	struct tf_strvec undefined = TF_STRVEC_INIT;
+	struct tf_strvec undefined = TF_STRVEC_INIT, pkgs = TF_STRVEC_INIT,
+			 with_api = TF_STRVEC_INIT;
 	size_t i;
 	enum tf_elf_read_result r;
 	int ret = 0, has_pjrt_api = 0;
 
 	for (i = 0; i < w->elf_src.nr && !ret; i++) {
 		const char *dst = w->elf_dst.v[i];
+		char *pkg = jax_package(dst);
+		int api, named = w->record_lib && !strcmp(w->record_lib, dst);
 
 		tf_strvec_release(&undefined);
 		r = tf_elf_read_undefined(w->elf_src.v[i], dst, &info,
 					  &undefined);
 		if (r != TF_ELF_READ_OK) {
+			free(pkg);
 			ret = r == TF_ELF_READ_ERROR ? -1 : 0;
 			continue;
 		}
-		has_pjrt_api |= exports(&info, "GetPjrtApi");
-		if (has_pjrt_name(dst) && !exports(&info, "GetPjrtApi"))
+		api = exports(&info, "GetPjrtApi");
+		has_pjrt_api |= api;
+		if (pkg)
+			tf_strvec_push(api ? &with_api : &pkgs, pkg);
+		if ((named || pkg || (jax && api)) && !w->pjrt_lib)
+			w->pjrt_lib = dst;
+		if (!strncmp(dst, "tensorflow-plugins/", 19) && !w->tf_lib)
+			w->tf_lib = dst;
+		free(pkg);
+		if ((has_pjrt_name(dst) || named) && !api)
 			ret = refuse(w, dst,
 				     "a PJRT plugin library that does "
 				     "not export GetPjrtApi",
@@ -383,31 +452,65 @@ static int check_libraries(const struct wheel_view *w, int jax)
 				     "export TF_InitKernel",
 				     kernel_why);
 	}
+	for (i = 0; !ret && i < pkgs.nr; i++)
+		if (!package_has_api(&with_api, pkgs.v[i]))
+			ret = error("%s: %s: no shared library of package "
+				    "'%s' exports GetPjrtApi (%s; JAX imports "
+				    "every jax_plugins.NAME package as a "
+				    "PJRT plugin)",
+				    w->path, pkgs.v[i], pkgs.v[i], pjrt_why);
 	if (!ret && jax && !has_pjrt_api)
 		ret = error("%s: declares a jax_plugins entry point but no "
 			    "shared library in it exports GetPjrtApi (%s)",
 			    w->path, pjrt_why);
 	tf_elf_info_release(&info);
 	tf_strvec_release(&undefined);
+	tf_strvec_release(&pkgs);
+	tf_strvec_release(&with_api);
 	return ret;
 }
 
-int tf_conventions_verify(const char *path)
+/* 1 if the record names a library pass 1 did not extract. */
+static int record_lib_missing(const struct wheel_view *w)
+{
+	size_t i;
+
+	if (!w->record_lib)
+		return 0;
+	for (i = 0; i < w->elf_dst.nr; i++)
+		if (!strcmp(w->elf_dst.v[i], w->record_lib))
+			return 0;
+	return 1;
+}
+
+int tf_conventions_verify(const char *path, int report)
 {
 	struct wheel_view w = { path,        TF_STRVEC_INIT, TF_BUF_INIT,
-				TF_BUF_INIT, TF_STRVEC_INIT, TF_STRVEC_INIT };
+				TF_BUF_INIT, TF_STRVEC_INIT, TF_STRVEC_INIT,
+				TF_BUF_INIT, TF_BUF_INIT,    0,
+				NULL,        NULL,           NULL };
+	struct tf_plugin_wheel pw;
 	int jax = 0, ret;
 
 	ret = read_wheel(&w, 1);
+	if (!ret && w.has_record)
+		w.record_lib = tf_framework_record_library(w.record.buf);
 	if (!ret)
 		ret = read_names(&w);
 	if (!ret)
 		ret = check_entry_points(&w, &jax);
 	/* Any library of a JAX plugin may be the one exporting GetPjrtApi. */
-	if (!ret && jax)
+	if (!ret && (jax || record_lib_missing(&w)))
 		ret = read_wheel(&w, 2);
 	if (!ret)
 		ret = check_libraries(&w, jax);
+	pw = (struct tf_plugin_wheel){
+		path,           w.has_record ? w.record.buf : NULL,
+		w.metadata.buf, w.tf_lib,
+		w.pjrt_lib,     report
+	};
+	if (!ret)
+		ret = tf_framework_plugin_verify(&pw);
 	if (w.tmp.len)
 		tf_rm_rf(w.tmp.buf);
 	tf_strvec_release(&w.names);
@@ -415,5 +518,8 @@ int tf_conventions_verify(const char *path)
 	tf_buf_release(&w.tmp);
 	tf_strvec_release(&w.elf_src);
 	tf_strvec_release(&w.elf_dst);
+	tf_buf_release(&w.metadata);
+	tf_buf_release(&w.record);
+	free(w.record_lib);
 	return ret ? -1 : 0;
 }

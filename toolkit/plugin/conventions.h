@@ -14,8 +14,10 @@
  *   jax_plugins        an entry point in this group names a module the
  *                      wheel ships, and the wheel ships a PJRT plugin
  *                      library: one that exports GetPjrtApi
- *   PJRT plugin        a shared library whose name says pjrt exports
- *                      GetPjrtApi (the PJRT C API's one entry point)
+ *   PJRT plugin        a shared library whose name says pjrt, the one
+ *                      a framework record names, and one of a
+ *                      jax_plugins/NAME/ package export GetPjrtApi
+ *                      (the PJRT C API's one entry point)
  *   TensorFlow         a shared library under tensorflow-plugins/
  *   PluggableDevice    exports SE_InitPlugin, and TF_InitKernel when it
  *                      registers kernels (uses TF_RegisterKernelBuilder)
@@ -25,11 +27,13 @@
  */
 
 /*
- * Check the wheel at path (already verified as a wheel). Returns 0, or
- * -1 after printing the first broken convention as
+ * Check the wheel at path (already verified as a wheel), and a plugin
+ * wheel's Requires-Dist on its framework (abi.h); with report, say what
+ * its framework record says. Returns 0, or -1 after printing the first
+ * broken convention as
  *   tfbuild: WHEEL: ENTRY: what is wrong (CONVENTION: what it needs)
  */
-int tf_conventions_verify(const char *path);
+int tf_conventions_verify(const char *path, int report);
 /*
  * 1 if a convention is about the entry of that name: an entry_points.txt
  * or a library checked whatever the entry points say. A wheel without

@@ -3,6 +3,8 @@
  * resolve against it (framework.h, docs/frameworks.md).
  */
 #include "framework.h"
+#include "abi.h"
+#include "install.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -33,18 +35,6 @@ struct tf_framework_lib {
 	char digest[TF_SHA256_HEX_LEN + 1]; /* of the exports, one a line */
 };
 
-/* Where a framework's C++ headers say which version they are. */
-struct header_rule {
-	const char *framework;             /* normalized distribution name */
-	const char *file;                  /* below an include directory */
-	const char *major, *minor, *patch; /* macros */
-};
-
-static const struct header_rule header_rules[] = {
-	{ "torch", "torch/csrc/api/include/torch/version.h",
-	  "TORCH_VERSION_MAJOR", "TORCH_VERSION_MINOR", "TORCH_VERSION_PATCH" },
-};
-
 /* ------------------------------------------------------------------ demangle */
 
 /* The demangled form of sym ("name" itself when it is not C++). */
@@ -69,162 +59,6 @@ static char *qualified_name(const char *sym)
 	return d;
 }
 
-/* ------------------------------------------------------------------ metadata */
-
-/* The value of header `key` in an email-style header block, or NULL. */
-static char *header_value(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (*p && *p != '\n') {
-		size_t n = strcspn(p, "\n");
-
-		if (n > klen && !strncasecmp(p, key, klen) && p[klen] == ':') {
-			const char *v = p + klen + 1;
-			size_t vn = n - klen - 1;
-
-			while (vn && (*v == ' ' || *v == '\t'))
-				v++, vn--;
-			while (vn && (v[vn - 1] == '\r' || v[vn - 1] == ' '))
-				vn--;
-			return tf_strndup(v, vn);
-		}
-		p += n + (p[n] == '\n');
-	}
-	return NULL;
-}
-
-/* "torch-1.13.0a0+gitunknown.egg-info": 1 if it names the framework. */
-static int metadata_dir_of(const char *entry, const char *want_norm)
-{
-	struct tf_buf n = TF_BUF_INIT;
-	const char *dash = strchr(entry, '-');
-	size_t len = strlen(entry);
-	char *name;
-	int yes;
-
-	if (!dash || (!(len > 10 && !strcmp(entry + len - 10, ".dist-info")) &&
-		      !(len > 9 && !strcmp(entry + len - 9, ".egg-info"))))
-		return 0;
-	name = tf_strndup(entry, (size_t)(dash - entry));
-	tf_pyname_normalize(name, &n);
-	yes = !strcmp(n.buf, want_norm);
-	free(name);
-	tf_buf_release(&n);
-	return yes;
-}
-
-static int read_metadata(struct tf_framework *fw, const char *name,
-			 const char *context)
-{
-	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT,
-		      text = TF_BUF_INIT;
-	size_t i;
-	int ret = -1;
-
-	tf_pyname_normalize(name, &norm);
-	if (tf_list_dir(fw->site, &names) < 0)
-		goto out;
-	for (i = 0; i < names.nr; i++) {
-		if (!metadata_dir_of(names.v[i], norm.buf))
-			continue;
-		tf_buf_reset(&path);
-		tf_buf_addf(&path, "%s/%s/%s", fw->site, names.v[i],
-			    strstr(names.v[i], ".dist-info") ? "METADATA"
-							     : "PKG-INFO");
-		if (tf_read_file(path.buf, &text) < 0)
-			goto out;
-		fw->name = header_value(text.buf, "Name");
-		fw->version = header_value(text.buf, "Version");
-		if (!fw->name || !fw->version) {
-			error("%s: framework '%s': %s has no Name or Version",
-			      context, name, path.buf);
-			goto out;
-		}
-		ret = 0;
-		goto out;
-	}
-	error("%s: framework '%s': no %s-*.dist-info or .egg-info in '%s' "
-	      "(is the framework installed for this target?)",
-	      context, name, norm.buf, fw->site);
-out:
-	tf_strvec_release(&names);
-	tf_buf_release(&norm);
-	tf_buf_release(&path);
-	tf_buf_release(&text);
-	return ret;
-}
-
-/* "#define MACRO 13" in text: the number, or -1. */
-static long macro_value(const char *text, const char *macro)
-{
-	const char *p = text;
-	size_t n = strlen(macro);
-
-	while ((p = strstr(p, macro))) {
-		const char *q = p + n;
-
-		p = q;
-		if (*q != ' ' && *q != '\t')
-			continue;
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q >= '0' && *q <= '9')
-			return strtol(q, NULL, 10);
-	}
-	return -1;
-}
-
-/*
- * The headers' version: in the framework's own include directory
- * (NAME/include, as PyPI wheels ship it), or the system's next to the
- * site-packages directory (ROOT/usr/include for ROOT/usr/lib/python3/
- * dist-packages, as Debian's libtorch-dev ships it).
- */
-static void read_header_version(struct tf_framework *fw)
-{
-	struct tf_buf norm = TF_BUF_INIT, path = TF_BUF_INIT,
-		      text = TF_BUF_INIT;
-	const char *usr;
-	size_t i;
-	long maj, min, pat;
-
-	tf_pyname_normalize(fw->name, &norm);
-	for (i = 0; i < sizeof(header_rules) / sizeof(header_rules[0]); i++) {
-		const struct header_rule *h = &header_rules[i];
-
-		if (strcmp(h->framework, norm.buf))
-			continue;
-		tf_buf_setf(&path, "%s/%s/include/%s", fw->site, fw->name,
-			    h->file);
-		if (!tf_path_exists(path.buf) &&
-		    (usr = strstr(fw->site, "/usr/lib/"))) {
-			tf_buf_setf(&path, "%.*s/usr/include/%s",
-				    (int)(usr - fw->site), fw->site, h->file);
-		}
-		/* No headers (a runtime-only install): nothing to compare. */
-		if (!tf_path_exists(path.buf) ||
-		    tf_read_file(path.buf, &text) < 0)
-			break;
-		maj = macro_value(text.buf, h->major);
-		min = macro_value(text.buf, h->minor);
-		pat = macro_value(text.buf, h->patch);
-		if (maj >= 0 && min >= 0) {
-			fw->header_version =
-				pat >= 0 ? tf_xstrfmt("%ld.%ld.%ld", maj, min,
-						      pat)
-					 : tf_xstrfmt("%ld.%ld", maj, min);
-			fw->header_file = tf_strdup(path.buf);
-		}
-		break;
-	}
-	tf_buf_release(&norm);
-	tf_buf_release(&path);
-	tf_buf_release(&text);
-}
-
 /* The shared libraries under SITE/NAME/lib/, links followed. */
 static void find_lib_files(struct tf_framework *fw)
 {
@@ -233,8 +67,13 @@ static void find_lib_files(struct tf_framework *fw)
 	char real[PATH_MAX];
 	size_t i;
 
-	tf_buf_addf(&dir, "%s/%s/lib", fw->site, fw->name);
-	if (!tf_path_is_dir(dir.buf) || tf_list_dir(dir.buf, &names) < 0)
+	/* TensorFlow's libtensorflow_framework.so.2 is in tensorflow/. */
+	if (fw->kind == TF_FRAMEWORK_TENSORFLOW)
+		tf_buf_addf(&dir, "%s/tensorflow", fw->site);
+	else
+		tf_buf_addf(&dir, "%s/%s/lib", fw->site, fw->name);
+	if (fw->kind == TF_FRAMEWORK_JAX || !tf_path_is_dir(dir.buf) ||
+	    tf_list_dir(dir.buf, &names) < 0)
 		goto out;
 	for (i = 0; i < names.nr; i++) {
 		if (!strstr(names.v[i], ".so"))
@@ -267,18 +106,22 @@ int tf_framework_load(struct tf_framework *fw, const char *name,
 			"%s: framework '%s': site-packages '%s' is not a directory",
 			context, name, site);
 	fw->site = tf_strdup(real);
-	if (read_metadata(fw, name, context) < 0)
+	fw->kind = tf_framework_kind_of(name);
+	if (tf_framework_read_install(fw, name, context) < 0)
 		return -1;
-	read_header_version(fw);
 	find_lib_files(fw);
 	for (i = 0; i < fw->lib_files.nr; i++)
 		if (read_provider(fw, fw->lib_files.v[i]) < 0)
 			return -1;
-	if (!fw->nr_libs)
+	if (!fw->nr_libs && fw->kind == TF_FRAMEWORK_TENSORFLOW)
+		return error("%s: framework '%s': no shared libraries in "
+			     "'%s/tensorflow'",
+			     context, fw->name, fw->site);
+	if (!fw->nr_libs && fw->kind == TF_FRAMEWORK_OTHER)
 		return error(
 			"%s: framework '%s': no shared libraries in '%s/%s/lib'",
 			context, fw->name, fw->site, fw->name);
-	return 0;
+	return tf_framework_read_api(fw, context);
 }
 
 void tf_framework_release(struct tf_framework *fw)
@@ -297,77 +140,18 @@ void tf_framework_release(struct tf_framework *fw)
 	free(fw->site);
 	free(fw->header_version);
 	free(fw->header_file);
+	free(fw->pjrt_header);
+	free(fw->api_version);
+	free(fw->api_file);
+	free(fw->api_shown);
+	free(fw->library);
 	tf_strvec_release(&fw->lib_files);
 	*fw = empty;
 }
 
-/* ------------------------------------------------------------------ versions */
-
-/* The leading release numbers of a PEP 440 version: "1.13.0a0+x" -> 1,13,0. */
-static size_t release(const char *v, long out[4])
-{
-	size_t n = 0;
-	char *end;
-
-	while (n < 4 && *v >= '0' && *v <= '9') {
-		out[n++] = strtol(v, &end, 10);
-		v = end;
-		if (*v != '.')
-			break;
-		v++;
-	}
-	return n;
-}
-
-/* 1 if every release number of `prefix` matches the start of `v`'s. */
-static int release_matches(const char *prefix, const char *v)
-{
-	long a[4], b[4];
-	size_t na = release(prefix, a), nb = release(v, b), i;
-
-	if (!na)
-		return 0;
-	for (i = 0; i < na; i++)
-		if (i >= nb || a[i] != b[i])
-			return 0;
-	return 1;
-}
-
-int tf_framework_check_version(const struct tf_framework *fw,
-			       const char *declared, const char *context)
-{
-	if (fw->header_version) {
-		long h[4];
-		char mm[64];
-		size_t n = release(fw->header_version, h);
-
-		snprintf(mm, sizeof(mm), "%ld.%ld", h[0], n > 1 ? h[1] : 0);
-		if (declared && !release_matches(declared, fw->header_version))
-			return error(
-				"%s: framework %s: the recipe declares version %s, "
-				"but the headers the backend was compiled against "
-				"are %s %s (%s)",
-				context, fw->name, declared, fw->name,
-				fw->header_version, fw->header_file);
-		if (!release_matches(mm, fw->version))
-			return error(
-				"%s: framework %s: the headers are %s %s (%s), "
-				"but the installed framework is %s %s",
-				context, fw->name, fw->name, fw->header_version,
-				fw->header_file, fw->name, fw->version);
-	}
-	if (declared && !release_matches(declared, fw->version))
-		return error(
-			"%s: framework %s: the recipe declares version %s, "
-			"but the framework in '%s' is %s %s",
-			context, fw->name, declared, fw->site, fw->name,
-			fw->version);
-	return 0;
-}
-
 void tf_framework_requirement(const struct tf_framework *fw, struct tf_buf *out)
 {
-	tf_buf_addf(out, "%s==%s", fw->name, fw->version);
+	tf_framework_window(fw, out);
 }
 
 /* ------------------------------------------------------------------ providers */
@@ -580,6 +364,9 @@ static int check_file(struct tf_framework *fw, const struct wheel_elf *we,
 		found = in_sorted(wheel_exports, sym);
 		for (j = 0; !found && j < nr; j++)
 			found = in_sorted(&libs[j]->exports, sym);
+		/* A C++ name resolved by the framework: its C++ ABI counts. */
+		if (found && j && !strncmp(sym, "_Z", 2))
+			fw->cxx_used = 1;
 		/* Bound to a version of a library that is not the
 		   framework's: a system library, whose versions elf.c
 		   checks against the platform tag. */
@@ -626,8 +413,15 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 	}
 	json_object_set_new(fwj, "name", json_string(fw->name));
 	json_object_set_new(fwj, "version", json_string(fw->version));
-	json_object_set_new(fwj, "cxx11-abi", json_boolean(fw->cxx11_abi == 1));
-	json_object_set_new(fwj, "providers", provs);
+	/* TensorFlow's C API has no C++ ABI: only when C++ names bind. */
+	if (fw->kind == TF_FRAMEWORK_OTHER || fw->cxx_used)
+		json_object_set_new(fwj, "cxx11-abi",
+				    json_boolean(fw->cxx11_abi == 1));
+	if (fw->kind != TF_FRAMEWORK_JAX)
+		json_object_set_new(fwj, "providers", provs);
+	else
+		json_decref(provs);
+	tf_framework_abi_record(fw, fwj);
 	json_object_set_new(root, "framework", fwj);
 	json_object_set_new(root, "schema", json_integer(1));
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1));
@@ -635,6 +429,43 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 	tf_buf_addch(record, '\n');
 	free(text);
 	json_decref(root);
+}
+
+/*
+ * A PJRT plugin links nothing of JAX's: JAX dlopens it and calls
+ * GetPjrtApi. The one file of the wheel exporting it is the plugin.
+ */
+static int find_pjrt_library(struct tf_framework *fw,
+			     const struct tf_wheel_file *files, size_t nr,
+			     const char *context)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	enum tf_elf_read_result r;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		r = tf_elf_read(files[i].src, files[i].dst, &info);
+		if (r == TF_ELF_READ_ERROR)
+			ret = -1;
+		if (r != TF_ELF_READ_OK ||
+		    !in_sorted(&info.exports, "GetPjrtApi"))
+			continue;
+		if (fw->library)
+			ret = error("%s: framework %s: both %s and %s export "
+				    "GetPjrtApi: which is the PJRT plugin?",
+				    context, fw->name, fw->library,
+				    files[i].dst);
+		else
+			fw->library = tf_strdup(files[i].dst);
+	}
+	tf_elf_info_release(&info);
+	if (!ret && !fw->library)
+		ret = error("%s: framework %s: no shared library of the wheel "
+			    "exports GetPjrtApi (a PJRT plugin: the PJRT C "
+			    "API's one entry point)",
+			    context, fw->name);
+	return ret;
 }
 
 int tf_framework_audit(struct tf_framework *fw,
@@ -648,6 +479,13 @@ int tf_framework_audit(struct tf_framework *fw,
 	enum tf_elf_read_result r;
 	int ret = 0;
 
+	if (fw->kind == TF_FRAMEWORK_JAX) {
+		free(elfs);
+		ret = find_pjrt_library(fw, files, nr_files, context);
+		if (!ret && record)
+			add_record(fw, &used, record);
+		return ret;
+	}
 	for (i = 0; i < nr_files && !ret; i++) {
 		struct wheel_elf *we = &elfs[nr];
 
@@ -777,7 +615,9 @@ static int compare_build(struct tf_framework *fw, json_t *fwj, const char *path)
 	const char *name = json_string_value(json_object_get(fwj, "name"));
 	const char *version =
 		json_string_value(json_object_get(fwj, "version"));
-	int cxx11 = json_is_true(json_object_get(fwj, "cxx11-abi"));
+	json_t *cx = json_object_get(fwj, "cxx11-abi");
+	/* A TensorFlow plugin of C names only records no C++ ABI. */
+	int cxx11 = cx ? json_is_true(cx) : fw->cxx11_abi == 1;
 	json_t *provs = json_object_get(fwj, "providers"), *p;
 	struct tf_framework_lib *lib;
 	size_t i;
@@ -862,6 +702,28 @@ static int check_arch(struct tf_framework *fw,
 	return ret;
 }
 
+/* A PJRT plugin: the same jaxlib release and PJRT C API version. */
+static int compare_api(struct tf_framework *fw, json_t *fwj, const char *path)
+{
+	const char *version =
+		json_string_value(json_object_get(fwj, "version"));
+	const char *api = json_string_value(
+		json_object_get(json_object_get(fwj, "c-api"), "version"));
+
+	if (!fw->version || !api || strcmp(version, fw->version) ||
+	    strcmp(api, fw->api_version))
+		return error("%s: built for %s %s (PJRT C API %s), '%s' has "
+			     "%s %s (PJRT C API %s)",
+			     path,
+			     json_string_value(json_object_get(fwj, "name")),
+			     version, api ? api : "?", fw->site, fw->name,
+			     fw->version ? fw->version : "no release",
+			     fw->api_version);
+	info("%s: built for %s %s (PJRT C API %s), as '%s' has", path, fw->name,
+	     fw->version, api, fw->site);
+	return 0;
+}
+
 int tf_framework_verify(const char *path, const char *site)
 {
 	struct extracted x = { TF_BUF_INIT, TF_STRVEC_INIT, TF_STRVEC_INIT,
@@ -895,8 +757,13 @@ int tf_framework_verify(const char *path, const char *site)
 		files[i].src = x.srcs.v[i];
 		files[i].dst = x.dsts.v[i];
 	}
-	if (tf_framework_load(&fw, name, site, path) < 0 ||
-	    check_arch(&fw, files, x.srcs.nr, path) < 0 ||
+	if (tf_framework_load(&fw, name, site, path) < 0)
+		goto out;
+	if (fw.kind == TF_FRAMEWORK_JAX) {
+		ret = compare_api(&fw, fwj, path);
+		goto out;
+	}
+	if (check_arch(&fw, files, x.srcs.nr, path) < 0 ||
 	    compare_build(&fw, fwj, path) < 0)
 		goto out;
 	ret = tf_framework_audit(&fw, files, x.srcs.nr, path, NULL, NULL);

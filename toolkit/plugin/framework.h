@@ -28,30 +28,9 @@
 #include <stddef.h>
 
 #include "base/base.h"
+#include "fwbuild.h"
+#include "install.h"
 #include "wheel/wheel.h"
-
-/* The record's path inside .dist-info, beside libs.h's libraries.json. */
-#define TF_FRAMEWORK_RECORD "tfbuild/framework.json"
-
-struct tf_framework_lib;
-
-struct tf_framework {
-	char *name;           /* owned; as the metadata writes it: "torch" */
-	char *version;        /* owned; "1.13.0a0+gitunknown" */
-	char *site;           /* owned; the site-packages directory */
-	char *header_version; /* owned; from the framework's C++ headers
-				 ("1.13.0"), NULL when it has none we know */
-	char *header_file;    /* owned; where header_version was read */
-	struct tf_strvec lib_files;    /* NAME/lib/ entries, resolved paths */
-	struct tf_framework_lib *libs; /* owned; the libraries, read */
-	size_t nr_libs, alloc_libs;
-	int cxx11_abi; /* 1 or 0 once a provider was read; -1 unknown */
-};
-
-#define TF_FRAMEWORK_INIT                                                    \
-	{                                                                    \
-		NULL, NULL, NULL, NULL, NULL, TF_STRVEC_INIT, NULL, 0, 0, -1 \
-	}
 
 /*
  * Find framework `name` in site: its metadata's version, its headers'
@@ -61,14 +40,6 @@ struct tf_framework {
 int tf_framework_load(struct tf_framework *fw, const char *name,
 		      const char *site, const char *context);
 void tf_framework_release(struct tf_framework *fw);
-
-/*
- * The recipe's expected version (a release prefix: "1.13", "1.13.0")
- * against the headers the backend was compiled with and the metadata.
- * Returns 0, or -1 after printing the mismatch.
- */
-int tf_framework_check_version(const struct tf_framework *fw,
-			       const char *declared, const char *context);
 
 /* 1 if soname is one of the framework's libraries. */
 int tf_framework_provides(struct tf_framework *fw, const char *soname);

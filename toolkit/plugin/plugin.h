@@ -6,10 +6,16 @@
  * loads into, found from its installation, with every undefined symbol
  * resolved against it and its record in the wheel (framework.h), and the
  * conventions of torch, JAX/PJRT and TensorFlow PluggableDevice plugins,
- * checked in every verify (conventions.h).
+ * checked in every verify (conventions.h), and the ABI a TensorFlow or
+ * JAX plugin was built against: its C API version, the window of
+ * releases it holds for, the Requires-Dist derived from it and verify's
+ * refusals of a missing or wider one (abi.h).
  */
 
+#include "abi.h"
 #include "conventions.h"
 #include "framework.h"
+#include "fwbuild.h"
+#include "install.h"
 
 #endif

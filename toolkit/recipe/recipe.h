@@ -123,6 +123,8 @@ struct tf_framework_def {
 	struct tf_str name;          /* distribution: "torch" */
 	struct tf_str site_packages; /* where it is installed for the target */
 	struct tf_str version; /* optional: the version the recipe expects */
+	struct tf_str
+		pjrt_header; /* optional, JAX: the pjrt_c_api.h built with */
 	struct tf_pos pos;
 };
 

@@ -313,11 +313,13 @@ static int parse_wheel_isa(struct loader *l, yaml_node_t *v, void *obj,
 STR_FIELD(tf_framework_def, name, "name")
 STR_FIELD(tf_framework_def, site_packages, "site-packages")
 STR_FIELD(tf_framework_def, version, "version")
+STR_FIELD(tf_framework_def, pjrt_header, "pjrt-header")
 
 static const struct field framework_fields[] = {
 	{ "name", 1, parse_tf_framework_def_name },
 	{ "site-packages", 1, parse_tf_framework_def_site_packages },
 	{ "version", 0, parse_tf_framework_def_version },
+	{ "pjrt-header", 0, parse_tf_framework_def_pjrt_header },
 	{ NULL, 0, NULL },
 };
 

@@ -576,7 +576,7 @@ static int verify_wheel(const char *path, int packed)
 	 * name) is not read once more for them.
 	 */
 	if (!ret && v.conventions)
-		ret = tf_conventions_verify(path);
+		ret = tf_conventions_verify(path, !packed);
 out:
 	tf_buf_release(&why);
 	verifier_release(&v);

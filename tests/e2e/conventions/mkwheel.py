@@ -1,14 +1,19 @@
-"""mkwheel.py OUT.whl NAME VERSION [--ep GROUP NAME VALUE]... [WHEEL-PATH=FILE]...
+"""mkwheel.py OUT.whl NAME VERSION [--ep GROUP NAME VALUE]... [--requires REQ]...
+       [WHEEL-PATH=FILE]...
 
 Write a plain wheel the way another build tool would: the files given,
-METADATA, WHEEL, entry_points.txt and a RECORD with sha256 digests."""
+METADATA (with a Requires-Dist per --requires), WHEEL, entry_points.txt
+and a RECORD with sha256 digests."""
 import base64, hashlib, os, sys, zipfile
 
 out, name, version = sys.argv[1:4]
 args = sys.argv[4:]
-eps, files = {}, []
+eps, files, reqs = {}, [], []
 while args:
-    if args[0] == "--ep":
+    if args[0] == "--requires":
+        reqs.append(args[1])
+        args = args[2:]
+    elif args[0] == "--ep":
         eps.setdefault(args[1], []).append(f"{args[2]} = {args[3]}")
         args = args[4:]
     else:
@@ -17,7 +22,8 @@ while args:
         args = args[1:]
 tag = os.path.basename(out)[:-4].split("-")[-3:]
 di = f"{name}-{version}.dist-info"
-meta = [(f"{di}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()),
+meta = [(f"{di}/METADATA", (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                               + "".join(f"Requires-Dist: {r}\n" for r in reqs)).encode()),
         (f"{di}/WHEEL", ("Wheel-Version: 1.0\nGenerator: mkwheel\nRoot-Is-Purelib: false\n"
                          f"Tag: {'-'.join(tag)}\n").encode())]
 if eps:
