@@ -4,7 +4,8 @@
 /*
  * metadata/: the values of Python's packaging standards, as pure
  * functions with no I/O: names, PEP 440 versions and wheel tags
- * (pyname.h), and validators for core metadata values: SPDX expressions,
+ * (pyname.h), the tags a target accepts and which wheel fits it best
+ * (compat.h), and validators for core metadata values: SPDX expressions,
  * specifiers, PEP 508 requirements, content types, URLs, e-mails
  * (below).
  */
@@ -15,6 +16,7 @@
  * why (nothing printed): the caller says where the value came from.
  */
 
+#include "compat.h"
 #include "pyname.h"
 
 #include "base/base.h"
