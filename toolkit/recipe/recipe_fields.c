@@ -475,6 +475,7 @@ static int parse_host_tools(struct loader *l, yaml_node_t *v, void *obj,
 static const struct field top_fields[] = {
 	{ "target-packages", 0, parse_target_packages },
 	{ "host-tools", 0, parse_host_tools },
+	{ "target-wheels", 0, tf_load_target_wheels },
 	{ "schema", 1, parse_schema },
 	{ "name", 1, parse_tf_recipe_name },
 	{ "version", 1, parse_tf_recipe_version },
