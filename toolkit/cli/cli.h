@@ -77,6 +77,9 @@ struct tf_args {
 	const char *sums;       /* --sums */
 	const char *provenance; /* --provenance */
 	const char *framework;  /* --framework DIR */
+	/* lock */
+	const char *index_url; /* --index-url URL */
+	int upgrade;           /* --upgrade */
 	/* diff */
 	int max; /* --max, 0: default */
 	/* help */
@@ -245,6 +248,7 @@ int cmd_explain(struct tf_args *a);
 int cmd_diff(struct tf_args *a);
 int cmd_help(struct tf_args *a);
 int cmd_cache(struct tf_args *a);
+int cmd_lock(struct tf_args *a);
 
 extern const char tf_usage_recipe[];
 extern const char tf_usage_fetch[];
@@ -254,6 +258,7 @@ extern const char tf_usage_explain[];
 extern const char tf_usage_diff[];
 extern const char tf_usage_help[];
 extern const char tf_usage_cache[];
+extern const char tf_usage_lock[];
 extern const struct tf_opt tf_opts_recipe[];
 extern const struct tf_opt tf_opts_fetch[];
 extern const struct tf_opt tf_opts_verify[];
@@ -262,5 +267,6 @@ extern const struct tf_opt tf_opts_explain[];
 extern const struct tf_opt tf_opts_diff[];
 extern const struct tf_opt tf_opts_help[];
 extern const struct tf_opt tf_opts_cache[];
+extern const struct tf_opt tf_opts_lock[];
 
 #endif
