@@ -22,19 +22,44 @@ static const char *pip_python(const struct tf_index_opts *o)
 	return env && *env ? env : "python3";
 }
 
-/* The last lines of pip's output: where it says what went wrong. */
+/* The last lines of pip's output, where it says what went wrong, on
+ * one line: "; " between them, their indentation dropped. */
 static void tail(const char *text, int lines, struct tf_buf *out)
 {
-	const char *end = text + strlen(text), *s = end;
+	const char *end = text + strlen(text), *s = end, *nl;
 
 	while (s > text && (s[-1] == '\n' || s[-1] == ' '))
 		s--, end--;
 	while (s > text && lines > 0)
 		if (*--s == '\n')
 			lines--;
-	if (*s == '\n')
-		s++;
-	tf_buf_add(out, s, (size_t)(end - s));
+	for (; s < end; s = nl + 1) {
+		s += strspn(s, " \n");
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			nl = end;
+		if (nl > s)
+			tf_buf_addf(out, "%s%.*s", out->len ? "; " : "",
+				    (int)(nl - s), s);
+	}
+}
+
+/*
+ * pip refused the file for its hash ("Expected sha256 X / Got Y"): the
+ * digest it got, into got; 0, or -1 if pip said something else.
+ */
+static int hash_refused(const char *text, char got[TF_SHA256_HEX_LEN + 1])
+{
+	const char *s = strstr(text, "DO NOT MATCH THE HASHES");
+
+	if (!s || !(s = strstr(s, "Got")))
+		return -1;
+	s += 3 + strspn(s + 3, " \t");
+	if (strspn(s, "0123456789abcdef") < TF_SHA256_HEX_LEN)
+		return -1;
+	memcpy(got, s, TF_SHA256_HEX_LEN);
+	got[TF_SHA256_HEX_LEN] = 0;
+	return 0;
 }
 
 static void pip_argv(const struct tf_index_opts *o,
@@ -75,9 +100,10 @@ static void pip_argv(const struct tf_index_opts *o,
 /* Run pip; the one wheel it wrote to dir is named in file. */
 static int run_pip(const struct tf_index_opts *o,
 		   const struct tf_compat_target *t, const char *label,
-		   const char *req, const char *sha256, const char *dir,
-		   struct tf_buf *file)
+		   const char *req, const char *sha256, const char *pin_file,
+		   const char *dir, struct tf_buf *file)
 {
+	char got[TF_SHA256_HEX_LEN + 1];
 	struct tf_run r = TF_RUN_INIT;
 	struct tf_buf out = TF_BUF_INIT, reqs = TF_BUF_INIT, text = TF_BUF_INIT,
 		      msg = TF_BUF_INIT;
@@ -100,10 +126,17 @@ static int run_pip(const struct tf_index_opts *o,
 	}
 	info("%s: downloading with pip", label);
 	status = tf_run_capture(&r, &out, 1 << 20);
+	if (status && sha256 && !hash_refused(out.buf, got)) {
+		error("%s: the index's '%s' has sha256 %s, but %s is pinned; "
+		      "refused",
+		      label, pin_file, got, sha256);
+		goto out;
+	}
 	if (status) {
 		tf_run_describe_status(status, &msg);
-		tail(out.buf, 12, &text);
-		error("%s: pip download failed (%s):\n%s", label, msg.buf,
+		tf_buf_reset(&text);
+		tail(out.buf, 8, &text);
+		error("%s: pip download failed (%s): %s", label, msg.buf,
 		      text.buf);
 		goto out;
 	}
@@ -199,8 +232,8 @@ int tf_index_get(const struct tf_index_opts *o,
 	tf_path_join(&tmpdir, o->fetch->cache_dir, "tmp");
 	if (tf_mkdir_p(tmpdir.buf) || tf_mkdtemp_temp(tmpdir.buf, "pip", &dir))
 		goto out;
-	if (run_pip(o, t, label.buf, pin->requirement, pin->sha256, dir.buf,
-		    &file) ||
+	if (run_pip(o, t, label.buf, pin->requirement, pin->sha256, pin->file,
+		    dir.buf, &file) ||
 	    check_file(t, label.buf, file.buf, name, version))
 		goto out;
 	if (pin->file && strcmp(file.buf, pin->file)) {
