@@ -135,9 +135,20 @@ int cmd_lock(struct tf_args *a)
 			ret = TF_EXIT_FETCH;
 	if (!ret && tf_index_pins_write(path.buf, &pins))
 		ret = TF_EXIT_FAILURE;
-	if (!ret)
-		info("wrote %s (%zu pin%s)", path.buf, pins.nr,
+	if (!ret) {
+		/* Named beside the recipe as the user gave it. */
+		struct tf_buf dir = TF_BUF_INIT, shown = TF_BUF_INIT;
+
+		if (strchr(s.recipe.path, '/')) {
+			tf_path_dirname(&dir, s.recipe.path);
+			tf_buf_addf(&shown, "%s/", dir.buf);
+		}
+		tf_buf_addstr(&shown, tf_path_basename(path.buf));
+		info("wrote %s (%zu pin%s)", shown.buf, pins.nr,
 		     pins.nr == 1 ? "" : "s");
+		tf_buf_release(&dir);
+		tf_buf_release(&shown);
+	}
 	fflush(stdout);
 	tf_index_pins_release(&old);
 	tf_index_pins_release(&pins);
