@@ -5,7 +5,7 @@ _tfbuild() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		recipe|fetch|explain|verify|diff|sha256|cache|new|help) cmd=${COMP_WORDS[i]}; break ;;
+		recipe|fetch|lock|explain|verify|diff|sha256|cache|new|help) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -57,6 +57,14 @@ _tfbuild() {
 		return ;;
 	--set|-D)
 		return ;;
+	--cache)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	--target|-t)
+		COMPREPLY=($(compgen -W "x86_64 aarch64 all" -- "$cur"))
+		return ;;
+	--index-url)
+		return ;;
 	--build-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
@@ -94,11 +102,13 @@ _tfbuild() {
 	esac
 	case $cmd in
 	"")
-		words="recipe fetch explain verify diff sha256 cache new help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
+		words="recipe fetch lock explain verify diff sha256 cache new help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
 		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --wait --timeout --launcher --distcc-hosts --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+	lock)
+		words=" --cache --target -t --index-url --upgrade --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	explain)
 		words=" --build-dir --target -t --set -D --toolchain --jobs -j --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	verify)
@@ -123,7 +133,7 @@ _tfbuild() {
 	whl) COMPREPLY=($(compgen -f -X '!*.whl' -- "$cur") $(compgen -d -- "$cur")) ;;
 	file) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	template) COMPREPLY=($(compgen -W "c-library cmake-library meson-library python-extension" -- "$cur") $(compgen -d -- "$cur")) ;;
-	*) COMPREPLY=($(compgen -W "recipe fetch explain verify diff sha256 cache new help" -- "$cur")) ;;
+	*) COMPREPLY=($(compgen -W "recipe fetch lock explain verify diff sha256 cache new help" -- "$cur")) ;;
 	esac
 }
 complete -o filenames -F _tfbuild tfbuild

@@ -163,6 +163,14 @@ static void step_inputs_rel(struct sched *s, struct task *t,
 			    p->package_digests.v[j]);
 	tf_stamp_add(st, "target-packages", b.buf, b.len);
 	tf_buf_reset(&b);
+	/* The wheels from the package index: a changed pin rebuilds. Only
+	 * when there are some, so no other recipe's keys change. */
+	for (j = 0; j < p->wheel_pins.nr; j++)
+		tf_buf_addf(&b, "%s %s\n", p->wheel_pins.v[j].file,
+			    p->wheel_pins.v[j].sha256);
+	if (p->wheel_pins.nr)
+		tf_stamp_add(st, "target-wheels", b.buf, b.len);
+	tf_buf_reset(&b);
 	/* $JOBS changes how fast, not what: it does not count. */
 	for (j = 0; j < ps->env.nr; j++)
 		if (strncmp(ps->env.v[j], "JOBS=", 5))

@@ -77,6 +77,9 @@ struct tf_args {
 	const char *sums;       /* --sums */
 	const char *provenance; /* --provenance */
 	const char *framework;  /* --framework DIR */
+	/* lock */
+	const char *index_url; /* --index-url URL */
+	int upgrade;           /* --upgrade */
 	/* diff */
 	int max; /* --max, 0: default */
 	/* new */
@@ -248,6 +251,7 @@ int cmd_explain(struct tf_args *a);
 int cmd_diff(struct tf_args *a);
 int cmd_help(struct tf_args *a);
 int cmd_cache(struct tf_args *a);
+int cmd_lock(struct tf_args *a);
 int cmd_new(struct tf_args *a);
 
 extern const char tf_usage_recipe[];
@@ -258,6 +262,7 @@ extern const char tf_usage_explain[];
 extern const char tf_usage_diff[];
 extern const char tf_usage_help[];
 extern const char tf_usage_cache[];
+extern const char tf_usage_lock[];
 extern const char tf_usage_new[];
 extern const struct tf_opt tf_opts_recipe[];
 extern const struct tf_opt tf_opts_fetch[];
@@ -267,6 +272,7 @@ extern const struct tf_opt tf_opts_explain[];
 extern const struct tf_opt tf_opts_diff[];
 extern const struct tf_opt tf_opts_help[];
 extern const struct tf_opt tf_opts_cache[];
+extern const struct tf_opt tf_opts_lock[];
 extern const struct tf_opt tf_opts_new[];
 
 #endif

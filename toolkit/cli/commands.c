@@ -16,6 +16,12 @@ const struct tf_cmd tf_commands[] = {
 	{ "fetch", cmd_fetch, "fetch and verify a recipe's sources only",
 	  "[OPTIONS] RECIPE.yaml", tf_usage_fetch, tf_opts_fetch,
 	  "0 ok, 2 usage, 3 recipe, 4 fetch", "yaml" },
+	{ "lock", cmd_lock,
+	  "pin a recipe's target wheels from the package index",
+	  "[OPTIONS] RECIPE.yaml", tf_usage_lock, tf_opts_lock,
+	  "0 ok, 2 usage, 3 recipe, 4 fetch (pip failed, or a wheel did "
+	  "not fit)",
+	  "yaml" },
 	{ "explain", cmd_explain,
 	  "say which steps a run would rebuild, and why",
 	  "[OPTIONS] RECIPE.yaml", tf_usage_explain, tf_opts_explain,

@@ -342,6 +342,7 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	po.check_tools = check_tools;
 	po.launcher = s->opt.launcher;
 	po.distcc_hosts = s->opt.distcc_hosts;
+	po.unpinned = s->opt.unpinned;
 	/* Target roots and their wrappers are used from other directories. */
 	if (tf_path_absolute(&cache, s->opt.cache_dir) < 0) {
 		tf_strvec_release(&targets);

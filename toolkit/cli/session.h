@@ -26,6 +26,7 @@ struct tf_options {
 	int force;         /* --force: rebuild every step */
 	int lock;          /* lock the build tree and output folder (recipe) */
 	int wait;          /* --wait: for those locks, instead of failing */
+	int unpinned;      /* a target wheel may lack its pin (lock) */
 	long long timeout; /* --timeout, seconds; 0: not given */
 	const char *toolchain; /* borrowed; --toolchain FILE, or NULL */
 	struct tf_strvec

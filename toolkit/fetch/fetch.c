@@ -551,6 +551,91 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 	return ret;
 }
 
+int tf_fetch_cached(const struct tf_fetch_opts *o, const char *label,
+		    const char *sha256, struct tf_buf *path_out)
+{
+	struct tf_buf dest = TF_BUF_INIT;
+	int hit;
+
+	if (!tf_sha256_is_hex(sha256))
+		return error("%s: invalid sha256 '%s'", label, sha256);
+	tf_path_join(&dest, o->cache_dir, "sha256/");
+	tf_buf_addstr(&dest, sha256);
+	hit = cache_lookup(o, label, dest.buf, sha256);
+	if (hit > 0)
+		tf_buf_addstr(path_out, dest.buf);
+	tf_buf_release(&dest);
+	return hit;
+}
+
+int tf_fetch_adopt(const struct tf_fetch_opts *o, const char *label,
+		   const char *path, const char *shown, const char *want,
+		   char hex[65], struct tf_buf *path_out)
+{
+	struct tf_buf tmpdir = TF_BUF_INIT, tmp = TF_BUF_INIT,
+		      dest = TF_BUF_INIT;
+	int in = -1, fd = -1, ret = -1;
+	struct tf_sha256 *h = tf_sha256_new();
+	unsigned char md[TF_SHA256_LEN];
+	static char block[1 << 16];
+	ssize_t n;
+
+	if (prepare_cache(o->cache_dir, &tmpdir) < 0)
+		goto out;
+	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0) {
+		error_errno("%s: cannot read '%s'", label, shown);
+		goto out;
+	}
+	/* Copied while hashed, into the cache's own tmp/: one pass, and
+	 * the rename below never crosses a file system. */
+	tf_buf_addf(&tmp, "%s/adopt.XXXXXX", tmpdir.buf);
+	fd = tf_signals_mkstemp(tmp.buf, O_CLOEXEC);
+	if (fd < 0) {
+		error_errno("%s: cannot create a temporary file in '%s'", label,
+			    tmpdir.buf);
+		goto out;
+	}
+	while ((n = read(in, block, sizeof(block))) > 0) {
+		tf_sha256_update(h, block, (size_t)n);
+		if (tf_write_all(fd, block, (size_t)n) < 0) {
+			error_errno("%s: cannot write '%s'", label, tmp.buf);
+			goto out;
+		}
+	}
+	if (n < 0) {
+		error_errno("%s: cannot read '%s'", label, shown);
+		goto out;
+	}
+	tf_sha256_final(h, md);
+	h = NULL;
+	tf_sha256_hex(md, hex);
+	if (want && strcmp(hex, want)) {
+		error("%s: '%s' has sha256 %s, but %s is pinned", label, shown,
+		      hex, want);
+		goto out;
+	}
+	tf_path_join(&dest, o->cache_dir, "sha256/");
+	tf_buf_addstr(&dest, hex);
+	ret = commit_file(label, fd, tmp.buf, dest.buf);
+	if (!ret)
+		tf_buf_addstr(path_out, dest.buf);
+out:
+	if (in >= 0)
+		close(in);
+	if (fd >= 0) {
+		close(fd);
+		if (ret)
+			unlink(tmp.buf);
+		tf_signals_temp_forget(tmp.buf);
+	}
+	tf_sha256_free(h);
+	tf_buf_release(&tmpdir);
+	tf_buf_release(&tmp);
+	tf_buf_release(&dest);
+	return ret;
+}
+
 int tf_fetch_digest(const struct tf_fetch_opts *o, const char *url,
 		    char hex[65])
 {

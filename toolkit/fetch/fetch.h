@@ -56,6 +56,26 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 	     const char *sha256, struct tf_buf *path_out);
 
 /*
+ * Whether the file with digest sha256 is in the cache (re-hashed first
+ * with o->recheck): 1, its path appended to path_out; 0 if not; -1
+ * after reporting. label prefixes the messages.
+ */
+int tf_fetch_cached(const struct tf_fetch_opts *o, const char *label,
+		    const char *sha256, struct tf_buf *path_out);
+/*
+ * Take the file at path, which another client downloaded (pip), into the
+ * cache: hash it (streaming), compare with want (64 hex digits; NULL to
+ * take it whatever it is), make it read-only and rename it to
+ * <cache>/sha256/<digest>, moving it when path is on the cache's file
+ * system and copying it otherwise. hex gets its digest, path_out the
+ * cached path. On a mismatch the file is left where it is and the
+ * error names it as shown with both digests. 0 or -1 after reporting.
+ */
+int tf_fetch_adopt(const struct tf_fetch_opts *o, const char *label,
+		   const char *path, const char *shown, const char *want,
+		   char hex[65], struct tf_buf *path_out);
+
+/*
  * Stream url (http, https, file) or a local path and compute its SHA-256
  * without caching it; hex receives 64 lowercase digits. For
  * `tfbuild sha256`. Prints no progress; returns 0, or -1 after reporting

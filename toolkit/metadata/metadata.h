@@ -5,7 +5,8 @@
  * metadata/: the values of Python's packaging standards, as pure
  * functions with no I/O: names, PEP 440 versions and wheel tags
  * (pyname.h), versions compared and specifier sets as intervals
- * (pep440.h), and validators for core metadata values: SPDX
+ * (pep440.h), the tags a target accepts and which wheel fits it best
+ * (compat.h), and validators for core metadata values: SPDX
  * expressions, specifiers, PEP 508 requirements, content types, URLs,
  * e-mails (below).
  */
@@ -17,6 +18,7 @@
  */
 
 #include "pep440.h"
+#include "compat.h"
 #include "pyname.h"
 
 #include "base/base.h"

@@ -257,6 +257,25 @@ static void add_packages(json_t *deps, const struct tf_plan *p)
 	tf_buf_release(&uri);
 }
 
+/* The target's wheels from the package index, as pinned: name, file, digest. */
+static void add_wheels(json_t *deps, const struct tf_plan *p)
+{
+	struct tf_buf name = TF_BUF_INIT, uri = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < p->wheel_pins.nr; i++) {
+		const struct tf_index_pin *w = &p->wheel_pins.v[i];
+
+		tf_buf_setf(&name, "target-wheel:%s:%s", p->target.name,
+			    w->requirement);
+		tf_buf_setf(&uri, "file:%s", w->file);
+		add_dep(deps, name.buf, uri.buf, digest("sha256", w->sha256),
+			NULL);
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&uri);
+}
+
 static json_t *dependencies(struct tf_plan **plans, size_t nr)
 {
 	const struct tf_recipe *r = plans[0]->recipe;
@@ -282,6 +301,7 @@ static json_t *dependencies(struct tf_plan **plans, size_t nr)
 		add_dep(deps, name.buf, NULL, digest("sha256", hex),
 			json_pack("{s:s}", "identity", t->identity));
 		add_packages(deps, plans[i]);
+		add_wheels(deps, plans[i]);
 	}
 	tf_buf_release(&name);
 	tf_buf_release(&uri);

@@ -49,31 +49,13 @@ const char *tf_plan_expand(struct tf_plan *p, const struct tf_str *s,
 }
 
 static const char *const builtins[] = {
-	"name",
-	"version",
-	"target",
-	"jobs",
-	"recipe_dir",
-	"build_dir",
-	"cc",
-	"ar",
-	"strip",
-	"cflags",
-	"ldflags",
-	"python",
-	"python_include",
-	"emulator",
-	"cxx",
-	"cmake_toolchain",
-	"meson_cross",
-	"meson_args",
-	"host_triple",
-	"build_triple",
-	"target_python",
-	"python_tag",
-	"ext_suffix",
-	"target_root",
-	NULL,
+	"name",           "version",    "target",      "jobs",
+	"recipe_dir",     "build_dir",  "cc",          "ar",
+	"strip",          "cflags",     "ldflags",     "python",
+	"python_include", "emulator",   "cxx",         "cmake_toolchain",
+	"meson_cross",    "meson_args", "host_triple", "build_triple",
+	"target_python",  "python_tag", "ext_suffix",  "target_root",
+	"target_site",    NULL,
 };
 
 static int is_builtin(const char *name)
@@ -167,6 +149,8 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	/* Where the target's packages are: their unpacked root for a cross
 	 * target, "" natively (the build machine's own /). */
 	tf_vars_set_path(v, "target_root", p->sysroot ? p->sysroot : "");
+	/* The target's wheels from the package index, unpacked (targetwheels.c). */
+	tf_vars_set_path(v, "target_site", p->site ? p->site : "");
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];

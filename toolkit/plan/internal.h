@@ -27,6 +27,13 @@ const char *tf_plan_recipe_path(struct tf_plan *p, const char *path);
 
 /* expand.c: set every variable; each recipe variable expanded once. */
 int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o);
+/*
+ * The pins of the target's `target-wheels` from the lock file, and its
+ * ${target_site} (targetwheels.c). TF_PLAN_RECIPE after naming, at its
+ * position, a requirement without a pin (unless o->unpinned).
+ */
+enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
+					  const struct tf_plan_opts *o);
 /* expand.c: source i's URLs, local directory and patches. */
 int tf_plan_make_source(struct tf_plan *p, size_t i);
 /* expand.c: step i's script, directories, environment and reads. */

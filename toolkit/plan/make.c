@@ -223,6 +223,8 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
+	p->wheel_pins = (struct tf_index_pins)TF_INDEX_PINS_INIT;
+	p->wheel_paths = (struct tf_strvec)TF_STRVEC_INIT;
 	if (setup_target(p, target, o->check_tools))
 		return TF_PLAN_TOOLCHAIN;
 	if (o->check_tools && need_bash(r))
@@ -278,6 +280,8 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 			p->ldflags, root, root, p->target.triplet, root,
 			p->target.triplet);
 	}
+	if ((resolved = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
+		return resolved;
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);
 	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
@@ -351,6 +355,8 @@ void tf_plan_release(struct tf_plan *p)
 	tf_strvec_release(&p->packages);
 	tf_strvec_release(&p->package_digests);
 	tf_strvec_release(&p->package_files);
+	tf_index_pins_release(&p->wheel_pins);
+	tf_strvec_release(&p->wheel_paths);
 	tf_target_release(&p->target);
 	tf_launcher_free(p->launcher);
 	tf_strvec_release(&p->store);

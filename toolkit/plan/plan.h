@@ -6,8 +6,9 @@
  * paths, scripts, environments and wheel specs, and what a target's
  * steps are given on disk: CMake and Meson tool files (toolfiles.h),
  * the allow-listed host tools (hosttools.h), compiler launchers
- * (launcher.h), target roots of Debian packages (sysroot.h), paths kept
- * inside a tree (confine.h).
+ * (launcher.h), target roots of Debian packages (sysroot.h), a target's
+ * wheels from the package index and their site (targetwheels.c), paths
+ * kept inside a tree (confine.h).
  */
 
 /*
@@ -28,6 +29,8 @@
 #include "vars.h"
 #include "audit/audit.h"
 #include "wheel/wheel.h"
+#include "index/index.h"
+#include "fetch/fetch.h"
 
 struct tf_launcher;
 
@@ -115,6 +118,8 @@ struct tf_plan_opts {
 	const char *launcher;  /* --launcher: a name, "none", or NULL for
 					the toolchain's (launcher.h) */
 	const char *distcc_hosts; /* --distcc-hosts, or NULL */
+	int unpinned;             /* 1: a target wheel without a pin is no error
+			 (`tfbuild lock`, which pins them) */
 };
 
 struct tf_plan {
@@ -169,6 +174,12 @@ struct tf_plan {
 					headers (patchlevel.h); -1 if unknown */
 	struct tf_launcher *launcher; /* owned: the compiler launcher, or NULL;
 					 never part of a stamp (launcher.h) */
+	struct tf_index_pins wheel_pins; /* owned: the pins of the target's
+					    `target-wheels`, in recipe order */
+	struct tf_strvec wheel_paths;    /* owned: their cached files, once
+					    fetched (tf_plan_wheels_fetch) */
+	const char *site; /* store: ${target_site}, where they are unpacked;
+			     NULL without target wheels */
 };
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */
@@ -196,6 +207,27 @@ void tf_plan_release(struct tf_plan *p);
  * replaces each of them (docs/cache.md). Appended to out.
  */
 void tf_plan_path_spellings(const char *path, struct tf_strvec *out);
+
+/*
+ * Target wheels (targetwheels.c). The lock file of recipe r:
+ * <recipe dir>/<recipe file minus .yaml>.lock.json, into out.
+ */
+void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out);
+/* 1 if r->target_wheels[i] is for p's target. */
+int tf_plan_wants_wheel(const struct tf_plan *p, size_t i);
+/*
+ * What p's target accepts of a wheel: its architecture, glibc (its
+ * features.h) and CPython version. 0, or -1 after reporting.
+ */
+int tf_plan_compat_target(const struct tf_plan *p, struct tf_compat_target *t);
+/*
+ * Get every pinned target wheel into the download cache (fo), pip only
+ * for a wheel not there yet; set p->wheel_paths. 0, or -1 after
+ * reporting (a wheel whose bytes differ from the pin is refused).
+ */
+int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo);
+/* Unpack the fetched wheels into p->site unless it is there. 0 or -1. */
+int tf_plan_site_make(struct tf_plan *p);
 
 /* Whether a package ships a file (tf_plan_file_package, _root_ships). */
 enum tf_plan_shipped {

@@ -222,11 +222,21 @@ struct tf_recipe {
 	struct tf_str
 		*target_packages; /* Debian packages the target build needs */
 	size_t nr_target_packages;
+	struct tf_target_wheel *target_wheels; /* arena: `target-wheels` */
+	size_t nr_target_wheels;
 	struct tf_str *host_tools; /* host programs a cross step may run, beyond
 				     the default allow-list */
 	size_t nr_host_tools;
 	struct tf_str shell; /* top-level `shell`: every step's default */
 	int shell_kind;      /* enum tf_shell */
+};
+
+/* One `target-wheels` entry: an exact requirement, for a target or all. */
+struct tf_target_wheel {
+	struct tf_str req;   /* "NAME==VERSION" as written */
+	const char *target;  /* arena: the target it is for; NULL: every one */
+	const char *name;    /* arena: NAME as written */
+	const char *version; /* arena: VERSION as written */
 };
 
 #define TF_RECIPE_INIT \

@@ -541,6 +541,7 @@ static void default_shells(struct tf_recipe *r)
 static const struct field top_fields[] = {
 	{ "target-packages", 0, parse_target_packages },
 	{ "host-tools", 0, parse_host_tools },
+	{ "target-wheels", 0, tf_load_target_wheels },
 	{ "schema", 1, parse_schema },
 	{ "name", 1, parse_tf_recipe_name },
 	{ "version", 1, parse_tf_recipe_version },

@@ -13,6 +13,7 @@
  *   recipe_fields.c     the tables of the top level, sources and steps
  *   recipe_wheel.c      the tables of wheels (metadata: recipe_meta.c)
  *   recipe_toolchain.c  `toolchains` and toolchain files
+ *   recipe_twheels.c    `target-wheels`: wheels from the package index
  *   recipe_resolve.c    names resolved, tests as steps, no cycle
  *   recipe_pos.c        positions, and messages at them
  *   recipe_arena.c      the memory every value lives in
@@ -155,6 +156,8 @@ int tf_load_top(struct loader *l, yaml_node_t *root);
 int tf_load_wheels(struct loader *l, yaml_node_t *v, void *obj,
 		   const char *where);
 /* recipe_toolchain.c: `toolchains`, appended to l->r's. */
+int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
+			  const char *where);
 int tf_load_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 		       const char *where);
 /*

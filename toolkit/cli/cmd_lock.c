@@ -1,0 +1,158 @@
+/* tfbuild lock: pin a recipe's target wheels from the package index. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "base/base.h"
+#include "index/index.h"
+#include "session.h"
+
+const char tf_usage_lock[] =
+	"Pin the recipe's target-wheels: for each target, pip picks the\n"
+	"wheel of each NAME==VERSION that fits the target (its manylinux\n"
+	"platform, CPython and ABI), tfbuild hashes it and writes its file\n"
+	"name and sha256 to the lock file beside the recipe\n"
+	"(RECIPE.lock.json). Pins already there are kept unless the\n"
+	"requirement changed or --upgrade is given; a pin whose requirement\n"
+	"left the recipe is dropped. The index is the one pip is configured\n"
+	"for (PIP_INDEX_URL, pip.conf), or --index-url; the Python that runs\n"
+	"pip is $TFBUILD_PIP_PYTHON, else python3 in the fixed PATH.\n"
+	"Prints one line per pin: TARGET REQUIREMENT: pinned|kept FILE.\n";
+
+const struct tf_opt tf_opts_lock[] = {
+	TF_OPT_CACHE,
+	{ 't', "target", TF_OPT_CHOICES, TF_ARG(targets), "NAME",
+	  "pin for NAME, repeatable; default: all the recipe's targets",
+	  tf_target_choices, 0, 0 },
+	{ 0, "index-url", TF_OPT_STRING, TF_ARG(index_url), "URL",
+	  "the package index pip reads (default: pip's configuration)", NULL, 0,
+	  0 },
+	{ 0, "upgrade", TF_OPT_FLAG, TF_ARG(upgrade), NULL,
+	  "pin every requirement again, even those already pinned", NULL, 0,
+	  0 },
+	TF_OPT_END,
+};
+
+/* 1 if r still asks for requirement on target. */
+static int still_wanted(const struct tf_recipe *r, const char *target,
+			const char *req)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_target_wheels; i++)
+		if (!strcmp(r->target_wheels[i].req.s, req) &&
+		    (!r->target_wheels[i].target ||
+		     !strcmp(r->target_wheels[i].target, target)))
+			return 1;
+	return 0;
+}
+
+static int chosen(const struct tf_session *s, const char *target)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_plans; i++)
+		if (!strcmp(s->plans[i].target.name, target))
+			return 1;
+	return 0;
+}
+
+/* Pin (or keep) every target wheel of plan p into pins. */
+static int lock_plan(struct tf_session *s, const struct tf_args *a,
+		     struct tf_plan *p, const struct tf_index_pins *old,
+		     struct tf_index_pins *pins)
+{
+	struct tf_index_opts io = { NULL, a->index_url, &s->fetch };
+	struct tf_compat_target t = { 0 };
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < s->recipe.nr_target_wheels; i++) {
+		const struct tf_target_wheel *w = &s->recipe.target_wheels[i];
+		struct tf_index_pin *have, pin = { 0 };
+
+		if (!tf_plan_wants_wheel(p, i))
+			continue;
+		have = tf_index_pins_find(old, p->target.name, w->req.s);
+		if (have && !a->upgrade) {
+			tf_index_pins_set(pins, have->target, have->requirement,
+					  have->file, have->sha256);
+			printf("%s %s: kept %s\n", p->target.name, w->req.s,
+			       have->file);
+			continue;
+		}
+		if (!t.arch && tf_plan_compat_target(p, &t))
+			return -1;
+		pin.target = (char *)p->target.name;
+		pin.requirement = (char *)w->req.s;
+		tf_buf_reset(&path);
+		ret = tf_index_get(&io, &t, w->name, w->version, &pin, &path);
+		if (!ret) {
+			tf_index_pins_set(pins, p->target.name, w->req.s,
+					  pin.file, pin.sha256);
+			printf("%s %s: pinned %s (sha256 %s)\n", p->target.name,
+			       w->req.s, pin.file, pin.sha256);
+		}
+		free(pin.file);
+		free(pin.sha256);
+	}
+	tf_buf_release(&path);
+	return ret;
+}
+
+int cmd_lock(struct tf_args *a)
+{
+	struct tf_session s;
+	struct tf_index_pins old = TF_INDEX_PINS_INIT,
+			     pins = TF_INDEX_PINS_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i;
+	int ret;
+
+	ret = tf_session_setup(&s, a, tf_cmd_find("lock"));
+	if (!ret && !a->targets.nr)
+		tf_strvec_push(&s.opt.targets, "all");
+	s.opt.unpinned = 1;
+	if (!ret)
+		ret = tf_session_open(&s, 0);
+	if (!ret) {
+		tf_plan_lock_path(&s.recipe, &path);
+		if (tf_index_pins_read(path.buf, &old))
+			ret = TF_EXIT_RECIPE;
+	}
+	/* Other targets' pins stay while the recipe still wants them. */
+	for (i = 0; !ret && i < old.nr; i++)
+		if (!chosen(&s, old.v[i].target) &&
+		    still_wanted(&s.recipe, old.v[i].target,
+				 old.v[i].requirement))
+			tf_index_pins_set(&pins, old.v[i].target,
+					  old.v[i].requirement, old.v[i].file,
+					  old.v[i].sha256);
+	for (i = 0; !ret && i < s.nr_plans; i++)
+		if (lock_plan(&s, a, &s.plans[i], &old, &pins))
+			ret = TF_EXIT_FETCH;
+	if (!ret && tf_index_pins_write(path.buf, &pins))
+		ret = TF_EXIT_FAILURE;
+	if (!ret) {
+		/* Named beside the recipe as the user gave it. */
+		struct tf_buf dir = TF_BUF_INIT, shown = TF_BUF_INIT;
+
+		if (strchr(s.recipe.path, '/')) {
+			tf_path_dirname(&dir, s.recipe.path);
+			tf_buf_addf(&shown, "%s/", dir.buf);
+		}
+		tf_buf_addstr(&shown, tf_path_basename(path.buf));
+		info("wrote %s (%zu pin%s)", shown.buf, pins.nr,
+		     pins.nr == 1 ? "" : "s");
+		tf_buf_release(&dir);
+		tf_buf_release(&shown);
+	}
+	fflush(stdout);
+	tf_index_pins_release(&old);
+	tf_index_pins_release(&pins);
+	tf_buf_release(&path);
+	tf_session_release(&s);
+	return ret;
+}

@@ -1,0 +1,199 @@
+/*
+ * A target's wheels unpacked into its site directory (index.h), read
+ * through the one wheel reader (wheel/wheelread.c: libarchive stays
+ * there). Member names are untrusted: only plain relative paths of
+ * files and directories are written, and nothing is ever followed, as
+ * nothing but directories and files is ever made.
+ */
+#include "index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wheel/wheel.h"
+
+/* Every file's time: 1980-01-01, the earliest a zip can hold. */
+#define SITE_TIME 315532800
+
+/*
+ * The member's path in the site: its name's components with "." and
+ * empty ones dropped, NAME.data/purelib/ and /platlib/ taken off. 0;
+ * 1 for nothing to write (the .data directories themselves); -1 with
+ * why filled for an absolute name or one with "..".
+ */
+static int site_path(const char *name, struct tf_buf *out, struct tf_buf *why)
+{
+	struct tf_strvec parts = TF_STRVEC_INIT;
+	const char *s = name, *slash;
+	size_t i, first = 0, n;
+	int ret = 0;
+
+	if (*name == '/') {
+		tf_buf_addstr(why, "an absolute path");
+		return -1;
+	}
+	for (; *s; s = *slash ? slash + 1 : slash) {
+		slash = s + strcspn(s, "/");
+		n = (size_t)(slash - s);
+		if (!n || (n == 1 && *s == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			tf_buf_addstr(why, "a path with '..'");
+			ret = -1;
+			goto out;
+		}
+		tf_strvec_push_take(&parts, tf_strndup(s, n));
+	}
+	n = parts.nr ? strlen(parts.v[0]) : 0;
+	if (n > 5 && !strcmp(parts.v[0] + n - 5, ".data") && parts.nr > 1 &&
+	    (!strcmp(parts.v[1], "purelib") || !strcmp(parts.v[1], "platlib")))
+		first = 2;
+	if (first >= parts.nr) {
+		ret = 1;
+		goto out;
+	}
+	for (i = first; i < parts.nr; i++)
+		tf_buf_addf(out, "%s%s", i > first ? "/" : "", parts.v[i]);
+out:
+	tf_strvec_release(&parts);
+	return ret;
+}
+
+/* Write the current member's data to a new file at path. */
+static int write_member(struct tf_wheel_reader *r, const char *whl,
+			const char *name, const char *path, unsigned mode)
+{
+	static char block[1 << 16];
+	struct tf_buf dir = TF_BUF_INIT;
+	struct timespec times[2] = { { SITE_TIME, 0 }, { SITE_TIME, 0 } };
+	ssize_t n;
+	int fd, ret = -1;
+
+	tf_path_dirname(&dir, path);
+	if (tf_mkdir_p(dir.buf))
+		goto out;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  mode & 0111 ? 0755 : 0644);
+	if (fd < 0) {
+		error_errno("wheel '%s': member '%s': cannot create '%s'", whl,
+			    name, path);
+		goto out;
+	}
+	while ((n = tf_wheel_read(r, block, sizeof(block))) > 0)
+		if (tf_write_all(fd, block, (size_t)n) < 0) {
+			error_errno("cannot write '%s'", path);
+			break;
+		}
+	if (n < 0)
+		error("wheel '%s': member '%s': %s", whl, name,
+		      tf_wheel_error(r));
+	else if (!n && futimens(fd, times) == 0)
+		ret = 0;
+	else if (!n)
+		error_errno("cannot set the time of '%s'", path);
+	close(fd);
+out:
+	tf_buf_release(&dir);
+	return ret;
+}
+
+static int unpack(const struct tf_index_wheel *w, const char *root)
+{
+	struct tf_buf why = TF_BUF_INIT, rel = TF_BUF_INIT, path = TF_BUF_INIT;
+	struct tf_wheel_reader *r = tf_wheel_open(
+		w->path, TF_WHEEL_SEEKABLE | TF_WHEEL_UTF8, 1 << 16, &why);
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
+	int ret = 0, kind;
+
+	if (!r) {
+		ret = error("wheel '%s': cannot read the zip archive: %s",
+			    w->file, why.buf);
+		goto out;
+	}
+	while (!ret && ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER ||
+			step == TF_WHEEL_WARNED)) {
+		tf_buf_reset(&rel);
+		tf_buf_reset(&why);
+		if (!m->name) {
+			ret = error("wheel '%s': a member without a name",
+				    w->file);
+			break;
+		}
+		if (m->type == TF_WHEEL_OTHER) {
+			ret = error("wheel '%s': member '%s' is a link or a "
+				    "special file; refused",
+				    w->file, m->name);
+			break;
+		}
+		kind = site_path(m->name, &rel, &why);
+		if (kind < 0)
+			ret = error("wheel '%s': member '%s' is %s; refused",
+				    w->file, m->name, why.buf);
+		if (kind)
+			continue;
+		tf_buf_setf(&path, "%s/%s", root, rel.buf);
+		if (m->type == TF_WHEEL_DIR)
+			ret = tf_mkdir_p(path.buf);
+		else
+			ret = write_member(r, w->file, m->name, path.buf,
+					   m->mode);
+	}
+	if (!ret && step == TF_WHEEL_ERROR)
+		ret = error("wheel '%s': cannot read the zip archive: %s",
+			    w->file, tf_wheel_error(r));
+out:
+	tf_wheel_close(r);
+	tf_buf_release(&why);
+	tf_buf_release(&rel);
+	tf_buf_release(&path);
+	return ret;
+}
+
+int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
+		       size_t n)
+{
+	struct tf_buf marker = TF_BUF_INIT, parent = TF_BUF_INIT,
+		      tmp = TF_BUF_INIT, list = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	tf_buf_setf(&marker, "%s/.tfbuild-wheels", site);
+	if (tf_path_exists(marker.buf))
+		goto out;
+	tf_path_dirname(&parent, site);
+	ret = tf_mkdir_p(parent.buf);
+	if (!ret)
+		ret = tf_mkdtemp_temp(parent.buf, "site", &tmp);
+	if (!ret) {
+		chmod(tmp.buf, 0755);
+		info("unpacking %zu wheel%s into %s", n, n == 1 ? "" : "s",
+		     site);
+	}
+	for (i = 0; !ret && i < n; i++) {
+		ret = unpack(&wheels[i], tmp.buf);
+		tf_buf_addf(&list, "%s %s\n", wheels[i].sha256, wheels[i].file);
+	}
+	tf_buf_setf(&marker, "%s/.tfbuild-wheels", tmp.buf);
+	if (!ret)
+		ret = tf_write_file_atomic(marker.buf, list.buf, list.len,
+					   0644);
+	/* Another run may have finished the same site first: keep it. */
+	if (!ret && rename(tmp.buf, site) < 0 && errno != ENOTEMPTY &&
+	    errno != EEXIST)
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, site);
+	if (tmp.len && tf_path_exists(tmp.buf))
+		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
+out:
+	tf_buf_release(&marker);
+	tf_buf_release(&parent);
+	tf_buf_release(&tmp);
+	tf_buf_release(&list);
+	return ret;
+}

@@ -1,0 +1,141 @@
+/*
+ * `target-wheels`: wheels from the package index, unpacked into each
+ * target's ${target_site} (docs/recipe.md). Each entry is an exact
+ * NAME==VERSION, for every target (a list) or per target (a mapping of
+ * target to list); the pins are in the lock file, read by the plan.
+ */
+#include "recipe_internal.h"
+
+#include <string.h>
+
+#include "base/base.h"
+#include "env/env.h"
+#include "metadata/metadata.h"
+
+/*
+ * Split req into an exact "NAME==VERSION": a PEP 508 name and a PEP 440
+ * version without wildcard, nothing else. 0, or -1 with why filled.
+ */
+static int exact_requirement(const char *req, struct tf_buf *name,
+			     struct tf_buf *version, struct tf_buf *why)
+{
+	const char *eq = strstr(req, "==");
+	struct tf_buf norm = TF_BUF_INIT;
+	int ret = -1;
+
+	if (!eq || eq[2] == '=') {
+		tf_buf_addstr(why, "want an exact NAME==VERSION");
+		return -1;
+	}
+	tf_buf_add(name, req, (size_t)(eq - req));
+	tf_buf_addstr(version, eq + 2);
+	if (!tf_pyname_is_valid(name->buf))
+		tf_buf_addf(why, "'%s' is not a PEP 508 name", name->buf);
+	else if (strpbrk(version->buf, "*,;@ <>=!~") ||
+		 tf_pep440_normalize(version->buf, &norm))
+		tf_buf_addf(why, "'%s' is not an exact PEP 440 version",
+			    version->buf);
+	else
+		ret = 0;
+	tf_buf_release(&norm);
+	return ret;
+}
+
+/* Append the entries of list node v, for target (NULL: every target). */
+static int add_list(struct loader *l, yaml_node_t *v, const char *target,
+		    const char *key)
+{
+	struct tf_recipe *r = l->r;
+	struct tf_str *reqs;
+	struct tf_target_wheel *all;
+	struct tf_buf name = TF_BUF_INIT, version = TF_BUF_INIT,
+		      why = TF_BUF_INIT;
+	size_t nr, i, j;
+	int ret = 0;
+
+	if (tf_load_str_list(l, key, v, &reqs, &nr))
+		return -1;
+	all = tf_arena_alloc(r, (r->nr_target_wheels + nr + 1) * sizeof(*all));
+	if (r->nr_target_wheels)
+		memcpy(all, r->target_wheels,
+		       r->nr_target_wheels * sizeof(*all));
+	r->target_wheels = all;
+	for (i = 0; i < nr; i++) {
+		struct tf_target_wheel *w = &all[r->nr_target_wheels];
+
+		tf_buf_reset(&name);
+		tf_buf_reset(&version);
+		tf_buf_reset(&why);
+		if (exact_requirement(reqs[i].s, &name, &version, &why)) {
+			l->errors++;
+			ret = tf_error_at(&reqs[i].pos,
+					  "target wheel '%s': %s (as "
+					  "'tensorflow-cpu==2.21.0')",
+					  reqs[i].s, why.buf);
+			continue;
+		}
+		for (j = 0; j < r->nr_target_wheels; j++)
+			if (!strcmp(all[j].req.s, reqs[i].s) &&
+			    (!all[j].target || !target ||
+			     !strcmp(all[j].target, target)))
+				break;
+		if (j < r->nr_target_wheels) {
+			l->errors++;
+			ret = tf_error_at(&reqs[i].pos,
+					  "target wheel '%s' is listed twice",
+					  reqs[i].s);
+			continue;
+		}
+		w->req = reqs[i];
+		w->target = target;
+		w->name = tf_arena_strdup(r, name.buf);
+		w->version = tf_arena_strdup(r, version.buf);
+		r->nr_target_wheels++;
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&version);
+	tf_buf_release(&why);
+	return ret;
+}
+
+int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
+			  const char *where)
+{
+	yaml_node_pair_t *p;
+	int ret = 0;
+
+	(void)obj;
+	(void)where;
+	if (v->type == YAML_SEQUENCE_NODE)
+		return add_list(l, v, NULL, "target-wheels");
+	if (v->type != YAML_MAPPING_NODE)
+		return tf_load_bad(l, v,
+				   "'target-wheels' must be a list of "
+				   "NAME==VERSION, or a mapping of target to "
+				   "such lists, not %s",
+				   kind_name(v));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		struct tf_str t;
+
+		if (tf_load_str(l, "target", node(l, p->key), &t)) {
+			ret = -1;
+			continue;
+		}
+		if (!tf_target_is_known(t.s)) {
+			struct tf_buf known = TF_BUF_INIT;
+
+			l->errors++;
+			tf_target_list(&known);
+			ret = tf_error_at(&t.pos,
+					  "'target-wheels': unknown target "
+					  "'%s' (known: %s)",
+					  t.s, known.buf);
+			tf_buf_release(&known);
+			continue;
+		}
+		if (add_list(l, node(l, p->value), t.s, t.s))
+			ret = -1;
+	}
+	return ret;
+}
