@@ -390,8 +390,8 @@ static void mem_zero(const SP_Device *device, SP_Stream stream,
 }
 
 static void fill8(const SP_Device *device, SP_Stream stream,
-		  SP_DeviceMemoryBase *location, uint8_t pattern,
-		  uint64_t size, TF_Status *status)
+		  SP_DeviceMemoryBase *location, uint8_t pattern, uint64_t size,
+		  TF_Status *status)
 {
 	(void)device;
 	(void)stream;

@@ -17,8 +17,7 @@
 
 #include "tf_m1.h"
 
-static const char *const op_names[TF_M1_NR_OPS] = { "Relu", "AddV2",
-						     "MatMul" };
+static const char *const op_names[TF_M1_NR_OPS] = { "Relu", "AddV2", "MatMul" };
 
 static atomic_ullong calls[TF_M1_NR_OPS];
 
@@ -48,8 +47,7 @@ const char *m1_tf_isa(void)
 }
 
 /* Input I as float32, or NULL after failing CTX. */
-static TF_Tensor *float_input(TF_OpKernelContext *ctx, int i,
-			      TF_Status *status)
+static TF_Tensor *float_input(TF_OpKernelContext *ctx, int i, TF_Status *status)
 {
 	TF_Tensor *t = NULL;
 
@@ -186,7 +184,8 @@ static void *matmul_create(TF_OpKernelConstruction *ctx)
 	TF_Status *status = TF_NewStatus();
 
 	if (!mm) {
-		TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "m1: out of memory");
+		TF_SetStatus(status, TF_RESOURCE_EXHAUSTED,
+			     "m1: out of memory");
 		TF_OpKernelConstruction_Failure(ctx, status);
 		goto out;
 	}
@@ -278,7 +277,8 @@ out:
 
 /* ---------------------------------------------------------- registration */
 
-static void add_kernel(const char *op, void *(*create)(TF_OpKernelConstruction *),
+static void add_kernel(const char *op,
+		       void *(*create)(TF_OpKernelConstruction *),
 		       void (*compute)(void *, TF_OpKernelContext *),
 		       void (*destroy)(void *), TF_Status *status)
 {
@@ -286,8 +286,8 @@ static void add_kernel(const char *op, void *(*create)(TF_OpKernelConstruction *
 
 	if (TF_GetCode(status) != TF_OK)
 		return;
-	builder = TF_NewKernelBuilder(op, TF_M1_DEVICE, create, compute,
-				      destroy);
+	builder =
+		TF_NewKernelBuilder(op, TF_M1_DEVICE, create, compute, destroy);
 	TF_KernelBuilder_TypeConstraint(builder, "T", TF_FLOAT, status);
 	if (TF_GetCode(status) != TF_OK) {
 		TF_DeleteKernelBuilder(builder);
@@ -310,7 +310,9 @@ TF_M1_EXPORT void TF_InitKernel(void)
 	add_kernel("MatMul", matmul_create, matmul_compute, matmul_delete,
 		   status);
 	if (TF_GetCode(status) != TF_OK)
-		fprintf(stderr, "tf_m1: cannot register the " TF_M1_DEVICE " kernels: %s\n",
+		fprintf(stderr,
+			"tf_m1: cannot register the " TF_M1_DEVICE
+			" kernels: %s\n",
 			TF_Message(status));
 out:
 	TF_DeleteStatus(status);

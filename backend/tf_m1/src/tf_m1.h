@@ -26,7 +26,12 @@
 extern const struct m1_kernels *tf_m1_active;
 
 /* The ops ops.c registers, for the counters. */
-enum tf_m1_op { TF_M1_RELU, TF_M1_ADDV2, TF_M1_MATMUL, TF_M1_NR_OPS };
+enum tf_m1_op {
+	TF_M1_RELU,
+	TF_M1_ADDV2,
+	TF_M1_MATMUL,
+	TF_M1_NR_OPS
+};
 
 /* Counts one run of OP on m1's kernels. */
 void tf_m1_count(enum tf_m1_op op);
