@@ -16,6 +16,9 @@ fi
 cat >src/ci/install-deps.sh <<EOF
 touch "$TRASH/installed"
 EOF
+cat >src/ci/install-python-tools.sh <<EOF
+touch "$TRASH/python-tools"
+EOF
 cat >src/recipes/demo.sh <<'EOF'
 ./tfbuild --version
 EOF
@@ -35,7 +38,7 @@ expect_success 'without the libraries, make says to run make deps' '
 
 expect_success 'make demo as the first command: deps, then a build that finds them' '
 	PATH="$TRASH/bin:$PATH" make -C src demo >out 2>err &&
-	test -e installed &&
+	test -e installed && test -e python-tools &&
 	grep -q "^tfbuild [0-9]" out
 '
 
