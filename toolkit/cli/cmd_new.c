@@ -8,8 +8,9 @@
 
 const char tf_usage_new[] =
 	"Write a new project into DIR from TEMPLATE: recipe.yaml, the sources\n"
-	"of a small working example (a library with a function, its Python\n"
-	"wrapper and its tests), README.md and a LICENSE to replace. It builds\n"
+	"of a small working example (a library, an extension module or a\n"
+	"framework backend, with its tests: `--list` says which), README.md\n"
+	"and a LICENSE to replace. It builds\n"
 	"as it is, for both targets, its tests run on each target, and its\n"
 	"wheels verify:\n"
 	"  tfbuild new python-extension hello\n"
