@@ -395,7 +395,8 @@ static json_t *step_outputs(struct tf_plan **plans, size_t nr)
  * "framework:WHEEL", the framework as a purl, the record's digest, and
  * its "framework" object as annotations.
  */
-static int add_frameworks(json_t *deps, const struct tf_provenance_run *run)
+static int add_frameworks(json_t *deps, const struct tf_recipe *recipe,
+			  const struct tf_provenance_run *run)
 {
 	struct tf_buf text = TF_BUF_INIT, name = TF_BUF_INIT, uri = TF_BUF_INIT;
 	unsigned char md[TF_SHA256_LEN];
@@ -403,6 +404,13 @@ static int add_frameworks(json_t *deps, const struct tf_provenance_run *run)
 	size_t i;
 	int r = 0;
 
+	/* Only a wheel with `framework:` has a record: a recipe without one
+	 * reads no wheel, so its no-op run loads no libarchive (t1006). */
+	for (i = 0; i < recipe->nr_wheels; i++)
+		if (recipe->wheels[i].framework.name.s)
+			break;
+	if (i == recipe->nr_wheels)
+		return 0;
 	for (i = 0; run->paths && i < run->paths->nr && r >= 0; i++) {
 		json_t *root, *fwj;
 
@@ -460,7 +468,7 @@ int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 			    json_object_get(json_object_get(doc, "predicate"),
 					    "buildDefinition"),
 			    "resolvedDependencies"),
-		    run) < 0) {
+		    plans[0]->recipe, run) < 0) {
 		json_decref(doc);
 		return -1;
 	}
