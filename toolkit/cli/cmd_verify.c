@@ -83,6 +83,8 @@ struct expected {
 
 static int load_expected(struct expected *e, int provenance)
 {
+	if (tf_cmd_regular_file(e->path))
+		return -1;
 	if (provenance ? tf_provenance_read_subjects(e->path, &e->sums)
 		       : tf_sums_read(e->path, &e->sums))
 		return -1;
@@ -163,7 +165,8 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 	for (j = 0; j < nr_lists; j++)
 		bad |= check_missing(&lists[j]);
 	for (i = 0; i < wheels->nr; i++) {
-		int wrong = tf_verify_wheel(wheels->v[i]) < 0;
+		int wrong = tf_cmd_regular_file(wheels->v[i]) < 0 ||
+			    tf_verify_wheel(wheels->v[i]) < 0;
 
 		if (!wrong && framework_site)
 			wrong = tf_framework_verify(wheels->v[i],

@@ -31,6 +31,8 @@
 
 struct tf_launcher;
 
+struct tf_fetch_opts; /* fetch/fetch.h */
+
 struct tf_plan_source {
 	const struct tf_source *def; /* borrowed from the recipe */
 	struct tf_strvec urls;       /* owned: url, then mirrors, expanded,
@@ -41,6 +43,9 @@ struct tf_plan_source {
 	struct tf_strvec patches; /* owned: absolute patch paths, in order */
 	const char *dir;          /* store: where the prepared tree goes */
 	const char *archive;      /* store: cached archive, set by fetching */
+	const struct tf_fetch_opts *fetched; /* borrowed: how archive was
+						fetched, to fetch it again
+						if it changed since */
 	struct tf_stamp inputs;   /* owned: what the prepared tree is made of,
 					set by tf_sources_stamp */
 	char key[65];             /* the key of inputs */

@@ -52,6 +52,7 @@ struct tf_source {
 	struct tf_str *mirrors; /* arena, nr_mirrors entries */
 	size_t nr_mirrors;
 	struct tf_str sha256;
+	long long size; /* exact bytes of the download, 0 if not given */
 	int strip;
 	struct tf_str path; /* .s NULL for a remote source */
 	int has_patches;
