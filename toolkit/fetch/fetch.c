@@ -556,6 +556,45 @@ int tf_fetch_cached_check(const char *path, const char *sha256,
 	return ret;
 }
 
+int tf_fetch_cache_verify(const char *cache_dir)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf dir = TF_BUF_INIT, path = TF_BUF_INIT, why = TF_BUF_INIT;
+	size_t i;
+	int bad = 0;
+
+	tf_path_join(&dir, cache_dir, "sha256");
+	if (!tf_path_exists(dir.buf))
+		goto out;
+	if (tf_list_dir(dir.buf, &names) < 0) {
+		bad = -1;
+		goto out;
+	}
+	for (i = 0; i < names.nr; i++) {
+		tf_buf_reset(&path);
+		tf_buf_reset(&why);
+		tf_path_join(&path, dir.buf, names.v[i]);
+		if (!tf_sha256_is_hex(names.v[i])) {
+			warning("'%s' is not a download's name; left alone",
+				path.buf);
+			continue;
+		}
+		if (!tf_fetch_cached_check(path.buf, names.v[i], &why))
+			continue;
+		bad++;
+		if (unlink(path.buf) < 0)
+			error_errno("%s; cannot remove it", why.buf);
+		else
+			error("%s; removed it", why.buf);
+	}
+out:
+	tf_strvec_release(&names);
+	tf_buf_release(&dir);
+	tf_buf_release(&path);
+	tf_buf_release(&why);
+	return bad;
+}
+
 /* Delete temp files that a killed tfbuild left more than a day ago. */
 static void clean_stale_tmp(const char *tmpdir)
 {

@@ -76,6 +76,14 @@ int tf_fetch_cached_check(const char *path, const char *sha256,
 			  struct tf_buf *why);
 
 /*
+ * Re-hash every file of <cache_dir>/sha256/: one whose bytes do not
+ * hash to its name (or that is not a regular file) is reported, naming
+ * it and both digests, and removed (the next run fetches it again).
+ * Returns how many were bad, or -1 after reporting.
+ */
+int tf_fetch_cache_verify(const char *cache_dir);
+
+/*
  * Stream url (http, https, file) or a local path and compute its SHA-256
  * without caching it; hex receives 64 lowercase digits. For
  * `tfbuild sha256`. Prints no progress; returns 0, or -1 after reporting
