@@ -128,8 +128,7 @@ int cmd_cache(struct tf_args *a)
 	else if (!strcmp(what, "clear"))
 		ret = tf_store_clear(&s) ? TF_EXIT_FAILURE : TF_EXIT_OK;
 	else {
-		int bad = tf_store_verify(&s),
-		    dl = tf_fetch_cache_verify(dir);
+		int bad = tf_store_verify(&s), dl = tf_fetch_cache_verify(dir);
 
 		if (bad > 0)
 			error("%d corrupt files in %s", bad, s.dir);

@@ -46,11 +46,11 @@ struct tf_plan_source {
 	const struct tf_fetch_opts *fetched; /* borrowed: how archive was
 						fetched, to fetch it again
 						if it changed since */
-	struct tf_stamp inputs;   /* owned: what the prepared tree is made of,
+	struct tf_stamp inputs; /* owned: what the prepared tree is made of,
 					set by tf_sources_stamp */
-	char key[65];             /* the key of inputs */
-	int fresh;                /* 1 once prepared during this run */
-	int in_place;             /* 1: a path source no step uses, read
+	char key[65];           /* the key of inputs */
+	int fresh;              /* 1 once prepared during this run */
+	int in_place;           /* 1: a path source no step uses, read
 					where it is: dir is local, never
 					copied (docs/recipe.md) */
 };

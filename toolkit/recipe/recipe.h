@@ -96,6 +96,8 @@ struct tf_file_rule {
 	int step_index;   /* resolved index of `from` */
 	int source_index; /* the source `from` names when no step
 				     has that name, else -1 */
+	int follow_links; /* 1: a symlink may lead anywhere in the
+			     target's build tree, not only its own tree */
 	struct tf_pos pos;
 };
 

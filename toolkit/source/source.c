@@ -77,8 +77,7 @@ static int archive_recheck(const struct tf_plan_source *s)
 
 	if (!tf_fetch_cached_check(s->archive, s->def->sha256.s, &why))
 		goto out;
-	warning("source '%s': %s; fetching it again", s->def->name.s,
-		why.buf);
+	warning("source '%s': %s; fetching it again", s->def->name.s, why.buf);
 	if (unlink(s->archive) < 0 && errno != ENOENT) {
 		ret = error_errno("source '%s': cannot remove '%s'",
 				  s->def->name.s, s->archive);
