@@ -161,13 +161,12 @@ int tf_path_regular_check(const char *path, struct tf_buf *why)
 	int ret = 0;
 
 	if (fd < 0)
-		return tf_why(why, "cannot open '%s': %s", path,
+		return tf_why(why, "%s: cannot open: %s", path,
 			      strerror(errno));
 	if (fstat(fd, &st) < 0)
-		ret = tf_why(why, "cannot read '%s': %s", path,
-			     strerror(errno));
+		ret = tf_why(why, "%s: cannot read: %s", path, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
-		ret = tf_why(why, "'%s' is %s, not a regular file", path,
+		ret = tf_why(why, "%s: not a regular file (%s)", path,
 			     file_kind(st.st_mode));
 	close(fd);
 	return ret;

@@ -32,7 +32,7 @@ int tf_path_exists(const char *path);
 int tf_path_is_dir(const char *path);
 /*
  * 0 if path (symlinks followed) is a regular file; else -1 with why
- * filled: "'p' is a FIFO, not a regular file", or why it cannot be
+ * filled: "p: not a regular file (a FIFO)", or why it cannot be
  * opened. It is opened with O_NONBLOCK and its descriptor looked at, so
  * a FIFO or a device never blocks the caller.
  */
