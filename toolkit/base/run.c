@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,8 +189,8 @@ static void supervise(struct tf_run *r, char **envp, int log_fd)
 	struct tf_buf line = TF_BUF_INIT;
 	struct capped c = { log_fd, r->log_max, 0, 0, NULL, 0 };
 	char chunk[4096];
-	int fds[2], status;
-	ssize_t n;
+	int fds[2], status = 0, done = 0, drained = 0;
+	ssize_t n = -1;
 	pid_t pid;
 
 	c.ring = malloc(TF_RUN_LOG_TAIL);
@@ -209,27 +210,47 @@ static void supervise(struct tf_run *r, char **envp, int log_fd)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+	/* Until the command ends, not until the pipe does: a process it
+	   left behind may hold the pipe open (it is stopped later). */
+	while (!done) {
+		struct pollfd p = { fds[0], POLLIN, 0 };
 		ssize_t i;
 
-		if (n < 0 && errno == EINTR)
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			done = 1;
+			fcntl(fds[0], F_SETFL, O_NONBLOCK); /* drain, then go */
+		} else if (poll(&p, 1, 100) <= 0) {
 			continue;
-		if (n < 0)
-			break;
-		capped_add(&c, chunk, (size_t)n);
-		for (i = 0; r->tee_prefix && i < n; i++) {
-			tf_buf_addch(&line, chunk[i]);
-			if (chunk[i] == '\n') {
-				dprintf(2, "%s%s", r->tee_prefix, line.buf);
-				tf_buf_reset(&line);
+		}
+		while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			capped_add(&c, chunk, (size_t)n);
+			for (i = 0; r->tee_prefix && i < n; i++) {
+				tf_buf_addch(&line, chunk[i]);
+				if (chunk[i] == '\n') {
+					dprintf(2, "%s%s", r->tee_prefix,
+						line.buf);
+					tf_buf_reset(&line);
+				}
 			}
+			/* One read, then look at the child; once it is gone,
+			   what is there, bounded against a stray that writes
+			   on. */
+			if (!done || ++drained > 256)
+				break;
+		}
+		if (!n && !done) { /* EOF: the command closed its output */
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			done = 1;
 		}
 	}
 	capped_end(&c);
 	if (line.len)
 		dprintf(2, "%s%s\n", r->tee_prefix, line.buf);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	if (WIFSIGNALED(status))
 		_exit(128 + WTERMSIG(status));
 	_exit(WEXITSTATUS(status));
