@@ -5,9 +5,19 @@
 
 #include "log.h"
 
+/* A disk of a laptop survives it; LLVM's 2 GiB tree fits 8 times over. */
 const struct tf_limit TF_LIMIT_EXTRACT_BYTES = {
 	"TFBUILD_EXTRACT_MAX_BYTES",
-	(uint64_t)64 << 30,
+	(uint64_t)16 << 30,
+};
+/* Source tarballs expand 4 to 12 times; a bomb of zeros by thousands. */
+const struct tf_limit TF_LIMIT_EXTRACT_RATIO = {
+	"TFBUILD_EXTRACT_MAX_RATIO",
+	100,
+};
+const struct tf_limit TF_LIMIT_EXTRACT_FLOOR = {
+	"TFBUILD_EXTRACT_MIN_BYTES",
+	(uint64_t)256 << 20,
 };
 const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES = {
 	"TFBUILD_EXTRACT_MAX_ENTRIES",
@@ -20,6 +30,14 @@ const struct tf_limit TF_LIMIT_EXTRACT_MEMORY = {
 const struct tf_limit TF_LIMIT_VERIFY_BYTES = {
 	"TFBUILD_VERIFY_MAX_BYTES",
 	(uint64_t)16 << 30,
+};
+const struct tf_limit TF_LIMIT_FETCH_BYTES = {
+	"TFBUILD_FETCH_MAX_BYTES",
+	(uint64_t)4 << 30,
+};
+const struct tf_limit TF_LIMIT_STEP_LOG = {
+	"TFBUILD_STEP_LOG_MAX",
+	(uint64_t)64 << 20,
 };
 
 int tf_limit_parse(const char *s, uint64_t *out)

@@ -20,8 +20,20 @@ extern const struct tf_limit TF_LIMIT_EXTRACT_BYTES;
 extern const struct tf_limit TF_LIMIT_EXTRACT_ENTRIES;
 /* Memory a decompressor may need (xz and lzma dictionaries). */
 extern const struct tf_limit TF_LIMIT_EXTRACT_MEMORY;
+/*
+ * How many times its own size an archive may extract to (a plain
+ * number); with TF_LIMIT_EXTRACT_FLOOR, what an archive may always
+ * extract to, however small. The smaller of this and
+ * TF_LIMIT_EXTRACT_BYTES applies.
+ */
+extern const struct tf_limit TF_LIMIT_EXTRACT_RATIO;
+extern const struct tf_limit TF_LIMIT_EXTRACT_FLOOR;
 /* Uncompressed bytes of all entries of a wheel given to verify. */
 extern const struct tf_limit TF_LIMIT_VERIFY_BYTES;
+/* Bytes one download may have when its source gives no `size:`. */
+extern const struct tf_limit TF_LIMIT_FETCH_BYTES;
+/* Bytes of one step's log; what comes after is dropped, counted. */
+extern const struct tf_limit TF_LIMIT_STEP_LOG;
 
 /*
  * Store the limit's value (the environment's, else the default) in out.

@@ -144,6 +144,34 @@ int tf_path_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a file";
+}
+
+int tf_path_regular_check(const char *path, struct tf_buf *why)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return tf_why(why, "%s: cannot open: %s", path,
+			      strerror(errno));
+	if (fstat(fd, &st) < 0)
+		ret = tf_why(why, "%s: cannot read: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		ret = tf_why(why, "%s: not a regular file (%s)", path,
+			     file_kind(st.st_mode));
+	close(fd);
+	return ret;
+}
+
 static int mkdtemp_in(const char *dir, const char *prefix, struct tf_buf *out,
 		      int temp)
 {

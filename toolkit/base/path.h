@@ -30,6 +30,13 @@ const char *tf_path_basename(const char *path);
 int tf_path_exists(const char *path);
 /* 1 if path is a directory (stat), else 0. */
 int tf_path_is_dir(const char *path);
+/*
+ * 0 if path (symlinks followed) is a regular file; else -1 with why
+ * filled: "p: not a regular file (a FIFO)", or why it cannot be
+ * opened. It is opened with O_NONBLOCK and its descriptor looked at, so
+ * a FIFO or a device never blocks the caller.
+ */
+int tf_path_regular_check(const char *path, struct tf_buf *why);
 
 /*
  * Create a unique temporary directory "<dir>/.<prefix>.XXXXXX" (so it can

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "path.h"
 #include "signals.h"
 
 extern char **environ;
@@ -126,19 +128,73 @@ static void exec_child(struct tf_run *r, char **envp, int out_fd)
 }
 
 /*
- * The tee supervisor: runs the command with its output on a pipe and
- * copies each line to the log and, prefixed, to stderr. Exits with the
- * command's status so the parent sees one child either way.
+ * A log with a cap: the first max bytes, then only a ring of the last
+ * TF_RUN_LOG_TAIL, written at the end after a line saying how many
+ * bytes were dropped. A step printing 2 GB leaves a log of max + 64 KiB
+ * whose last lines are still the step's last lines.
  */
-static void tee_child(struct tf_run *r, char **envp, int log_fd)
+struct capped {
+	int fd;
+	unsigned long long max, written, over; /* over: bytes past max */
+	char *ring;                            /* TF_RUN_LOG_TAIL bytes */
+	size_t head;                           /* next byte of ring to write */
+};
+
+static void capped_add(struct capped *c, const char *p, size_t n)
+{
+	size_t k = 0;
+
+	if (!c->max || c->written < c->max) {
+		k = !c->max || n < c->max - c->written
+			    ? n
+			    : (size_t)(c->max - c->written);
+		if (tf_write_all(c->fd, p, k) < 0)
+			return;
+		c->written += k;
+	}
+	for (c->over += n - k; k < n; k++) {
+		c->ring[c->head] = p[k];
+		c->head = (c->head + 1) % TF_RUN_LOG_TAIL;
+	}
+}
+
+static void capped_end(struct capped *c)
+{
+	size_t kept =
+		c->over < TF_RUN_LOG_TAIL ? (size_t)c->over : TF_RUN_LOG_TAIL;
+	size_t from = (c->head + TF_RUN_LOG_TAIL - kept) % TF_RUN_LOG_TAIL;
+	size_t first =
+		kept < TF_RUN_LOG_TAIL - from ? kept : TF_RUN_LOG_TAIL - from;
+
+	if (!c->over)
+		return;
+	if (c->over > kept)
+		dprintf(c->fd,
+			"\n[tfbuild: the log is capped at %llu bytes "
+			"(TFBUILD_STEP_LOG_MAX): %llu bytes of output were "
+			"dropped; its last %zu bytes follow]\n",
+			c->max, c->over - kept, kept);
+	tf_write_all(c->fd, c->ring + from, first);
+	tf_write_all(c->fd, c->ring, kept - first);
+}
+
+/*
+ * The supervisor of a step's output: runs the command with its output
+ * on a pipe, keeps it in the log within the cap and, with a tee prefix,
+ * copies each line, prefixed, to stderr. Exits with the command's
+ * status so the parent sees one child either way.
+ */
+static void supervise(struct tf_run *r, char **envp, int log_fd)
 {
 	struct tf_buf line = TF_BUF_INIT;
+	struct capped c = { log_fd, r->log_max, 0, 0, NULL, 0 };
 	char chunk[4096];
-	int fds[2], status;
-	ssize_t n;
+	int fds[2], status = 0, done = 0, drained = 0;
+	ssize_t n = -1;
 	pid_t pid;
 
-	if (pipe(fds) < 0)
+	c.ring = malloc(TF_RUN_LOG_TAIL);
+	if (!c.ring || pipe(fds) < 0)
 		_exit(127);
 	pid = fork();
 	if (pid < 0)
@@ -149,27 +205,52 @@ static void tee_child(struct tf_run *r, char **envp, int log_fd)
 		exec_child(r, envp, fds[1]);
 	}
 	close(fds[1]);
-	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+	/* Stopping a step signals its group: the supervisor stays to write
+	   the tail once the command is gone (SIGKILL still ends it). */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	/* Until the command ends, not until the pipe does: a process it
+	   left behind may hold the pipe open (it is stopped later). */
+	while (!done) {
+		struct pollfd p = { fds[0], POLLIN, 0 };
 		ssize_t i;
 
-		if (n < 0 && errno == EINTR)
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			done = 1;
+			fcntl(fds[0], F_SETFL, O_NONBLOCK); /* drain, then go */
+		} else if (poll(&p, 1, 100) <= 0) {
 			continue;
-		if (n < 0)
-			break;
-		if (write(log_fd, chunk, (size_t)n) < 0)
-			break;
-		for (i = 0; i < n; i++) {
-			tf_buf_addch(&line, chunk[i]);
-			if (chunk[i] == '\n') {
-				dprintf(2, "%s%s", r->tee_prefix, line.buf);
-				tf_buf_reset(&line);
+		}
+		while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			capped_add(&c, chunk, (size_t)n);
+			for (i = 0; r->tee_prefix && i < n; i++) {
+				tf_buf_addch(&line, chunk[i]);
+				if (chunk[i] == '\n') {
+					dprintf(2, "%s%s", r->tee_prefix,
+						line.buf);
+					tf_buf_reset(&line);
+				}
 			}
+			/* One read, then look at the child; once it is gone,
+			   what is there, bounded against a stray that writes
+			   on. */
+			if (!done || ++drained > 256)
+				break;
+		}
+		if (!n && !done) { /* EOF: the command closed its output */
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			done = 1;
 		}
 	}
+	capped_end(&c);
 	if (line.len)
 		dprintf(2, "%s%s\n", r->tee_prefix, line.buf);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	if (WIFSIGNALED(status))
 		_exit(128 + WTERMSIG(status));
 	_exit(WEXITSTATUS(status));
@@ -218,8 +299,8 @@ int tf_run_start(struct tf_run *r)
 		tf_signals_child();
 		if (r->own_group)
 			setsid();
-		if (log_fd >= 0 && r->tee_prefix)
-			tee_child(r, envp, log_fd);
+		if (log_fd >= 0 && (r->tee_prefix || r->log_max))
+			supervise(r, envp, log_fd);
 		exec_child(r, envp, log_fd);
 	}
 	tf_signals_child_add(r->pid);

@@ -20,15 +20,22 @@ struct tf_run {
 		log_path; /* borrowed; stdout+stderr appended here, NULL: ours */
 	const char *tee_prefix; /* borrowed; with log_path, also copy output live
 				   to stderr, each line prefixed (NULL: don't) */
-	pid_t pid;              /* set by tf_run_start; 0 when not running */
-	int own_group;          /* 1: the child starts a session of its own, so
+	unsigned long long log_max; /* with log_path: bytes the log keeps
+				       before dropping output (its last
+				       TF_RUN_LOG_TAIL bytes are kept, after
+				       a line saying how much went); 0: all */
+	pid_t pid;     /* set by tf_run_start; 0 when not running */
+	int own_group; /* 1: the child starts a session of its own, so
 				  tf_run_kill_tree reaches all it starts */
 };
 
-#define TF_RUN_INIT                                                       \
-	{                                                                 \
-		TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0, 0 \
+#define TF_RUN_INIT                                                          \
+	{                                                                    \
+		TF_STRVEC_INIT, TF_STRVEC_INIT, 0, NULL, NULL, NULL, 0, 0, 0 \
 	}
+
+/* What a capped log keeps of the output past its cap: its end. */
+#define TF_RUN_LOG_TAIL (64 << 10)
 
 /*
  * Set TZ for this process when the user left it unset, so local time is

@@ -1,6 +1,7 @@
 #include "build.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ struct sched {
 	int signal; /* SIGINT/SIGTERM/SIGHUP received, or 0 */
 	size_t ran; /* steps that ran (were not up to date) */
 	const struct tf_build_opts *opts; /* borrowed */
+	uint64_t log_max; /* TF_LIMIT_STEP_LOG: what a step's log keeps */
 };
 
 static struct task *dep_task(struct sched *s, struct task *t, size_t j)
@@ -325,6 +327,7 @@ static int start(struct sched *s, struct task *t, const char *why)
 	r->own_group = 1;
 	r->dir = ps->cwd;
 	r->log_path = ps->log;
+	r->log_max = s->log_max;
 	if (tf_verbosity >= 2) {
 		snprintf(prefix_buf, sizeof(prefix_buf), "[%s/%s] ",
 			 t->plan->target.name, ps->def->name.s);
@@ -349,17 +352,29 @@ static int start(struct sched *s, struct task *t, const char *why)
 	return 0;
 }
 
-/* Print the last TAIL_LINES lines of a log to stderr. */
+/*
+ * Print the last TAIL_LINES lines of a log to stderr, from its last
+ * TF_RUN_LOG_TAIL bytes: whatever the log's size, they are its end.
+ */
 static void show_tail(const char *log)
 {
 	struct tf_buf text = TF_BUF_INIT;
 	size_t i, lines = 0;
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	ssize_t n;
 
-	text.cap = 16 << 20;
-	if (tf_read_file(log, &text)) {
-		tf_buf_release(&text);
+	if (end < 0) {
+		error_errno("cannot read '%s'", log);
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
+	tf_buf_grow(&text, TF_RUN_LOG_TAIL);
+	n = pread(fd, text.buf, TF_RUN_LOG_TAIL,
+		  end > TF_RUN_LOG_TAIL ? end - TF_RUN_LOG_TAIL : 0);
+	close(fd);
+	tf_buf_setlen(&text, n > 0 ? (size_t)n : 0);
 	for (i = text.len; i > 0; i--)
 		if (text.buf[i - 1] == '\n' && i != text.len &&
 		    ++lines == TAIL_LINES)
@@ -888,7 +903,10 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 {
 	struct sched s;
 	sigset_t set, old;
+	uint64_t log_max;
 
+	if (tf_limit_get(&TF_LIMIT_STEP_LOG, &log_max) < 0)
+		return -1;
 	say_no_baseline(plans, nr_plans);
 
 	tf_build_signal = 0;
@@ -901,6 +919,7 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	/* Descendants that leave their step's session come back to us. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sched_init(&s, plans, nr_plans, o);
+	s.log_max = log_max;
 	tf_ui_steps_total(s.nr);
 	for (;;) {
 		size_t left = schedule(&s, o), which = 0;

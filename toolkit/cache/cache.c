@@ -138,15 +138,24 @@ out:
 	return ret;
 }
 
-/* 1 restored, 0 not (a corrupt entry is reported and removed). */
+/*
+ * 1 restored, 0 not (a corrupt entry is reported and removed). Every
+ * entry's blob is hashed and its tree digested before use; with a
+ * signing key, the entry must also be signed by a trusted key, as a
+ * remote one: a step of the same user can write a blob and an entry
+ * that agree with each other, not sign them (docs/cache.md).
+ */
 static int restore_local(struct tf_cache *c, const char *key, const char *stage,
 			 struct tf_ac_entry *e)
 {
-	struct tf_buf why = TF_BUF_INIT;
+	struct tf_buf why = TF_BUF_INIT, text = TF_BUF_INIT;
 	enum tf_store_result r;
 	int fd = -1;
 
-	r = tf_store_get_ac(&c->store, key, e, NULL, &why);
+	r = tf_store_get_ac(&c->store, key, e, &text, &why);
+	if (r == TF_STORE_OK && c->signer &&
+	    tf_ac_verify(text.buf, text.len, key, c->trust, e, &why))
+		r = TF_STORE_BAD;
 	if (r == TF_STORE_OK) {
 		r = tf_store_open_blob(&c->store, e->cas, e->size, &fd, &why);
 		if (r == TF_STORE_MISSING)
@@ -166,6 +175,7 @@ static int restore_local(struct tf_cache *c, const char *key, const char *stage,
 		tf_store_drop(&c->store, key, NULL);
 	}
 	tf_buf_release(&why);
+	tf_buf_release(&text);
 	return r == TF_STORE_OK;
 }
 

@@ -118,6 +118,13 @@ extern const struct tf_opt tf_global_opts[];
 const struct tf_cmd *tf_cmd_find(const char *name);
 
 /*
+ * 0 if path is a regular file; else -1 after naming it and what it is.
+ * Checked before a file given on the command line is read: a FIFO or a
+ * device would block the open or the read forever (cmd.c).
+ */
+int tf_cmd_regular_file(const char *path);
+
+/*
  * Print "tfbuild: MSG", the command's usage line and where to find more
  * to stderr; return TF_EXIT_USAGE. For argument errors found by commands.
  */

@@ -21,6 +21,17 @@ int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
 	return TF_EXIT_USAGE;
 }
 
+int tf_cmd_regular_file(const char *path)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int ret = tf_path_regular_check(path, &why);
+
+	if (ret)
+		error("%s", why.buf);
+	tf_buf_release(&why);
+	return ret;
+}
+
 void tf_args_release(struct tf_args *a)
 {
 	tf_strvec_release(&a->targets);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "base/base.h"
 #include "cache/cache.h"
+#include "fetch/fetch.h"
 
 const char tf_usage_cache[] =
 	"Look after the local store of step outputs under the cache\n"
@@ -18,8 +19,10 @@ const char tf_usage_cache[] =
 	"                     store holds at most SIZE (e.g. 10G, 500M);\n"
 	"                     archives in use by a running build are skipped\n"
 	"  clear              remove everything in the store\n"
-	"  verify             check every archive hashes to its name and\n"
-	"                     every entry parses; exit 1 if one does not\n"
+	"  verify             hash every download (sha256/) and archive\n"
+	"                     again and check each matches its name, and\n"
+	"                     every entry parses; a download that does not\n"
+	"                     is removed; exit 1 if one does not\n"
 	"  keygen PREFIX      make an Ed25519 key pair for a remote cache:\n"
 	"                     PREFIX.key (private, for --signing-key) and\n"
 	"                     PREFIX.pub (public, for --trust)\n";
@@ -125,11 +128,13 @@ int cmd_cache(struct tf_args *a)
 	else if (!strcmp(what, "clear"))
 		ret = tf_store_clear(&s) ? TF_EXIT_FAILURE : TF_EXIT_OK;
 	else {
-		int bad = tf_store_verify(&s);
+		int bad = tf_store_verify(&s), dl = tf_fetch_cache_verify(dir);
 
 		if (bad > 0)
 			error("%d corrupt files in %s", bad, s.dir);
-		ret = bad ? TF_EXIT_FAILURE : TF_EXIT_OK;
+		if (dl > 0)
+			error("%d corrupt downloads in %s/sha256", dl, dir);
+		ret = bad || dl ? TF_EXIT_FAILURE : TF_EXIT_OK;
 	}
 	tf_store_release(&s);
 	free(dir);

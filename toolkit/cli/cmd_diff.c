@@ -62,7 +62,8 @@ static int compare(const char *a, const char *b, size_t max)
 	size_t n;
 	int ret = TF_EXIT_WHEEL;
 
-	if (tf_wheel_list(a, &la) || tf_wheel_list(b, &lb))
+	if (tf_cmd_regular_file(a) || tf_cmd_regular_file(b) ||
+	    tf_wheel_list(a, &la) || tf_wheel_list(b, &lb))
 		goto out;
 	n = tf_wheel_diff(&la, a, &lb, b, max, &out);
 	off = first_byte_difference(a, b);

@@ -88,6 +88,8 @@ struct expected {
 
 static int load_expected(struct expected *e, int provenance)
 {
+	if (tf_cmd_regular_file(e->path))
+		return -1;
 	if (provenance ? tf_provenance_read_subjects(e->path, &e->sums)
 		       : tf_sums_read(e->path, &e->sums))
 		return -1;

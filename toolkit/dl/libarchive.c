@@ -25,6 +25,7 @@ typedef struct archive_entry entry_t;
 	X(entry_t *, archive_entry_new, (void), ())                           \
 	XV(archive_entry_free, (entry_t * e), (e))                            \
 	X(const char *, archive_error_string, (archive_t * a), (a))           \
+	X(int, archive_errno, (archive_t * a), (a))                           \
 	XA(archive_read_free)                                                 \
 	XA(archive_write_free)                                                \
 	XA(archive_write_close)                                               \

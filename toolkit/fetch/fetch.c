@@ -21,6 +21,12 @@
  * the temp file and the digest start over. A checksum mismatch or a
  * permanent error (HTTP 404, TLS verification...) moves on to the next
  * URL at once.
+ *
+ * Bounds: one URL gets max_time seconds for all its attempts (a server
+ * that drips a byte at a time above the low-speed limit is cut off
+ * then), and its body may not be longer than the source's `size:`, or
+ * TFBUILD_FETCH_MAX_BYTES without one; a body of another size than
+ * `size:` is refused before its digest is even compared.
  */
 #include "fetch.h"
 
@@ -79,6 +85,11 @@ struct xfer {
 	int checked;         /* the response status was looked at */
 	long status;         /* an HTTP status refused this attempt, else 0 */
 	int write_errno;     /* errno of a failed write to fd, else 0 */
+	uint64_t max_bytes;  /* the most the body may have */
+	long long size;      /* the exact size wanted, or 0 */
+	int too_big;         /* 1: the body went past max_bytes */
+	long max_time;       /* seconds for all attempts together */
+	long long deadline;  /* when they are up: monotonic, ms */
 	char errbuf[CURL_ERROR_SIZE]; /* libcurl's detail on the last failure */
 };
 
@@ -149,6 +160,10 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 
 	if (!x->checked && check_response(x) < 0)
 		return 0;
+	if ((uint64_t)x->got + len > x->max_bytes) {
+		x->too_big = 1;
+		return 0;
+	}
 	if (x->fd >= 0 && tf_write_all(x->fd, p, len) < 0) {
 		x->write_errno = errno;
 		return 0;
@@ -185,7 +200,9 @@ static CURL *new_handle(const struct tf_fetch_opts *o, const char *url,
 	    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L) ||
 	    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L) ||
 	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect) ||
-	    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES) ||
+	    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
+			     env_seconds("TFBUILD_FETCH_LOW_SPEED_LIMIT",
+					 LOW_SPEED_BYTES)) ||
 	    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, slow) ||
 	    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) ||
 	    curl_easy_setopt(c, CURLOPT_USERAGENT, "tfbuild/" TF_VERSION) ||
@@ -224,10 +241,39 @@ static int transient_status(long status)
 	       (status >= 500 && status < 600);
 }
 
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /* Decide what a finished attempt means; why gets the cause if it failed. */
 static enum outcome classify(struct xfer *x, CURLcode rc, struct tf_buf *why)
 {
 	tf_buf_reset(why);
+	if (x->too_big) {
+		if (x->size)
+			tf_buf_addf(why,
+				    "the body is larger than the %lld bytes "
+				    "its size: says",
+				    x->size);
+		else
+			tf_buf_addf(why,
+				    "the body is larger than %llu bytes "
+				    "(TFBUILD_FETCH_MAX_BYTES; a source may "
+				    "give its size:)",
+				    (unsigned long long)x->max_bytes);
+		return FAIL;
+	}
+	if (rc != CURLE_OK && !x->status && now_ms() >= x->deadline) {
+		tf_buf_addf(why,
+			    "not whole after %ld seconds, %lld bytes in "
+			    "(TFBUILD_FETCH_MAX_TIME)",
+			    x->max_time, x->got);
+		return FAIL;
+	}
 	if (x->write_errno) {
 		tf_buf_addf(why, "cannot write the download: %s",
 			    strerror(x->write_errno));
@@ -252,6 +298,7 @@ static enum outcome classify(struct xfer *x, CURLcode rc, struct tf_buf *why)
 static enum outcome attempt(struct xfer *x, struct tf_buf *why)
 {
 	CURLcode rc;
+	long long left = x->deadline - now_ms();
 
 	x->from = x->got;
 	x->checked = 0;
@@ -261,6 +308,9 @@ static enum outcome attempt(struct xfer *x, struct tf_buf *why)
 		verbose("%s: resuming at byte %lld", x->subject, x->from);
 	curl_easy_setopt(x->curl, CURLOPT_RESUME_FROM_LARGE,
 			 (curl_off_t)x->from);
+	/* What is left of the URL's time; 1 ms at least: 0 means none. */
+	curl_easy_setopt(x->curl, CURLOPT_TIMEOUT_MS,
+			 (long)(left > 0 ? left : 1));
 	rc = curl_easy_perform(x->curl);
 	/* An empty body never reached on_data: check the status now. */
 	if (rc == CURLE_OK && !x->checked)
@@ -325,6 +375,15 @@ static int download(const struct tf_fetch_opts *o, const char *subject,
 	int ret = -1;
 
 	x.note = loud ? info : verbose;
+	x.size = o->size > 0 ? o->size : 0;
+	if (x.size)
+		x.max_bytes = (uint64_t)x.size;
+	else if (tf_limit_get(&TF_LIMIT_FETCH_BYTES, &x.max_bytes) < 0)
+		return -1;
+	x.max_time = o->max_time > 0 ? o->max_time
+				     : env_seconds("TFBUILD_FETCH_MAX_TIME",
+						   TF_FETCH_MAX_TIME);
+	x.deadline = now_ms() + x.max_time * 1000;
 	x.h = tf_sha256_new();
 	/* A space or a non-ASCII byte the user typed is escaped, not refused. */
 	tf_url_normalize(url, &norm);
@@ -333,6 +392,11 @@ static int download(const struct tf_fetch_opts *o, const char *subject,
 		goto out;
 	if (retry_loop(o, &x, &why) < 0) {
 		error("%s: %s", subject, why.buf);
+		goto out;
+	}
+	if (x.size && x.got != x.size) {
+		error("%s: the body has %lld bytes, not the %lld its size: says",
+		      subject, x.got, x.size);
 		goto out;
 	}
 	tf_sha256_final(x.h, md);
@@ -461,6 +525,74 @@ static int cache_lookup(const struct tf_fetch_opts *o, const char *label,
 	if (unlink(dest) < 0)
 		return error_errno("%s: cannot delete '%s'", label, dest);
 	return 0;
+}
+
+int tf_fetch_cached_check(const char *path, const char *sha256,
+			  struct tf_buf *why)
+{
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	struct tf_buf err = TF_BUF_INIT;
+	struct stat st;
+	int ret = 0;
+
+	/* Not through tf_sha256_file: a FIFO put there must not block. */
+	if (tf_path_regular_check(path, &err) < 0 || lstat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode)) {
+		ret = tf_why(why, "cached '%s' is not a regular file%s%s", path,
+			     err.len ? ": " : "", err.buf);
+	} else if (tf_sha256_file(path, md, NULL) < 0) {
+		ret = tf_why(why, "cannot read cached '%s'", path);
+	} else {
+		tf_sha256_hex(md, hex);
+		if (strcmp(hex, sha256))
+			ret = tf_why(why,
+				     "cached '%s' was changed since it was "
+				     "verified: its name says sha256 %s, its "
+				     "bytes hash to %s",
+				     path, sha256, hex);
+	}
+	tf_buf_release(&err);
+	return ret;
+}
+
+int tf_fetch_cache_verify(const char *cache_dir)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf dir = TF_BUF_INIT, path = TF_BUF_INIT, why = TF_BUF_INIT;
+	size_t i;
+	int bad = 0;
+
+	tf_path_join(&dir, cache_dir, "sha256");
+	if (!tf_path_exists(dir.buf))
+		goto out;
+	if (tf_list_dir(dir.buf, &names) < 0) {
+		bad = -1;
+		goto out;
+	}
+	for (i = 0; i < names.nr; i++) {
+		tf_buf_reset(&path);
+		tf_buf_reset(&why);
+		tf_path_join(&path, dir.buf, names.v[i]);
+		if (!tf_sha256_is_hex(names.v[i])) {
+			warning("'%s' is not a download's name; left alone",
+				path.buf);
+			continue;
+		}
+		if (!tf_fetch_cached_check(path.buf, names.v[i], &why))
+			continue;
+		bad++;
+		if (unlink(path.buf) < 0)
+			error_errno("%s; cannot remove it", why.buf);
+		else
+			error("%s; removed it", why.buf);
+	}
+out:
+	tf_strvec_release(&names);
+	tf_buf_release(&dir);
+	tf_buf_release(&path);
+	tf_buf_release(&why);
+	return bad;
 }
 
 /* Delete temp files that a killed tfbuild left more than a day ago. */

@@ -16,7 +16,9 @@
  * Cache layout: <cache_dir>/sha256/<64 hex digits> holds verified files
  * only (read-only, mode 0444); partial downloads live in <cache_dir>/tmp/
  * and are renamed into place only after their digest matched. A cache hit
- * is trusted without re-hashing unless .recheck is set.
+ * is trusted without re-hashing unless .recheck is set: whoever uses the
+ * file re-hashes it first (tf_fetch_cached_check), since a build step
+ * running as the same user could have written it (docs/cache.md).
  */
 
 #include "url.h"
@@ -34,12 +36,21 @@ struct tf_fetch_opts {
 				    0 for the default (500) */
 	int recheck;           /* 1: re-hash a cache hit; if it does not
 				    match, delete it and fetch again */
+	long max_time;         /* seconds one URL may take, all attempts
+				  together; 0: TFBUILD_FETCH_MAX_TIME, else
+				  3600 */
+	long long size;        /* the exact size of the file (a source's
+				  `size:`), or 0: at most
+				  TF_LIMIT_FETCH_BYTES (base/limit.h) */
 };
 
-#define TF_FETCH_OPTS_INIT              \
-	{                               \
-		NULL, 0, 0, 0, -1, 0, 0 \
+#define TF_FETCH_OPTS_INIT                    \
+	{                                     \
+		NULL, 0, 0, 0, -1, 0, 0, 0, 0 \
 	}
+
+/* Default of tf_fetch_opts.max_time, seconds. */
+#define TF_FETCH_MAX_TIME 3600L
 
 /*
  * Make sure the file with digest sha256 (64 lowercase hex) is in the
@@ -74,6 +85,23 @@ int tf_fetch_cached(const struct tf_fetch_opts *o, const char *label,
 int tf_fetch_adopt(const struct tf_fetch_opts *o, const char *label,
 		   const char *path, const char *shown, const char *want,
 		   char hex[65], struct tf_buf *path_out);
+
+/*
+ * 0 if the cached file at path still hashes to sha256 (streaming); else
+ * -1 with why filled, naming the file and both digests. For whoever is
+ * about to use a cache hit: the cache is trusted for its names, not for
+ * what a process of the same user may have written since.
+ */
+int tf_fetch_cached_check(const char *path, const char *sha256,
+			  struct tf_buf *why);
+
+/*
+ * Re-hash every file of <cache_dir>/sha256/: one whose bytes do not
+ * hash to its name (or that is not a regular file) is reported, naming
+ * it and both digests, and removed (the next run fetches it again).
+ * Returns how many were bad, or -1 after reporting.
+ */
+int tf_fetch_cache_verify(const char *cache_dir);
 
 /*
  * Stream url (http, https, file) or a local path and compute its SHA-256

@@ -17,6 +17,7 @@
 #include "plugin/plugin.h"
 #include "stamp/stamp.h"
 #include "base/base.h"
+#include "contain.h"
 #include "packstamp.h"
 #include "vendorsrc.h"
 #include "source/source.h"
@@ -118,21 +119,37 @@ static void probe_elf(struct file_list *fl, int jobs)
 		fl->has_elf |= fl->elf[i];
 }
 
+/* One rule's walk: where its files go and what they may reach. */
+struct walk {
+	struct file_list *fl;
+	const struct tf_contain *c;
+	const struct tf_plan_file *f;
+	const char *wheel;
+};
+
 /* Add src (a file, or a directory and all below it) as dst. */
 static int add_tree(const char *src, const char *dst, void *arg)
 {
-	struct file_list *fl = arg;
+	struct walk *w = arg;
+	struct tf_buf why = TF_BUF_INIT;
 	struct stat st;
 
-	if (stat(src, &st) < 0)
+	if (lstat(src, &st) < 0)
 		return error_errno("cannot read '%s'", src);
+	if (S_ISLNK(st.st_mode) &&
+	    (tf_contain_link_check(w->c, src, &why) || stat(src, &st) < 0)) {
+		tf_error_at(&w->f->def->pos, "wheel '%s': %s", w->wheel,
+			    why.len ? why.buf : strerror(errno));
+		tf_buf_release(&why);
+		return -1;
+	}
 	if (S_ISREG(st.st_mode)) {
-		add_file(fl, src, dst);
+		add_file(w->fl, src, dst);
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode))
 		return error("'%s' is neither a file nor a directory", src);
-	return tf_dir_each(src, dst, add_tree, fl);
+	return tf_dir_each(src, dst, add_tree, w);
 }
 
 static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
@@ -142,12 +159,19 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 		f->source >= 0 ? &p->sources[f->source] : NULL;
 	const char *root = s ? s->dir : p->steps[f->step].stage;
 	struct tf_buf pattern = TF_BUF_INIT, dst = TF_BUF_INIT;
+	struct tf_buf why = TF_BUF_INIT;
+	struct tf_contain c = TF_CONTAIN_INIT;
+	struct walk w = { fl, &c, f, pw->spec.name };
 	glob_t g;
 	size_t i;
 	int ret = 0, rc;
 
+	if (tf_contain_init(&c, root, f->def->follow_links ? p->dir : NULL)) {
+		tf_contain_release(&c);
+		return -1;
+	}
 	tf_path_join(&pattern, root, f->src);
-	rc = glob(pattern.buf, GLOB_ERR, NULL, &g);
+	rc = tf_contain_glob(pattern.buf, &g);
 	if (rc == GLOB_NOMATCH)
 		ret = tf_error_at(
 			&f->def->src.pos,
@@ -166,12 +190,20 @@ static int collect_rule(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 				     tf_path_basename(g.gl_pathv[i]));
 		else
 			tf_buf_addstr(&dst, tf_path_basename(g.gl_pathv[i]));
-		ret = add_tree(g.gl_pathv[i], dst.buf, fl);
+		if (tf_contain_match_is_dots(g.gl_pathv[i]))
+			continue;
+		if (tf_contain_match_check(&c, g.gl_pathv[i], &why))
+			ret = tf_error_at(&f->def->src.pos, "wheel '%s': %s",
+					  pw->spec.name, why.buf);
+		else
+			ret = add_tree(g.gl_pathv[i], dst.buf, &w);
 	}
 	if (rc != GLOB_NOMATCH && rc != GLOB_NOSPACE)
 		globfree(&g);
+	tf_contain_release(&c);
 	tf_buf_release(&pattern);
 	tf_buf_release(&dst);
+	tf_buf_release(&why);
 	return ret;
 }
 
@@ -912,21 +944,6 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 	return ret ? -1 : 0;
 }
 
-/*
- * Before the first wheel moves in: a run stopped between two moves
- * (SIGKILL) leaves no SHA256SUMS naming other bytes than the wheels
- * beside it; the run that finishes writes them again.
- */
-static int remove_lists(const struct tf_strvec *lists)
-{
-	size_t i;
-
-	for (i = 0; lists && i < lists->nr; i++)
-		if (unlink(lists->v[i]) < 0 && errno != ENOENT)
-			return error_errno("cannot remove '%s'", lists->v[i]);
-	return 0;
-}
-
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 		   const struct tf_strvec *lists, struct tf_strvec *written)
 {
@@ -964,7 +981,7 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 			; /* moved (or kept) with the first of its name */
 		else if (same_file(&w[i], NULL, dst.buf))
 			info("%s is unchanged", dst.buf);
-		else if (!lists_gone++ && remove_lists(lists) < 0)
+		else if (!lists_gone++ && tf_contain_lists_remove(lists) < 0)
 			ret = -1;
 		else if (rename(w[i].path.buf, dst.buf) < 0)
 			ret = error_errno("cannot move wheel to '%s'", dst.buf);
@@ -981,6 +998,8 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 		tf_rm_rf(tmp.buf);
 		tf_signals_temp_forget(tmp.buf);
 	}
+	if (!ret)
+		tf_contain_outdir_report(out_dir, written, lists);
 out:
 	for (i = 0; i < nr; i++) {
 		tf_buf_release(&w[i].stamp);

@@ -34,6 +34,8 @@
 
 struct tf_launcher;
 
+struct tf_fetch_opts; /* fetch/fetch.h */
+
 struct tf_plan_source {
 	const struct tf_source *def; /* borrowed from the recipe */
 	struct tf_strvec urls;       /* owned: url, then mirrors, expanded,
@@ -44,11 +46,14 @@ struct tf_plan_source {
 	struct tf_strvec patches; /* owned: absolute patch paths, in order */
 	const char *dir;          /* store: where the prepared tree goes */
 	const char *archive;      /* store: cached archive, set by fetching */
-	struct tf_stamp inputs;   /* owned: what the prepared tree is made of,
+	const struct tf_fetch_opts *fetched; /* borrowed: how archive was
+						fetched, to fetch it again
+						if it changed since */
+	struct tf_stamp inputs; /* owned: what the prepared tree is made of,
 					set by tf_sources_stamp */
-	char key[65];             /* the key of inputs */
-	int fresh;                /* 1 once prepared during this run */
-	int in_place;             /* 1: a path source no step uses, read
+	char key[65];           /* the key of inputs */
+	int fresh;              /* 1 once prepared during this run */
+	int in_place;           /* 1: a path source no step uses, read
 					where it is: dir is local, never
 					copied (docs/recipe.md) */
 };

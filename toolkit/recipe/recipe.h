@@ -52,6 +52,7 @@ struct tf_source {
 	struct tf_str *mirrors; /* arena, nr_mirrors entries */
 	size_t nr_mirrors;
 	struct tf_str sha256;
+	long long size; /* exact bytes of the download, 0 if not given */
 	int strip;
 	struct tf_str path; /* .s NULL for a remote source */
 	int has_patches;
@@ -106,6 +107,8 @@ struct tf_file_rule {
 	int step_index;   /* resolved index of `from` */
 	int source_index; /* the source `from` names when no step
 				     has that name, else -1 */
+	int follow_links; /* 1: a symlink may lead anywhere in the
+			     target's build tree, not only its own tree */
 	struct tf_pos pos;
 };
 

@@ -59,6 +59,19 @@ static int parse_source_strip(struct loader *l, yaml_node_t *v, void *obj,
 	return 0;
 }
 
+/* The download's exact size: bytes, 1 to 1 TiB. */
+static int parse_source_size(struct loader *l, yaml_node_t *v, void *obj,
+			     const char *where)
+{
+	long long n;
+
+	(void)where;
+	if (tf_load_int(l, "size", v, 1, 1LL << 40, &n))
+		return -1;
+	((struct tf_source *)obj)->size = n;
+	return 0;
+}
+
 static int parse_patch_strip(struct loader *l, yaml_node_t *v, void *obj,
 			     const char *where)
 {
@@ -102,6 +115,7 @@ static const struct field source_fields[] = {
 	{ "url", 0, parse_tf_source_url },
 	{ "mirrors", 0, parse_source_mirrors },
 	{ "sha256", 0, parse_tf_source_sha256 },
+	{ "size", 0, parse_source_size },
 	{ "strip", 0, parse_source_strip },
 	{ "path", 0, parse_tf_source_path },
 	{ "patches", 0, parse_source_patches },
@@ -119,9 +133,11 @@ static int check_source(struct loader *l, yaml_node_t *n, struct tf_source *s,
 	if (s->url.s && s->path.s)
 		return tf_load_bad(
 			l, n, "'%s' has both 'url' and 'path'; use one", where);
-	if (s->path.s && (s->sha256.s || s->nr_mirrors || s->strip)) {
+	if (s->path.s &&
+	    (s->sha256.s || s->nr_mirrors || s->strip || s->size)) {
 		const char *k = s->sha256.s     ? "sha256"
 				: s->nr_mirrors ? "mirrors"
+				: s->size       ? "size"
 						: "strip";
 		return tf_load_bad(
 			l, n,

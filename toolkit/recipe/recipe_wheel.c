@@ -12,10 +12,31 @@ STR_FIELD(tf_file_rule, from, "from")
 STR_FIELD(tf_file_rule, src, "src")
 STR_FIELD(tf_file_rule, dst, "dst")
 
+/* follow-links: true or false (docs/recipe.md#links). */
+static int parse_file_follow_links(struct loader *l, yaml_node_t *v, void *obj,
+				   const char *where)
+{
+	struct tf_file_rule *f = obj;
+	struct tf_str t;
+
+	(void)where;
+	if (tf_load_str(l, "follow-links", v, &t))
+		return -1;
+	if (t.style == TF_STR_PLAIN &&
+	    (!strcmp(t.s, "true") || !strcmp(t.s, "false"))) {
+		f->follow_links = !strcmp(t.s, "true");
+		return 0;
+	}
+	l->errors++;
+	return tf_error_at(
+		&t.pos, "'follow-links' must be true or false, not '%s'", t.s);
+}
+
 static const struct field file_fields[] = {
 	{ "from", 1, parse_tf_file_rule_from },
 	{ "src", 1, parse_tf_file_rule_src },
 	{ "dst", 1, parse_tf_file_rule_dst },
+	{ "follow-links", 0, parse_file_follow_links },
 	{ NULL, 0, NULL },
 };
 

@@ -43,6 +43,8 @@ struct budget {
 	uint64_t max_bytes;   /* TF_LIMIT_EXTRACT_BYTES */
 	uint64_t max_entries; /* TF_LIMIT_EXTRACT_ENTRIES */
 	uint64_t bytes;       /* bytes written so far, holes included */
+	uint64_t archive;     /* the archive's own size */
+	int by_ratio;         /* 1: max_bytes is TF_LIMIT_EXTRACT_RATIO's */
 };
 
 /* Longer names than the kernel takes in one path are refused. */
@@ -281,10 +283,36 @@ static int prepare(struct member *m, struct archive_entry *e, int strip)
 
 static int over_budget(const struct member *m, const struct budget *b)
 {
+	if (b->by_ratio)
+		return error(
+			"%s: member '%s': extracting it would exceed the limit of %llu bytes "
+			"(%s times the archive's %llu bytes: %s, %s)",
+			m->label, m->name.buf, (unsigned long long)b->max_bytes,
+			TF_LIMIT_EXTRACT_RATIO.env,
+			(unsigned long long)b->archive,
+			TF_LIMIT_EXTRACT_RATIO.env, TF_LIMIT_EXTRACT_FLOOR.env);
 	return error(
 		"%s: member '%s': extracting it would exceed the limit of %llu bytes (%s)",
 		m->label, m->name.buf, (unsigned long long)b->max_bytes,
 		TF_LIMIT_EXTRACT_BYTES.env);
+}
+
+/*
+ * The disk writer says "Write failed"; errno says why (ENOSPC, EDQUOT,
+ * EIO), and the member's path where.
+ */
+/* libarchive's own "no errno" value (ARCHIVE_ERRNO_MISC is -1). */
+#define ARCHIVE_ERRNO_MISC_VALUE (-1)
+
+static int write_failed(struct archive *out, const struct member *m)
+{
+	int e = archive_errno(out);
+
+	if (e > 0 && e != ARCHIVE_ERRNO_MISC_VALUE)
+		return error("%s: member '%s': cannot write '%s': %s (%s)",
+			     m->label, m->name.buf, m->path.buf, strerror(e),
+			     errstr(out));
+	return error("%s: member '%s': %s", m->label, m->name.buf, errstr(out));
 }
 
 /*
@@ -315,8 +343,7 @@ static int copy_data(struct archive *in, struct archive *out,
 			b->bytes = end;
 		if (archive_write_data_block(out, block, size, offset) !=
 		    ARCHIVE_OK)
-			return error("%s: member '%s': %s", m->label,
-				     m->name.buf, errstr(out));
+			return write_failed(out, m);
 	}
 	return 0;
 }
@@ -332,13 +359,11 @@ static int write_member(struct archive *in, struct archive *out,
 	if (size < 0 || (uint64_t)size > b->max_bytes - b->bytes)
 		return over_budget(m, b);
 	if (archive_write_header(out, e) != ARCHIVE_OK)
-		return error("%s: member '%s': %s", m->label, m->name.buf,
-			     errstr(out));
+		return write_failed(out, m);
 	if (copy_data(in, out, m, b) < 0)
 		return -1;
 	if (archive_write_finish_entry(out) != ARCHIVE_OK)
-		return error("%s: member '%s': %s", m->label, m->name.buf,
-			     errstr(out));
+		return write_failed(out, m);
 	return 0;
 }
 
@@ -516,18 +541,44 @@ static int check_memory(int fd, const char *label)
 	return 0;
 }
 
+/*
+ * An archive extracts to at most TF_LIMIT_EXTRACT_RATIO times its own
+ * size (TF_LIMIT_EXTRACT_FLOOR at least), if that is below
+ * TF_LIMIT_EXTRACT_BYTES: a bomb stops long before the disk is full.
+ */
+static int ratio_budget(int fd, struct budget *b)
+{
+	uint64_t ratio, floor, cap;
+	struct stat st;
+
+	if (tf_limit_get(&TF_LIMIT_EXTRACT_RATIO, &ratio) < 0 ||
+	    tf_limit_get(&TF_LIMIT_EXTRACT_FLOOR, &floor) < 0 ||
+	    fstat(fd, &st) < 0)
+		return -1;
+	b->archive = (uint64_t)st.st_size;
+	cap = ratio && b->archive > UINT64_MAX / ratio ? UINT64_MAX
+						       : b->archive * ratio;
+	if (cap < floor)
+		cap = floor;
+	if (ratio && cap < b->max_bytes) {
+		b->max_bytes = cap;
+		b->by_ratio = 1;
+	}
+	return 0;
+}
+
 static int extract(const char *archive, const char *label, const char *dest,
 		   int strip)
 {
 	struct archive *in = NULL, *out = NULL;
-	struct budget b = { 0, 0, 0 };
+	struct budget b = { 0, 0, 0, 0, 0 };
 	int fd = -1, dir = -1, ret = -1;
 
 	if (tf_limit_get(&TF_LIMIT_EXTRACT_BYTES, &b.max_bytes) < 0 ||
 	    tf_limit_get(&TF_LIMIT_EXTRACT_ENTRIES, &b.max_entries) < 0)
 		return -1;
 	in = open_reader(archive, label, &fd);
-	if (!in || check_memory(fd, label) < 0)
+	if (!in || check_memory(fd, label) < 0 || ratio_budget(fd, &b) < 0)
 		goto out;
 	out = open_writer(label);
 	if (!out)

@@ -11,9 +11,27 @@
 #include "stamp/stamp.h"
 #include "ui/ui.h"
 
+/* Fetch source s into the cache (or find it there); path gets the file. */
+static int fetch_one(const struct tf_plan_source *s,
+		     const struct tf_fetch_opts *fo, struct tf_buf *path)
+{
+	struct tf_fetch_opts o = *fo;
+	struct tf_buf label = TF_BUF_INIT;
+	int ret;
+
+	o.size = s->def->size;
+	tf_buf_setf(&label, "source '%s'", s->def->name.s);
+	tf_buf_reset(path);
+	ret = tf_fetch(&o, label.buf, (const char *const *)s->urls.v,
+		       (const char *const *)s->shown.v, s->urls.nr,
+		       s->def->sha256.s, path);
+	tf_buf_release(&label);
+	return ret;
+}
+
 int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 {
-	struct tf_buf label = TF_BUF_INIT, path = TF_BUF_INIT;
+	struct tf_buf path = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -22,23 +40,19 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 
 		if (!s->urls.nr)
 			continue;
-		tf_buf_setf(&label, "source '%s'", s->def->name.s);
-		tf_buf_reset(&path);
-		if (tf_fetch(fo, label.buf, (const char *const *)s->urls.v,
-			     (const char *const *)s->shown.v, s->urls.nr,
-			     s->def->sha256.s, &path)) {
+		if (fetch_one(s, fo, &path)) {
 			ret = -1;
 			continue;
 		}
 		tf_strvec_push(&p->store, path.buf);
 		s->archive = p->store.v[p->store.nr - 1];
+		s->fetched = fo;
 		tf_ui_source_fetched(s->def->name.s, s->shown.v[0],
 				     s->def->sha256.s, s->archive);
 	}
 	/* The target's wheels from the package index are fetched too. */
 	if (tf_plan_wheels_fetch(p, fo))
 		ret = -1;
-	tf_buf_release(&label);
 	tf_buf_release(&path);
 	return ret;
 }
@@ -52,12 +66,49 @@ static const char *archive_label(const struct tf_plan_source *s)
 	return slash && slash[1] ? slash + 1 : url;
 }
 
+/*
+ * The cached archive is hashed again right before it is extracted: the
+ * cache is shared, and a build step running as the same user may have
+ * rewritten it since it was verified. One that changed is removed and
+ * fetched again; a run that extracts nothing reads nothing
+ * (docs/cache.md#downloads).
+ */
+static int archive_recheck(const struct tf_plan_source *s)
+{
+	struct tf_buf why = TF_BUF_INIT, path = TF_BUF_INIT;
+	int ret = 0;
+
+	if (!tf_fetch_cached_check(s->archive, s->def->sha256.s, &why))
+		goto out;
+	warning("source '%s': %s; fetching it again", s->def->name.s, why.buf);
+	if (unlink(s->archive) < 0 && errno != ENOENT) {
+		ret = error_errno("source '%s': cannot remove '%s'",
+				  s->def->name.s, s->archive);
+		goto out;
+	}
+	if (!s->fetched)
+		ret = error("source '%s': '%s' changed and cannot be fetched "
+			    "again here",
+			    s->def->name.s, s->archive);
+	else
+		ret = fetch_one(s, s->fetched, &path);
+	/* The same digest gives the same cache path: s->archive stands. */
+	if (!ret && strcmp(path.buf, s->archive))
+		BUG("refetched '%s' to '%s'", s->archive, path.buf);
+out:
+	tf_buf_release(&why);
+	tf_buf_release(&path);
+	return ret;
+}
+
 /* Fill tmp with the source's files: extracted or copied. */
 static int populate(const struct tf_plan_source *s, const char *tmp)
 {
 	if (s->archive)
-		return tf_extract(s->archive, archive_label(s), tmp,
-				  s->def->strip);
+		return archive_recheck(s) < 0
+			       ? -1
+			       : tf_extract(s->archive, archive_label(s), tmp,
+					    s->def->strip);
 	/* tf_copy_tree wants to create its destination itself. */
 	if (rmdir(tmp) < 0)
 		return error_errno("cannot remove '%s'", tmp);
