@@ -1,0 +1,21 @@
+#ifndef TF_BUILD_FAILURE_H
+#define TF_BUILD_FAILURE_H
+
+/*
+ * build/ inside: what a failed step's user is shown: the end of its log,
+ * and for a test that died of an illegal instruction on the baseline
+ * CPU, the files whose code is above the baseline.
+ */
+
+#include "plan/plan.h"
+
+/* The last lines of log on stderr, whatever the log's size. */
+void tf_build_show_tail(const char *log);
+/*
+ * Test ps of p failed with status on the baseline CPU: on an illegal
+ * instruction, say so and name the suspects (audit/'s tf_isa_blame).
+ */
+void tf_build_baseline_failure(const struct tf_plan *p,
+			       const struct tf_plan_step *ps, int status);
+
+#endif
