@@ -585,7 +585,7 @@ int tf_load_top(struct loader *l, yaml_node_t *root)
 	if (tf_load_map(l, root, top_fields, l->r, "recipe"))
 		return -1;
 	default_shells(l->r);
-	if (tf_load_variants_check(l))
+	if (tf_load_variants_finish(l))
 		return -1;
 	return check_name(l, &l->r->name, "recipe name");
 }

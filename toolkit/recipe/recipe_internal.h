@@ -169,7 +169,7 @@ int tf_load_variant_priorities(struct loader *l, yaml_node_t *v, void *obj,
 int tf_load_variant_providers(struct loader *l, yaml_node_t *v, void *obj,
 			      const char *where);
 /* After the whole document: priorities checked or derived. */
-int tf_load_variants_check(struct loader *l);
+int tf_load_variants_finish(struct loader *l);
 /*
  * recipe_resolve.c: append tests as steps, check names are unique and
  * references resolve, and that steps do not need each other in a cycle.

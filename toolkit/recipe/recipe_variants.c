@@ -368,7 +368,7 @@ static int same_props(const struct tf_variant_def *a,
 	return 1;
 }
 
-int tf_load_variants_check(struct loader *l)
+int tf_load_variants_finish(struct loader *l)
 {
 	struct tf_recipe *r = l->r;
 	struct tf_str *used;
