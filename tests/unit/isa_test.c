@@ -105,7 +105,7 @@ static void test_levels(void)
 static void test_record(void)
 {
 	const char *globs[] = { "pkg/*.so", "pkg/lib/libm1.so" };
-	struct tf_isa_policy p = { globs, 2, "x86-64-v2", 0 },
+	struct tf_isa_policy p = { globs, 2, "x86-64-v2", 0, 0, NULL },
 			     q = TF_ISA_POLICY_INIT;
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT;
 	const char **store = NULL;

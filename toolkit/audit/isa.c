@@ -716,13 +716,16 @@ static void add_where(const struct tf_isa_hit *h, struct tf_buf *out)
 	tf_buf_addf(out, " at 0x%llx", h->addr);
 }
 
-/* The feature above `above` found at the lowest address; -1 if none. */
-static int first_above(const struct tf_isa_report *rep, int above)
+/* The feature above `above`, and not in allow, found at the lowest
+   address; -1 if none. */
+static int first_above(const struct tf_isa_report *rep, int above,
+		       unsigned long long allow)
 {
 	int f, best = -1;
 
 	for (f = 0; f < TF_ISA_NR; f++)
 		if (rep->count[f] && features[f].level > above &&
+		    !(allow >> f & 1) &&
 		    (best < 0 || rep->first[f].addr < rep->first[best].addr))
 			best = f;
 	return best;
@@ -798,14 +801,15 @@ static int minimum_for(const struct tf_isa_policy *p, enum tf_isa_family family)
 
 /* The feature above `above` first found outside chosen functions. */
 static int first_outside_above(const struct tf_isa_report *rep, int above,
-			       int *level, size_t *nr)
+			       unsigned long long allow, int *level, size_t *nr)
 {
 	int f, best = -1;
 
 	*level = above;
 	*nr = 0;
 	for (f = 0; f < TF_ISA_NR; f++) {
-		if (!rep->outside[f] || features[f].level <= above)
+		if (!rep->outside[f] || features[f].level <= above ||
+		    (allow >> f & 1))
 			continue;
 		*nr += rep->outside[f];
 		if (features[f].level > *level)
@@ -841,7 +845,7 @@ static int check_dispatch(const struct tf_isa_report *rep, const char *shown,
 {
 	struct tf_buf msg = TF_BUF_INIT;
 	size_t nr;
-	int level, f = first_outside_above(rep, min, &level, &nr);
+	int level, f = first_outside_above(rep, min, p->allow, &level, &nr);
 
 	if (f < 0) {
 		add_chosen(rep, &msg);
@@ -900,7 +904,7 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 
 	if (tf_isa_dispatches(p, shown))
 		return 0;
-	f = first_above(rep, min);
+	f = first_above(rep, min, p->allow);
 	/* LSE guarded as libgcc's helpers but unnamed (stripped): the
 	   message below says how to keep their names. */
 	if (f >= 0 && rep->evidence &&
@@ -938,6 +942,19 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 	return 0;
 }
 
+/* What rep needs, added to u (a variant's "needs less" warning). */
+static void add_usage(const struct tf_isa_report *rep, struct tf_isa_usage *u)
+{
+	int f;
+
+	for (f = 0; f < TF_ISA_NR; f++)
+		if (rep->count[f]) {
+			u->used |= 1ULL << f;
+			if (features[f].level > u->level)
+				u->level = features[f].level;
+		}
+}
+
 enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
 					   const char *context,
 					   const struct tf_isa_policy *policy)
@@ -958,6 +975,8 @@ enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
 		ret = check_report(&rep, shown, context, policy)
 			      ? TF_ISA_AUDIT_FAILED
 			      : TF_ISA_AUDIT_OK;
+		if (policy->usage)
+			add_usage(&rep, policy->usage);
 	}
 	tf_buf_release(&what);
 	tf_isa_report_release(&rep);

@@ -187,11 +187,22 @@ struct tf_isa_policy {
 			     the minimum outside what the audit can tie to
 			     its run-time checks is reported undecided, not
 			     refused */
+	unsigned long long allow;   /* features (1 << TF_ISA_*) allowed above
+				     the minimum: a variant's claimed
+				     extensions (isa_variant.c) */
+	struct tf_isa_usage *usage; /* NULL, or what the audited files need
+				       is added to it */
 };
 
-#define TF_ISA_POLICY_INIT       \
-	{                        \
-		NULL, 0, NULL, 0 \
+/* What the files audited under one policy need, added up. */
+struct tf_isa_usage {
+	int level;               /* the highest level any file needs */
+	unsigned long long used; /* features (1 << TF_ISA_*) found */
+};
+
+#define TF_ISA_POLICY_INIT                \
+	{                                 \
+		NULL, 0, NULL, 0, 0, NULL \
 	}
 
 /* The name of the record inside NAME-VERSION.dist-info/. */
@@ -235,6 +246,45 @@ int tf_isa_dispatches(const struct tf_isa_policy *p, const char *shown);
 /* Append a one-line summary of what was found: "x86-64-v3: avx2 x12
    (first vpaddd in f+0x10), ..."; "x86-64-v1" when nothing is above. */
 void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out);
+
+/*
+ * isa_variant.c: what a variant's properties (PEP 825) claim of the CPU,
+ * as the audit's policy: `x86_64 :: level :: v1`..`v4`, `aarch64 ::
+ * version :: 8.0a`..`8.4a`, and `NAMESPACE :: FEATURE :: on` for an
+ * extension the audit knows (`aarch64 :: dotprod :: on`).
+ */
+struct tf_isa_claim {
+	enum tf_isa_family family; /* TF_ISA_NONE: nothing claimed yet */
+	int level;                 /* the claimed level; -1: none */
+	unsigned long long extra;  /* features claimed beyond the level */
+};
+
+#define TF_ISA_CLAIM_INIT          \
+	{                          \
+		TF_ISA_NONE, -1, 0 \
+	}
+
+/*
+ * Add the property ns :: feature :: value to c. Returns 1 when it is
+ * about the CPU (namespace x86_64 or aarch64) and was added, 0 when it
+ * is of another namespace (nothing the audit proves), -1 with why
+ * filled when it names what the audit cannot check.
+ */
+int tf_isa_claim_add(struct tf_isa_claim *c, const char *ns,
+		     const char *feature, const char *value,
+		     struct tf_buf *why);
+/*
+ * The policy a claim gives a wheel of family: pol->minimum (static
+ * storage) and pol->allow. The baseline when c claims nothing there.
+ */
+void tf_isa_claim_policy(const struct tf_isa_claim *c,
+			 enum tf_isa_family family, struct tf_isa_policy *pol);
+/*
+ * 1 with why filled when the code (u) needs less than c claims: no file
+ * needs the claimed level, or a claimed extension is never used; else 0.
+ */
+int tf_isa_claim_check_used(const struct tf_isa_claim *c,
+			    const struct tf_isa_usage *u, struct tf_buf *why);
 
 /*
  * isa_blame.c: after an illegal instruction in a test on the baseline

@@ -54,14 +54,27 @@ const struct tf_opt tf_opts_recipe[] = {
 	TF_OPT_END,
 };
 
-/* Write SHA256SUMS and the provenance beside the wheels; list the wheels. */
+/*
+ * Write the variants JSON of variant wheels (PEP 825), SHA256SUMS and
+ * the provenance beside the wheels; list the wheels.
+ */
 static int attest(struct tf_session *s, const struct tf_strvec *written)
 {
 	struct tf_sums sums = TF_SUMS_INIT;
 	struct tf_provenance_run run = { &s->opt.sets, &sums, written };
+	struct tf_strvec all = TF_STRVEC_INIT;
 	struct tf_buf path = TF_BUF_INIT;
 	size_t i;
-	int ret = tf_sums_of_files(written, &sums);
+	int ret;
+
+	for (i = 0; i < written->nr; i++)
+		tf_strvec_push(&all, written->v[i]);
+	/* After the wheels: sums and subjects in the same order. */
+	ret = tf_pack_variants_index(s->plan_ptrs, s->nr_plans, s->opt.out_dir,
+				     &all);
+	if (!ret)
+		ret = tf_sums_of_files(&all, &sums);
+	tf_strvec_release(&all);
 
 	tf_path_join(&path, s->opt.out_dir, "SHA256SUMS");
 	if (!ret)

@@ -21,6 +21,7 @@
 #include "contain.h"
 #include "packstamp.h"
 #include "vendorsrc.h"
+#include "wheelvariant.h"
 #include "source/source.h"
 #include "verify/verify.h"
 #include "wheel/wheel.h"
@@ -263,17 +264,21 @@ static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 		     const struct tf_file_list *fl, struct tf_buf *record)
 {
 	struct tf_isa_policy pol = TF_ISA_POLICY_INIT;
+	struct tf_isa_usage usage = { 0, 0 };
 	struct tf_buf context = TF_BUF_INIT;
 	const char **globs;
 	size_t i;
 	int ret = 0;
 
 	isa_policy(p, pw->def, &pol, &globs);
+	tf_pack_variant_policy(p, pw, &pol, &usage);
 	tf_buf_addf(&context, "wheel '%s'", pw->spec.name);
 	for (i = 0; !ret && i < fl->nr; i++)
 		if (tf_isa_audit_file(fl->v[i].src, fl->v[i].dst, context.buf,
 				      &pol) == TF_ISA_AUDIT_FAILED)
 			ret = -1;
+	if (!ret)
+		tf_pack_variant_warn(p, pw, &usage);
 	if (pol.minimum || pol.nr_dispatch)
 		tf_isa_policy_format(&pol, record);
 	tf_buf_release(&context);
@@ -405,7 +410,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct tf_file_list fl = { NULL, 0, 0, TF_STRPOOL_INIT, 0, NULL, 0 };
 	struct tf_wheel_spec spec = pw->spec;
 	struct tf_buf platform = TF_BUF_INIT, isa = TF_BUF_INIT,
-		      readme = TF_BUF_INIT;
+		      readme = TF_BUF_INIT, vjson = TF_BUF_INIT;
 	struct tf_wheel_file *meta = NULL;
 	struct resolved res;
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
@@ -440,6 +445,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		goto out;
 	if (isa.len)
 		spec.isa_record = isa.buf;
+	tf_pack_variant_spec(p, pw, &spec, &vjson);
 	if (!spec.platform_tag)
 		spec.platform_tag = platform.buf;
 	spec.files = res.files;
@@ -479,6 +485,7 @@ out:
 	resolved_release(&res);
 	tf_buf_release(&platform);
 	tf_buf_release(&isa);
+	tf_buf_release(&vjson);
 	tf_framework_release(&fw);
 	tf_strvec_release(&fw_libs);
 	tf_buf_release(&fw_req);

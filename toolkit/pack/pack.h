@@ -4,7 +4,8 @@
 /*
  * pack/: stage trees to verified wheels in the output folder (below),
  * with what each wheel was packed from (packstamp.h), and SHA256SUMS and
- * the in-toto provenance beside them (attest.h).
+ * the in-toto provenance beside them (attest.h), and what a variant
+ * wheel's label allows and writes (wheelvariant.h).
  */
 
 /*
@@ -17,6 +18,7 @@
  */
 
 #include "attest.h"
+#include "wheelvariant.h"
 
 #include <stddef.h>
 

@@ -56,6 +56,9 @@ int tf_packstamp_key(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 
 	tf_stamp_add(&st, "wheel", pw->def->name.s, strlen(pw->def->name.s));
 	tf_stamp_add(&st, "target", p->target.name, strlen(p->target.name));
+	if (pw->def->variant)
+		tf_stamp_add(&st, "variant", pw->def->variant->label.s,
+			     strlen(pw->def->variant->label.s));
 	tf_stamp_add(&st, "toolchain", p->target.identity,
 		     strlen(p->target.identity));
 	tf_stamp_add(&st, "toolfiles", p->toolfiles.buf, p->toolfiles.len);
@@ -95,6 +98,8 @@ void tf_packstamp_path(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 		       struct tf_buf *out)
 {
 	tf_buf_setf(out, "%s/wheel-%s", p->stamps, pw->def->name.s);
+	if (pw->def->variant)
+		tf_buf_addf(out, "@%s", pw->def->variant->label.s);
 }
 
 struct record {

@@ -49,13 +49,34 @@ const char *tf_plan_expand(struct tf_plan *p, const struct tf_str *s,
 }
 
 static const char *const builtins[] = {
-	"name",           "version",    "target",      "jobs",
-	"recipe_dir",     "build_dir",  "cc",          "ar",
-	"strip",          "cflags",     "ldflags",     "python",
-	"python_include", "emulator",   "cxx",         "cmake_toolchain",
-	"meson_cross",    "meson_args", "host_triple", "build_triple",
-	"target_python",  "python_tag", "ext_suffix",  "target_root",
-	"target_site",    NULL,
+	"name",
+	"version",
+	"target",
+	"jobs",
+	"recipe_dir",
+	"build_dir",
+	"cc",
+	"ar",
+	"strip",
+	"cflags",
+	"ldflags",
+	"python",
+	"python_include",
+	"emulator",
+	"cxx",
+	"cmake_toolchain",
+	"meson_cross",
+	"meson_args",
+	"host_triple",
+	"build_triple",
+	"target_python",
+	"python_tag",
+	"ext_suffix",
+	"target_root",
+	"target_site",
+	"variant",
+	"variant_cflags",
+	NULL,
 };
 
 static int is_builtin(const char *name)
@@ -151,6 +172,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set_path(v, "target_root", p->sysroot ? p->sysroot : "");
 	/* The target's wheels from the package index, unpacked (targetwheels.c). */
 	tf_vars_set_path(v, "target_site", p->site ? p->site : "");
+	tf_plan_variant_vars(p, NULL);
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
 		const struct tf_kv *kv = &r->vars[i];
@@ -381,6 +403,44 @@ static void tool_env(struct tf_plan *p, struct tf_strvec *e, int base)
 }
 
 /*
+ * The baseline CPU of a test: the oldest the wheels allow, or for a
+ * per-variant test the oldest its variant's properties claim.
+ */
+static const char *baseline_of(struct tf_plan *p, const struct tf_step *s)
+{
+	const char *cpu = s->variant ? tf_plan_variant_cpu(s->variant) : NULL;
+
+	return cpu ? tf_plan_keepf(p, "qemu-%s -cpu %s", p->target.name, cpu)
+		   : p->baseline_emulator;
+}
+
+void tf_plan_variant_vars(struct tf_plan *p, const struct tf_variant_def *v)
+{
+	const struct tf_recipe *r = p->recipe;
+	size_t i;
+
+	tf_vars_set(&p->vars, "variant", v ? v->label.s : "");
+	tf_vars_set(&p->vars, "variant_cflags",
+		    v && v->cflags.s ? v->cflags.s : "");
+	/* ${stage.NAME} of a per-variant step is its copy for v. */
+	for (i = 0; v && i < r->nr_steps; i++) {
+		const char *n = r->steps[i].name.s, *at = strrchr(n, '@');
+
+		if (r->steps[i].variant != v || !at ||
+		    strcmp(at + 1, v->label.s))
+			continue;
+		tf_vars_set_path(
+			&p->vars,
+			tf_plan_keepf(p, "stage.%.*s", (int)(at - n), n),
+			p->steps[i].stage);
+		tf_vars_set_path(
+			&p->vars,
+			tf_plan_keepf(p, "work.%.*s", (int)(at - n), n),
+			p->steps[i].work);
+	}
+}
+
+/*
  * A NAME@baseline test's environment names the baseline CPU for every
  * way a target program starts: $EMULATOR, and QEMU_CPU, which the qemu
  * behind $TARGET_PYTHON, CMake's emulator and Meson's exe wrapper obeys
@@ -409,18 +469,32 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps,
 	tf_strvec_pushf(e, "CC=%s", t->cc);
 	tf_strvec_pushf(e, "AR=%s", t->ar);
 	tf_strvec_pushf(e, "STRIP=%s", t->strip);
-	tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
-	tf_strvec_pushf(e, "CXXFLAGS=%s", p->cflags);
+	if (ps->def->variant && ps->def->variant->cflags.s) {
+		tf_strvec_pushf(e, "CFLAGS=%s %s", p->cflags,
+				ps->def->variant->cflags.s);
+		tf_strvec_pushf(e, "CXXFLAGS=%s %s", p->cflags,
+				ps->def->variant->cflags.s);
+	} else {
+		tf_strvec_pushf(e, "CFLAGS=%s", p->cflags);
+		tf_strvec_pushf(e, "CXXFLAGS=%s", p->cflags);
+	}
+	if (ps->def->variant) {
+		tf_strvec_pushf(e, "VARIANT=%s", ps->def->variant->label.s);
+		tf_strvec_pushf(e, "VARIANT_CFLAGS=%s",
+				ps->def->variant->cflags.s
+					? ps->def->variant->cflags.s
+					: "");
+	}
 	tf_strvec_pushf(e, "LDFLAGS=%s", p->ldflags);
 	tool_env(p, e, base);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
 	if (ps->def->is_test == TF_TEST_BASELINE) {
-		tf_strvec_pushf(e, "EMULATOR=%s", p->baseline_emulator);
-		tf_strvec_pushf(e, "BASELINE_CPU=%s",
-				strrchr(p->baseline_emulator, ' ') + 1);
-		tf_strvec_pushf(e, "QEMU_CPU=%s",
-				strrchr(p->baseline_emulator, ' ') + 1);
+		const char *emu = baseline_of(p, ps->def);
+
+		tf_strvec_pushf(e, "EMULATOR=%s", emu);
+		tf_strvec_pushf(e, "BASELINE_CPU=%s", strrchr(emu, ' ') + 1);
+		tf_strvec_pushf(e, "QEMU_CPU=%s", strrchr(emu, ' ') + 1);
 	} else {
 		tf_strvec_pushf(e, "EMULATOR=%s", t->emulator);
 	}
@@ -522,9 +596,11 @@ int tf_plan_make_step(struct tf_plan *p, size_t i)
 		build = p->steps[s->need_index[s->nr_needs - 1]].work;
 		ps->cwd = p->steps[s->need_index[s->nr_needs - 1]].cwd;
 	}
+	if (s->variant)
+		tf_plan_variant_vars(p, s->variant);
 	if (s->is_test == TF_TEST_BASELINE) {
 		/* ${emulator} and ${target_python} as in its environment. */
-		tf_vars_set(&p->vars, "emulator", p->baseline_emulator);
+		tf_vars_set(&p->vars, "emulator", baseline_of(p, s));
 		tf_vars_set(&p->vars, "target_python", p->baseline_python);
 		tf_vars_set(&p->vars, "cmake_toolchain", p->baseline_cmake);
 	}
@@ -541,6 +617,8 @@ int tf_plan_make_step(struct tf_plan *p, size_t i)
 		tf_vars_set(&p->vars, "target_python", p->target_python);
 		tf_vars_set(&p->vars, "cmake_toolchain", p->cmake_toolchain);
 	}
+	if (s->variant)
+		tf_plan_variant_vars(p, NULL);
 	find_reads(p, ps);
 	return errors ? -1 : 0;
 }

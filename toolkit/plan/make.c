@@ -217,6 +217,15 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 
 	memset(p, 0, sizeof(*p));
 	p->recipe = r;
+	/* A target with variants builds its own copy of the recipe: the
+	 * steps that depend on the variant once per build (recipe.h). */
+	p->own_recipe = tf_calloc(1, sizeof(*p->own_recipe));
+	if (!tf_recipe_for_target(r, target, p->own_recipe)) {
+		p->recipe = r = p->own_recipe;
+	} else {
+		free(p->own_recipe);
+		p->own_recipe = NULL;
+	}
 	p->jobs = o->jobs;
 	p->store = (struct tf_strvec)TF_STRVEC_INIT;
 	p->toolfiles = (struct tf_buf)TF_BUF_INIT;
@@ -360,5 +369,9 @@ void tf_plan_release(struct tf_plan *p)
 	tf_target_release(&p->target);
 	tf_launcher_free(p->launcher);
 	tf_strvec_release(&p->store);
+	if (p->own_recipe) {
+		tf_recipe_release(p->own_recipe);
+		free(p->own_recipe);
+	}
 	memset(p, 0, sizeof(*p));
 }

@@ -128,7 +128,10 @@ struct tf_plan_opts {
 };
 
 struct tf_plan {
-	const struct tf_recipe *recipe; /* borrowed */
+	const struct tf_recipe *recipe; /* borrowed, or own_recipe */
+	struct tf_recipe *own_recipe;   /* owned: the recipe as this target
+					   builds it, when it has variants
+					   (tf_recipe_for_target) */
 	struct tf_target target;        /* owned */
 	const char *dir;        /* store: <build_dir>/<recipe>/<target> */
 	const char *stamps;     /* store: <dir>/stamps */
@@ -186,6 +189,15 @@ struct tf_plan {
 	const char *site; /* store: ${target_site}, where they are unpacked;
 			     NULL without target wheels */
 };
+
+/*
+ * variants.c: what a variant's properties claim of the CPU (audit.h), and
+ * the qemu -cpu model of the oldest CPU that has it: the baseline run of
+ * a per-variant test. 0, or -1 when a property cannot be checked.
+ */
+int tf_plan_variant_claim(const struct tf_variant_def *v,
+			  struct tf_isa_claim *c);
+const char *tf_plan_variant_cpu(const struct tf_variant_def *v);
 
 /* tf_plan_make's failures: the recipe is wrong, or the machine lacks tools. */
 enum tf_plan_result {

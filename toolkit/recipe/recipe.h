@@ -87,6 +87,35 @@ struct tf_step {
 				   `baseline`, in NAME's work directory */
 	struct tf_str shell;    /* `shell`, or the recipe's; .s NULL: sh */
 	int shell_kind;         /* enum tf_shell, from shell */
+	int per_variant;        /* `per-variant: true` (recipe_variants.c) */
+	const struct tf_variant_def *variant; /* in a target's recipe
+				   (tf_recipe_for_target): the build this
+				   copy of a per-variant step is for; NULL:
+				   shared by every variant */
+};
+
+/* A variant property `namespace :: feature :: value` (PEP 825). */
+struct tf_variant_prop {
+	const char *ns, *feature, *value; /* arena */
+	struct tf_pos pos;
+};
+
+/* One build of `variants` for a target (docs/variants.md). */
+struct tf_variant_def {
+	const char *target;            /* arena: "x86_64" */
+	struct tf_str label;           /* PEP 825 label: "x86_64_v3", "null" */
+	struct tf_variant_prop *props; /* arena, sorted */
+	size_t nr_props;
+	struct tf_str cflags; /* flags the build adds; .s NULL: none */
+	struct tf_pos pos;
+};
+
+/* A `variant-providers` entry: written to variant.json's `providers`. */
+struct tf_variant_provider {
+	struct tf_str ns;
+	struct tf_str *requires; /* arena */
+	size_t nr_requires;
+	struct tf_str plugin_api; /* .s NULL: none */
 };
 
 /* The shell a step's script runs in (`shell`, docs/recipe.md#pipes). */
@@ -183,6 +212,9 @@ struct tf_wheel_def {
 	struct tf_str *isa_minimum; /* isa.minimum: levels above the
 					 baseline, at most one per family */
 	size_t nr_isa_minimum;
+	const struct tf_variant_def *variant; /* in a target's recipe: the
+					 build this copy is for; NULL: an
+					 unlabelled wheel */
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */
@@ -232,6 +264,13 @@ struct tf_recipe {
 	size_t nr_host_tools;
 	struct tf_str shell; /* top-level `shell`: every step's default */
 	int shell_kind;      /* enum tf_shell */
+	struct tf_variant_def *variants; /* `variants`, by target */
+	size_t nr_variants;
+	struct tf_str *variant_priorities; /* `variant-priorities`, or the
+					      namespaces in order of use */
+	size_t nr_variant_priorities;
+	struct tf_variant_provider *variant_providers;
+	size_t nr_variant_providers;
 };
 
 /* One `target-wheels` entry: an exact requirement, for a target or all. */
@@ -266,6 +305,19 @@ void tf_recipe_release(struct tf_recipe *r);
  * recipe's own. Errors are reported as FILE:LINE:COL.
  */
 int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path);
+/*
+ * The recipe as target builds it (recipe_variants.c): each step that
+ * depends on the variant (uses ${variant...}, says `per-variant: true`,
+ * or needs such a step) copied once per variant the target declares, as
+ * NAME@LABEL, and each wheel taking files from one copied likewise, with
+ * its variant. Returns 1 when target has no variants (out untouched:
+ * use r), 0 with out filled (its own arena; tf_recipe_release(out)).
+ */
+int tf_recipe_for_target(const struct tf_recipe *r, const char *target,
+			 struct tf_recipe *out);
+/* 1 if step s depends on the variant by its own text or key. */
+int tf_step_uses_variant(const struct tf_step *s);
+
 /* The toolchain overrides for target, last one wins; NULL if none. */
 const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
 						   const char *target);

@@ -307,6 +307,22 @@ static int parse_step_shell(struct loader *l, yaml_node_t *v, void *obj,
 	return load_shell(l, v, &s->shell, &s->shell_kind);
 }
 
+static int parse_step_per_variant(struct loader *l, yaml_node_t *v, void *obj,
+				  const char *where)
+{
+	struct tf_step *s = obj;
+	const char *t = scalar(v);
+
+	(void)where;
+	if (v->type == YAML_SCALAR_NODE && !strcmp(t, "true"))
+		s->per_variant = 1;
+	else if (v->type != YAML_SCALAR_NODE || strcmp(t, "false"))
+		return tf_load_bad(
+			l, v, "'per-variant' must be true or false, not '%s'",
+			t);
+	return 0;
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
@@ -316,6 +332,7 @@ static const struct field step_fields[] = {
 	{ "timeout", 0, parse_step_timeout },
 	{ "baseline", 0, parse_step_baseline },
 	{ "shell", 0, parse_step_shell },
+	{ "per-variant", 0, parse_step_per_variant },
 	{ NULL, 0, NULL },
 };
 
@@ -570,6 +587,9 @@ static const struct field top_fields[] = {
 	{ "wheels", 0, tf_load_wheels },
 	{ "toolchains", 0, tf_load_toolchains },
 	{ "shell", 0, parse_shell },
+	{ "variants", 0, tf_load_variants },
+	{ "variant-priorities", 0, tf_load_variant_priorities },
+	{ "variant-providers", 0, tf_load_variant_providers },
 	{ NULL, 0, NULL },
 };
 
@@ -581,5 +601,7 @@ int tf_load_top(struct loader *l, yaml_node_t *root)
 	if (tf_load_map(l, root, top_fields, l->r, "recipe"))
 		return -1;
 	default_shells(l->r);
+	if (tf_load_variants_finish(l))
+		return -1;
 	return check_name(l, &l->r->name, "recipe name");
 }

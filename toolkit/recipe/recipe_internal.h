@@ -14,6 +14,7 @@
  *   recipe_wheel.c      the tables of wheels (metadata: recipe_meta.c)
  *   recipe_toolchain.c  `toolchains` and toolchain files
  *   recipe_twheels.c    `target-wheels`: wheels from the package index
+ *   recipe_variants.c   `variants`: builds per target, copied per target
  *   recipe_resolve.c    names resolved, tests as steps, no cycle
  *   recipe_pos.c        positions, and messages at them
  *   recipe_arena.c      the memory every value lives in
@@ -160,6 +161,15 @@ int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
 			  const char *where);
 int tf_load_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 		       const char *where);
+/* recipe_variants.c: `variants`, `variant-priorities`, `variant-providers`. */
+int tf_load_variants(struct loader *l, yaml_node_t *v, void *obj,
+		     const char *where);
+int tf_load_variant_priorities(struct loader *l, yaml_node_t *v, void *obj,
+			       const char *where);
+int tf_load_variant_providers(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where);
+/* After the whole document: priorities checked or derived. */
+int tf_load_variants_finish(struct loader *l);
 /*
  * recipe_resolve.c: append tests as steps, check names are unique and
  * references resolve, and that steps do not need each other in a cycle.

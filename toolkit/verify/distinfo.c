@@ -539,7 +539,7 @@ static int isa_rules(struct verifier *v)
 	   the audit cannot decide is said, not refused (docs/isa.md). */
 	v->isa.undecided_ok = !v->packed;
 	if (!v->have_isa)
-		return 0;
+		return tf_verify_variant(v);
 	tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_ISA_RECORD);
 	if (tf_isa_policy_parse(v->isa_text.buf, &v->isa, &v->isa_globs, &why))
 		ret = tf_verify_defect(v, entry.buf, "%s", why.buf);
@@ -553,6 +553,8 @@ static int isa_rules(struct verifier *v)
 	for (i = 0; !ret && i < v->isa.nr_dispatch; i++)
 		verbose("%s: declared run-time dispatch: %s", v->path,
 			v->isa.dispatch[i]);
+	if (!ret)
+		ret = tf_verify_variant(v);
 	tf_buf_release(&why);
 	tf_buf_release(&entry);
 	return ret;

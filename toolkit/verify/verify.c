@@ -52,6 +52,7 @@ static void verifier_release(struct verifier *v)
 	v->nr_requires = 0;
 	v->entries = NULL;
 	tf_buf_release(&v->isa_text);
+	tf_buf_release(&v->variant_text);
 	free(v->isa_globs);
 	v->isa_globs = NULL;
 	v->rows = NULL;
@@ -214,6 +215,8 @@ static int capture(struct verifier *v, struct tf_wheel_reader *r,
 	}
 	if (!strcmp(base, TF_ISA_RECORD) && !v->have_isa++)
 		return read_capped(v, r, name, &v->isa_text, WHEEL_CAP, 0);
+	if (!strcmp(base, "variant.json") && !v->have_variant++)
+		return read_capped(v, r, name, &v->variant_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
 		return read_capped(v, r, name, &v->libs_text, WHEEL_CAP, 0);
 	return 0;

@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "wheel/wheel.h"
 
 void tf_wheel_name_release(struct tf_wheel_name *wn)
 {
@@ -17,6 +18,7 @@ void tf_wheel_name_release(struct tf_wheel_name *wn)
 	free(wn->python);
 	free(wn->abi);
 	free(wn->platform);
+	free(wn->label);
 	memset(wn, 0, sizeof(*wn));
 }
 
@@ -46,13 +48,13 @@ static int check_name_parts(const struct tf_wheel_name *wn, struct tf_buf *why)
 	return 0;
 }
 
-/* Split s in place at '-' into 5 or 6 non-empty parts; the count or -1. */
-static int split_dashes(char *s, char *parts[6])
+/* Split s in place at '-' into 5 to 7 non-empty parts; the count or -1. */
+static int split_dashes(char *s, char *parts[7])
 {
 	int i, nr = 0;
 
 	for (;;) {
-		if (nr == 6)
+		if (nr == 7)
 			return -1;
 		parts[nr++] = s;
 		s = strchrnul(s, '-');
@@ -71,8 +73,8 @@ int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
 {
 	const char *base = tf_path_basename(filename);
 	size_t n = strlen(base);
-	char *stem, *parts[6];
-	int nr;
+	char *stem, *parts[7];
+	int nr, build;
 
 	tf_wheel_name_release(wn);
 	if (n < 4 || strcmp(base + n - 4, ".whl"))
@@ -84,13 +86,23 @@ int tf_wheel_name_parse(const char *filename, struct tf_wheel_name *wn,
 		return tf_why(why, "filename is not NAME-VERSION[-BUILD]-"
 				   "PYTHON-ABI-PLATFORM.whl");
 	}
+	/* PEP 825: a variant label may follow the platform; the python
+	   tag never starts with a digit, a build tag always does. */
+	build = nr == 7 ||
+		(nr == 6 && parts[2][0] >= '0' && parts[2][0] <= '9');
 	wn->name = tf_strdup(parts[0]);
 	wn->version = tf_strdup(parts[1]);
-	wn->build = nr == 6 ? tf_strdup(parts[2]) : NULL;
-	wn->python = tf_strdup(parts[nr - 3]);
-	wn->abi = tf_strdup(parts[nr - 2]);
-	wn->platform = tf_strdup(parts[nr - 1]);
+	wn->build = build ? tf_strdup(parts[2]) : NULL;
+	wn->python = tf_strdup(parts[2 + build]);
+	wn->abi = tf_strdup(parts[3 + build]);
+	wn->platform = tf_strdup(parts[4 + build]);
+	wn->label = nr > 5 + build ? tf_strdup(parts[5 + build]) : NULL;
 	free(stem);
+	if (wn->label && !tf_wheel_label_is_valid(wn->label)) {
+		tf_wheel_name_release(wn);
+		return tf_why(why, "variant label is not 1-16 of 0-9, a-z, "
+				   "'_', '.' (PEP 825)");
+	}
 	if (check_name_parts(wn, why) < 0) {
 		tf_wheel_name_release(wn);
 		return -1;

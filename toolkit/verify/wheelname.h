@@ -13,11 +13,12 @@ struct tf_wheel_name {
 	char *python;   /* owned; may be a compressed set, "py2.py3" */
 	char *abi;      /* owned */
 	char *platform; /* owned */
+	char *label;    /* owned; PEP 825 variant label, NULL: none */
 };
 
-#define TF_WHEEL_NAME_INIT                         \
-	{                                          \
-		NULL, NULL, NULL, NULL, NULL, NULL \
+#define TF_WHEEL_NAME_INIT                               \
+	{                                                \
+		NULL, NULL, NULL, NULL, NULL, NULL, NULL \
 	}
 
 /*

@@ -103,8 +103,14 @@ int tf_wheel_filename(const struct tf_wheel_spec *w, struct tf_buf *out)
 	tf_buf_addch(&b, '-');
 	if (tf_pep440_normalize(w->version, &b) < 0)
 		goto out;
-	tf_buf_addf(&b, "-%s-%s-%s.whl", w->python_tag, w->abi_tag,
+	tf_buf_addf(&b, "-%s-%s-%s", w->python_tag, w->abi_tag,
 		    w->platform_tag);
+	if (w->variant_label) {
+		if (!tf_wheel_label_is_valid(w->variant_label))
+			goto out;
+		tf_buf_addf(&b, "-%s", w->variant_label);
+	}
+	tf_buf_addstr(&b, ".whl");
 	tf_buf_add(out, b.buf, b.len);
 	ret = 0;
 out:
@@ -740,9 +746,15 @@ static int add_dist_info(struct packer *p)
 		tf_buf_addstr(&b, p->w->isa_record);
 	if (!ret && b.len)
 		ret = add_meta(p, "tfbuild-isa", &b);
-	tf_buf_release(&b);
 	if (!ret)
 		ret = add_meta_files(p);
+	/* PEP 825: after tfbuild/ in bytewise order. */
+	tf_buf_reset(&b);
+	if (p->w->variant_json)
+		tf_buf_addstr(&b, p->w->variant_json);
+	if (!ret && b.len)
+		ret = add_meta(p, "variant.json", &b);
+	tf_buf_release(&b);
 	if (ret)
 		return -1;
 	/* Every other entry written, so RECORD has all their lines. */

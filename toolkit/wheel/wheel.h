@@ -5,7 +5,8 @@
  * wheel/: the wheel as a file: writing one (below; entries deflated in
  * parallel by zipout.h, RECORD's lines kept aside by spool.h), the one reader every other folder reads a
  * wheel through (wheelread.h), and the zip structure's own checks
- * (zipcheck.h). libarchive reads wheels only in wheelread.c.
+ * (zipcheck.h), and PEP 825 variant metadata (variantjson.h).
+ * libarchive reads wheels only in wheelread.c.
  */
 
 /*
@@ -13,6 +14,7 @@
  * parallel (zipout.h).
  */
 
+#include "variantjson.h"
 #include "wheelread.h"
 #include "zipcheck.h"
 
@@ -70,6 +72,10 @@ struct tf_wheel_spec {
 	int compression_level;       /* deflate level 0-9, -1 for default (6) */
 	const char *isa_record;      /* contents of .dist-info/tfbuild-isa (the
 					ISA declarations, isa.h); NULL: none */
+	const char *variant_label;   /* PEP 825 label, the filename's last
+					part ("x86_64_v3"); NULL: none */
+	const char *variant_json;    /* contents of .dist-info/variant.json;
+					NULL: none */
 	int jobs;                    /* threads deflating entries (zipout.h);
 					<= 0: one per online CPU. The bytes
 					do not depend on it. */

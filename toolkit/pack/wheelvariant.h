@@ -1,0 +1,41 @@
+#ifndef TF_WHEELVARIANT_H
+#define TF_WHEELVARIANT_H
+
+/*
+ * A variant wheel (PEP 825, docs/variants.md): what its label lets its
+ * code need, its variant.json, and the index's variants.json.
+ */
+
+#include <stddef.h>
+
+#include "audit/audit.h"
+#include "base/base.h"
+#include "plan/plan.h"
+#include "wheel/wheel.h"
+
+/*
+ * The audit policy of wheel pw's variant: the level its properties claim
+ * becomes the minimum, the extensions they name are allowed, and what
+ * the files need is added to *usage. Nothing for an unlabelled wheel.
+ */
+void tf_pack_variant_policy(const struct tf_plan *p,
+			    const struct tf_plan_wheel *pw,
+			    struct tf_isa_policy *pol,
+			    struct tf_isa_usage *usage);
+/* Warn when the code needs less than the label claims. */
+void tf_pack_variant_warn(const struct tf_plan *p,
+			  const struct tf_plan_wheel *pw,
+			  const struct tf_isa_usage *usage);
+/* The label and variant.json (into json) of a variant wheel's spec. */
+void tf_pack_variant_spec(const struct tf_plan *p,
+			  const struct tf_plan_wheel *pw,
+			  struct tf_wheel_spec *spec, struct tf_buf *json);
+/*
+ * Write {name}-{version}-variants.json into out_dir for every
+ * distribution with variant wheels among the plans (written only when
+ * its text changes); append each path to paths. 0, or -1 after reporting.
+ */
+int tf_pack_variants_index(struct tf_plan **plans, size_t nr,
+			   const char *out_dir, struct tf_strvec *paths);
+
+#endif
