@@ -1,5 +1,7 @@
 #!/bin/sh
-# recipes/jax-m1.yaml on aarch64 (issue 25): the aarch64 wheel, loaded by
+# recipes/jax-m1.yaml on aarch64 (issue 25): the aarch64 wheel, built by
+# `tfbuild recipe --target aarch64` against the arm64 wheels the lock
+# file pins (tensorflow's PJRT header, jaxlib's release), loaded by
 # the released arm64 jax/jaxlib 0.10.2 from the index (hash-pinned,
 # installed with pip --target into a root cached outside the repository)
 # in Debian's arm64 CPython 3.11, under qemu-aarch64: the same checks as
@@ -8,10 +10,9 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TESTS_DIR/lib/jax.sh"
 
-# The arm64 CPython root is tfbuild's own target root (cached as t1205's).
+# The arm64 CPython root is tfbuild's own target root (cached as t1205's,
+# in TF_SYSROOT_CACHE, which tests/lib/jax.sh sets).
 cache=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}
-TF_SYSROOT_CACHE=$cache/target-roots
-export TF_SYSROOT_CACHE
 check="$SRC_ROOT/backend/pjrt_m1/tests/check_jax.py"
 mkdir -p c && cp -R "$SRC_ROOT/recipes" "$SRC_ROOT/backend" c/ || exit 1
 
@@ -20,6 +21,14 @@ expect_success 'the aarch64 wheel builds' '
 	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_aarch64.whl
 '
 awhl=$(ls wheels/jax_m1_plugin-*_aarch64.whl 2>/dev/null)
+
+expect_success 'the aarch64 wheel: Requires-Dist derived, verify names the framework ABI' '
+	unzip -p "$awhl" "*.dist-info/METADATA" | grep "^Requires-Dist:" >got &&
+	echo "Requires-Dist: jaxlib==0.10.2" >want &&
+	compare want got &&
+	"$TFBUILD" verify "$awhl" 2>err &&
+	grep -qx "tfbuild: $awhl: built for jaxlib 0.10.2 (PJRT C API 0.90)" err
+'
 
 # A recipe that names $TARGET_PYTHON gets Debian's arm64 CPython in its
 # target root (docs/cross.md#target-python).

@@ -2,7 +2,11 @@
 # jax_m1_plugin's window (issue 25): built for jaxlib 0.10.2, it loads
 # into jaxlib >=0.10,<0.11. Under the released jax/jaxlib 0.9.2 from the
 # index it says so once, naming both versions, registers nothing, and
-# JAX works on the CPU, with JAX_PLATFORMS unset and =cpu.
+# JAX works on the CPU, with JAX_PLATFORMS unset and =cpu. pip refuses
+# that pairing first (the wheel's Requires-Dist, derived from the
+# framework record, is jaxlib==0.10.2); the check at import time is for
+# the installs that go around the resolver (--no-deps, a jaxlib changed
+# afterwards, PYTHONPATH), which pip check then reports.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TESTS_DIR/lib/jax.sh"
 
@@ -14,12 +18,19 @@ expect_success 'the x86_64 wheel builds' '
 '
 whl=$(ls wheels/jax_m1_plugin-*_x86_64.whl 2>/dev/null)
 
-expect_success 'a venv with jax 0.9.2 from the index (hash-pinned) and the wheel' '
+expect_success 'a venv with jax 0.9.2 (hash-pinned): pip refuses the wheel, --no-deps puts it there' '
 	w=$(jax_wheels "$jax_req/jax-0.9.2.txt" x86_64) &&
 	"$PYTHON" -m venv venv &&
 	venv/bin/pip install -q --disable-pip-version-check --no-index \
 		--find-links "$w" --require-hashes -r "$jax_req/jax-0.9.2.txt" &&
-	venv/bin/pip install -q --disable-pip-version-check --no-index "$whl"
+	! venv/bin/pip install -q --disable-pip-version-check --no-index \
+		--find-links "$w" "$whl" 2>err &&
+	cat err &&
+	grep -q "No matching distribution found for jaxlib==0.10.2" err &&
+	venv/bin/pip install -q --disable-pip-version-check --no-index --no-deps "$whl" &&
+	! venv/bin/pip check >out &&
+	cat out &&
+	grep -qx "jax-m1-plugin 1.0.0 has requirement jaxlib==0.10.2, but you have jaxlib 0.9.2." out
 '
 
 cat >run.py <<'EOF_PY'

@@ -1,24 +1,34 @@
-# Shared by the JAX PJRT plugin tests (t2060-t2062): jax and jaxlib from
-# the index, pinned by sha256 (tests/requirements/), downloaded once into
-# a cache outside the repository, keyed by the requirements file's hash.
+# Shared by the JAX PJRT plugin tests (t2060-t2062): the plugin built by
+# tfbuild from recipes/jax-m1.yaml itself (its target-wheels pinned in
+# recipes/jax-m1.lock.json), and jax/jaxlib from the index, pinned by
+# sha256 (tests/requirements/), for the venvs that load it.
+#
+# Nothing large is fetched or unpacked twice across runs; all of it
+# lives in the test cache (${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}),
+# outside the test's directory:
+#   target-roots/target-sites/   tfbuild's ${target_site} per target
+#                                (TF_SYSROOT_CACHE, as t1104): tensorflow
+#                                and jaxlib unpacked, 1.5-2.2 GB each
+#   jax/downloads/               tfbuild's download cache (--cache): the
+#                                pinned wheels, by sha256 (about 1 GB);
+#                                with the store off (TFBUILD_STORE=0, set
+#                                by test-lib.sh) it holds nothing else
+#   pip/                         pip's own cache (PIP_CACHE_DIR)
+#   jax/wheels-ARCH-KEY/         jax_wheels' downloads, per requirements
+#                                file
 #
 #   jax_wheels REQ ARCH        the wheels of REQ for cp311 on ARCH
 #                              (x86_64 or aarch64), in a cached directory,
 #                              printed
-#   jax_site                   a directory standing for the recipe's
-#                              ${target_site}: tensorflow-cpu's PJRT
-#                              header and jaxlib 0.10.2's dist-info, printed
 #   jax_build CHECKOUT BUILD OUT [tfbuild options]
 #                              the jax_m1_plugin wheels, built by tfbuild
-#                              from recipes/jax-m1.yaml
-#
-# Until target-wheels lands, jax_build builds from a copy of
-# recipes/jax-m1.yaml without its target-wheels block, with target_site
-# set to jax_site's directory. When it lands, jax_build runs the recipe
-# itself and jax_site goes.
+#                              from CHECKOUT/recipes/jax-m1.yaml
 
 jax_cache=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}/jax
 jax_req=$SRC_ROOT/tests/requirements
+TF_SYSROOT_CACHE=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}/target-roots
+PIP_CACHE_DIR=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}/pip
+export TF_SYSROOT_CACHE PIP_CACHE_DIR
 
 _jax_key() { cat "$@" | sha256sum | cut -c1-16; }
 
@@ -42,40 +52,10 @@ jax_wheels() { # REQ ARCH
 	echo "$d"
 }
 
-jax_site() {
-	d=$jax_cache/site-$(_jax_key "$jax_req/pjrt-header.txt" \
-		"$jax_req/jax-0.10.2.txt")
-	if [ ! -d "$d" ]; then
-		h=$jax_cache/header-$(_jax_key "$jax_req/pjrt-header.txt")
-		if [ ! -d "$h" ]; then
-			rm -rf "$h.tmp" &&
-				_jax_pip download -q --require-hashes --no-deps \
-					--only-binary=:all: --implementation cp \
-					--python-version 3.11 \
-					--platform manylinux_2_27_x86_64 -d "$h.tmp" \
-					-r "$jax_req/pjrt-header.txt" >&2 &&
-				mv "$h.tmp" "$h" || return 1
-		fi
-		w=$(jax_wheels "$jax_req/jax-0.10.2.txt" x86_64) &&
-			rm -rf "$d.tmp" && mkdir -p "$d.tmp" &&
-			(cd "$d.tmp" &&
-			 unzip -q "$h"/tensorflow_cpu-2.21.0-*.whl \
-				"tensorflow/include/xla/pjrt/c/*" &&
-			 unzip -q "$w"/jaxlib-0.10.2-*.whl \
-				"jaxlib-0.10.2.dist-info/*") &&
-			mv "$d.tmp" "$d" || return 1
-	fi
-	echo "$d"
-}
-
 jax_build() { # CHECKOUT BUILD OUT [options]
-	c=$1 b=$2 o=$3; shift 3
-	site=$(jax_site) || return 1
-	# recipes/jax-m1.yaml less target-wheels, with target_site declared.
-	sed '/^target-wheels:/,/^[a-z]/{/^target-wheels:/d;/^ /d;}' \
-		"$c/recipes/jax-m1.yaml" >"$c/recipes/jax-m1-local.yaml" &&
-		printf 'variables:\n  target_site: %s\n' "$site" \
-			>>"$c/recipes/jax-m1-local.yaml" &&
-		"$TFBUILD" recipe -j 2 --build-dir "$b" --out "$o" "$@" \
-			"$c/recipes/jax-m1-local.yaml"
+	c=$1 b=$2 o=$3
+	shift 3
+	mkdir -p "$jax_cache/downloads" &&
+		"$TFBUILD" recipe -j 2 --cache "$jax_cache/downloads" \
+			--build-dir "$b" --out "$o" "$@" "$c/recipes/jax-m1.yaml"
 }
