@@ -11,7 +11,8 @@
 #     and libc only, which the framework record names as TensorFlow's;
 #   - framework.json records TensorFlow 2.21.0 and the StreamExecutor C
 #     API 0.0.1; Requires-Dist is derived from it (the minor release's
-#     window); plain `tfbuild verify` passes both wheels and says so, and
+#     window); plain `tfbuild verify` passes both wheels and says so, the
+#     provenance lists the lock file's pins and the framework; verify
 #     refuses a copy whose library lacks SE_InitPlugin and copies whose
 #     Requires-Dist was removed or widened;
 #   - pip installs the wheel and TensorFlow 2.21.0's closure from the
@@ -107,7 +108,24 @@ expect_success 'tfbuild verify passes both wheels and reports the framework ABI'
 		grep -qx "tfbuild: $w: built for tensorflow 2.21.0 (StreamExecutor C API 0.0.1)" err &&
 		grep -qx "ok  $w" out || exit 1
 	done &&
-	test $(wc -l <err) = 2
+	test $(wc -l <err) = 2 &&
+	"$TFBUILD" verify --sums wheels-a/SHA256SUMS --provenance wheels-a/tf-m1.intoto.json
+'
+
+expect_success 'the provenance: the lock file'"'"'s pins and each wheel'"'"'s framework' '
+	"$tools/python" - wheels-a/tf-m1.intoto.json "$SRC_ROOT/recipes/tf-m1.lock.json" \
+		"${whl#wheels-a/}" "${awhl#wheels-a/}" <<-\EOF
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	deps = {d["name"]: d for d in doc["predicate"]["buildDefinition"]["resolvedDependencies"]}
+	for pin in json.load(open(sys.argv[2]))["pins"]:
+	    d = deps["target-wheel:%s:%s" % (pin["target"], pin["requirement"])]
+	    assert d["uri"] == "file:" + pin["file"], d
+	    assert d["digest"] == {"sha256": pin["sha256"]}, d
+	for w in sys.argv[3:]:
+	    d = deps["framework:" + w]
+	    assert d["uri"] == "pkg:pypi/tensorflow@2.21.0", d
+	EOF
 '
 
 # repack OUT SED: a copy of the x86_64 wheel with METADATA edited by SED,
