@@ -1,62 +1,179 @@
 #!/bin/sh
-# backend/tf_m1: the m1 backend as a TensorFlow PluggableDevice, loaded
-# by the released TensorFlow 2.21.0 from the index (issue 25), x86_64:
-#   - the plugin builds against the wheel's headers and libraries with
-#     every undefined symbol resolved (-z defs), exports only its entry
-#     points and needs TensorFlow's two libraries and libc only;
-#   - its wheel puts the library in tensorflow-plugins/ (tfbuild verify
-#     checks the PluggableDevice convention); pip installs it beside
-#     tensorflow from the pinned requirements, and pip check passes;
+# recipes/tf-m1.yaml: the m1 backend as a TensorFlow PluggableDevice,
+# built by `tfbuild recipe --target all` against the released TensorFlow
+# 2.21.0 wheels from the index (target-wheels, pinned in
+# recipes/tf-m1.lock.json), and loaded by TensorFlow 2.21.0 (issue 25),
+# x86_64:
+#   - both wheels build; a second run runs nothing; a second checkout
+#     gives byte-identical wheels;
+#   - the library is built with every undefined symbol resolved (-z defs),
+#     exports only its entry points and needs TensorFlow's two libraries
+#     and libc only, which the framework record names as TensorFlow's;
+#   - framework.json records TensorFlow 2.21.0 and the StreamExecutor C
+#     API 0.0.1; Requires-Dist is derived from it (the minor release's
+#     window); plain `tfbuild verify` passes both wheels and says so, the
+#     provenance lists the lock file's pins and the framework; verify
+#     refuses a copy whose library lacks SE_InitPlugin and copies whose
+#     Requires-Dist was removed or widened;
+#   - pip installs the wheel and TensorFlow 2.21.0's closure from the
+#     index in one --require-hashes install into a fresh venv; pip check
+#     passes;
 #   - TensorFlow lists '/physical_device:M_ONE:0'; Relu, AddV2 and MatMul
 #     (transposes too) on '/M_ONE:0' match the CPU, eagerly and in a
 #     tf.function, and m1's counters prove its kernels ran: AVX2 (or SSE2)
 #     natively, and each table TF_M1_ISA forces;
 #   - operands m1 does not handle (AddV2 broadcasting) fail with m1's
 #     message, not a crash.
-# Until `tfbuild recipe recipes/tf-m1.yaml` can unpack the framework's
-# wheels (target-wheels), the plugin is built with its Makefile against
-# the site-packages directory tf_site makes (tests/lib/tf.sh), which is
-# what ${target_site} will hold.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TESTS_DIR/lib/tf.sh"
 
 req=$SRC_ROOT/tests/requirements/tensorflow-2.21.0-x86_64.txt
 check=$SRC_ROOT/backend/tf_m1/tests/check_device.py
+tools=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}
 
-expect_success 'tensorflow 2.21.0 for x86_64 from the pinned requirements' '
-	tf_site x86_64 "$req" >site &&
-	test -f "$(cat site)/tensorflow/libtensorflow_framework.so.2"
+expect_success 'both wheels build from the recipe' '
+	tf_build "$SRC_ROOT" build-a wheels-a 2>err &&
+	grep -q "^tfbuild: 2 of 2 steps ran$" err &&
+	tf_wheel wheels-a x86_64 >whl &&
+	tf_wheel wheels-a aarch64 >awhl
 '
-site=$(cat site)
+whl=$(cat whl 2>/dev/null)
+awhl=$(cat awhl 2>/dev/null)
 
-expect_success 'the plugin builds with every symbol resolved and exports its entry points only' '
-	tf_plugin x86_64 "$site" wheels &&
-	so=stage-x86_64/tensorflow-plugins/libtf_m1.so &&
+expect_success 'a second run runs nothing' '
+	tf_build "$SRC_ROOT" build-a wheels-a 2>err &&
+	grep -q "^tfbuild: 0 of 2 steps ran, 2 up to date$" err
+'
+
+expect_success 'a second checkout gives byte-identical wheels' '
+	tf_checkout b &&
+	tf_build b build-b wheels-b 2>err &&
+	grep -q "^tfbuild: 2 of 2 steps ran$" err &&
+	test $(ls wheels-a/*.whl | wc -l) = 2 &&
+	for w in wheels-a/*.whl; do
+		cmp "$w" "wheels-b/${w#wheels-a/}" || exit 1
+	done
+'
+
+expect_success 'the library resolves every symbol and exports its entry points only' '
+	rm -rf x && mkdir x && (cd x && unzip -q "$TRASH/$whl") &&
+	so=x/tensorflow-plugins/libtf_m1.so &&
 	nm -D --defined-only "$so" | awk "{ print \$3 }" | sort >exports &&
 	printf "%s\n" SE_InitPlugin TF_InitKernel m1_tf_isa m1_tf_kernel_calls >expect &&
 	compare expect exports &&
 	readelf -d "$so" | sed -n "s/.*(NEEDED).*\[\(.*\)\]$/\1/p" | sort >needed &&
 	printf "%s\n" libc.so.6 libtensorflow_cc.so.2 libtensorflow_framework.so.2 >expect &&
 	compare expect needed &&
-	grep -q "2\.21\.0" build-x86_64/built-for
+	grep -q "Wl,-z,defs" build-a/tf-m1/x86_64/logs/tf_m1.log &&
+	unzip -p "$whl" tf_m1-0.1.0.dist-info/tfbuild/libraries.json >libs &&
+	"$tools/python" - libs <<-\EOF
+	import json, sys
+	libs = json.load(open(sys.argv[1]))["libraries"]
+	got = sorted((l["soname"], l["resolution"], l["requirement"]) for l in libs)
+	want = [(s, "framework", "tensorflow<2.22,>=2.21.0")
+	        for s in ("libtensorflow_cc.so.2", "libtensorflow_framework.so.2")]
+	assert got == want, got
+	EOF
 '
 
-whl=wheels/tf_m1-0.1.0-py3-none-manylinux_2_27_x86_64.whl
-# test-wheel writes no framework record (.dist-info/tfbuild/, written by
-# `tfbuild recipe` from the recipe's framework: block), so TensorFlow's
-# libraries are not yet known as the framework's: the one refusal left.
-# With the recipe build this becomes a plain `tfbuild verify "$whl"`.
-expect_success 'tfbuild verify: the PluggableDevice convention holds; only the framework record is missing' '
-	unzip -l "$whl" | grep -q " tensorflow-plugins/libtf_m1\.so$" &&
-	expect_code 6 "$TFBUILD" verify "$whl" 2>err &&
-	test $(wc -l <err) = 1 &&
-	grep -q "libtf_m1\.so: needs .libtensorflow_cc\.so\.2. (DT_NEEDED)" err
+expect_success 'framework.json: TensorFlow 2.21.0, the StreamExecutor C API 0.0.1, both libraries' '
+	for w in "$whl" "$awhl"; do
+		unzip -p "$w" tf_m1-0.1.0.dist-info/tfbuild/framework.json >fw &&
+		"$tools/python" - fw <<-\EOF || exit 1
+		import json, sys
+		fw = json.load(open(sys.argv[1]))["framework"]
+		assert fw["name"] == "tensorflow" and fw["version"] == "2.21.0", fw
+		assert fw["requires-dist"] == "tensorflow<2.22,>=2.21.0", fw
+		assert fw["c-api"]["name"] == "StreamExecutor C API", fw
+		assert fw["c-api"]["version"] == "0.0.1", fw
+		assert fw["c-api"]["header"] == "tensorflow/include/tensorflow/c/experimental/stream_executor/stream_executor.h", fw
+		assert [p["soname"] for p in fw["providers"]] == \
+		    ["libtensorflow_cc.so.2", "libtensorflow_framework.so.2"], fw
+		EOF
+	done
 '
 
-expect_success 'pip installs it beside tensorflow 2.21.0; pip check passes' '
-	tf_venv venv "$req" &&
-	venv/bin/pip install -q --no-index "$whl" &&
+expect_success 'METADATA: the Requires-Dist derived from the record, nothing typed' '
+	for w in "$whl" "$awhl"; do
+		unzip -p "$w" tf_m1-0.1.0.dist-info/METADATA | grep "^Requires-Dist" >got &&
+		echo "Requires-Dist: tensorflow<2.22,>=2.21.0" >want &&
+		compare want got || exit 1
+	done &&
+	! grep -q "^ *requires-dist:" "$SRC_ROOT/recipes/tf-m1.yaml"
+'
+
+expect_success 'tfbuild verify passes both wheels and reports the framework ABI' '
+	"$TFBUILD" verify "$whl" "$awhl" >out 2>err &&
+	for w in "$whl" "$awhl"; do
+		grep -qx "tfbuild: $w: built for tensorflow 2.21.0 (StreamExecutor C API 0.0.1)" err &&
+		grep -qx "ok  $w" out || exit 1
+	done &&
+	test $(wc -l <err) = 2 &&
+	"$TFBUILD" verify --sums wheels-a/SHA256SUMS --provenance wheels-a/tf-m1.intoto.json
+'
+
+expect_success 'the provenance: the lock file'"'"'s pins and each wheel'"'"'s framework' '
+	"$tools/python" - wheels-a/tf-m1.intoto.json "$SRC_ROOT/recipes/tf-m1.lock.json" \
+		"${whl#wheels-a/}" "${awhl#wheels-a/}" <<-\EOF
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	deps = {d["name"]: d for d in doc["predicate"]["buildDefinition"]["resolvedDependencies"]}
+	for pin in json.load(open(sys.argv[2]))["pins"]:
+	    d = deps["target-wheel:%s:%s" % (pin["target"], pin["requirement"])]
+	    assert d["uri"] == "file:" + pin["file"], d
+	    assert d["digest"] == {"sha256": pin["sha256"]}, d
+	for w in sys.argv[3:]:
+	    d = deps["framework:" + w]
+	    assert d["uri"] == "pkg:pypi/tensorflow@2.21.0", d
+	EOF
+'
+
+# repack OUT SED: a copy of the x86_64 wheel with METADATA edited by SED,
+# its RECORD rewritten by wheel pack, into OUT/.
+repack() {
+	rm -rf rp "$1" && mkdir -p rp "$1" && (cd rp && unzip -q "$TRASH/$whl") &&
+	sed -i "$2" rp/tf_m1-0.1.0.dist-info/METADATA &&
+	"$tools/wheel" pack rp -d "$1" >/dev/null
+}
+
+expect_success 'verify refuses a copy whose Requires-Dist was removed or widened' '
+	repack gone "/^Requires-Dist/d" &&
+	expect_code 6 "$TFBUILD" verify gone/*.whl 2>err &&
+	cat err &&
+	grep -q "^tfbuild: gone/tf_m1-[^ ]*\.whl: tensorflow-plugins/libtf_m1\.so: needs .libtensorflow_cc\.so\.2. (DT_NEEDED) from framework .tensorflow<2.22,>=2.21.0., which is not in Requires-Dist$" err &&
+	repack wide "s/^Requires-Dist: .*/Requires-Dist: tensorflow>=2.21.0/" &&
+	expect_code 6 "$TFBUILD" verify wide/*.whl 2>err &&
+	cat err &&
+	grep -q "^tfbuild: wide/tf_m1-[^ ]*\.whl: METADATA: Requires-Dist .tensorflow>=2\.21\.0. is wider than the window .<2\.22,>=2\.21\.0.: tensorflow-plugins/libtf_m1\.so (a TensorFlow PluggableDevice) was built against tensorflow 2\.21\.0" err &&
+	repack minor "s/^Requires-Dist: .*/Requires-Dist: tensorflow==2.21.*/" &&
+	expect_code 6 "$TFBUILD" verify minor/*.whl 2>err &&
+	grep -q "Requires-Dist .tensorflow==2\.21\.\*. is wider than the window" err
+'
+
+# The same objects linked again with a version script that keeps
+# SE_InitPlugin local: the library TensorFlow would load and never call.
+expect_success 'verify refuses a copy whose library lacks SE_InitPlugin' '
+	site=$(tf_built_site build-a x86_64) &&
+	printf "{\n\tglobal: TF_InitKernel; m1_tf_kernel_calls; m1_tf_isa;\n\tlocal: *;\n};\n" >nose.map &&
+	rm -rf rp nose && mkdir -p rp nose && (cd rp && unzip -q "$TRASH/$whl") &&
+	gcc -shared -Wl,--version-script=nose.map -Wl,-z,defs \
+		-o rp/tensorflow-plugins/libtf_m1.so build-a/tf-m1/x86_64/work/tf_m1/*.o \
+		"$site/tensorflow/libtensorflow_cc.so.2" \
+		"$site/tensorflow/libtensorflow_framework.so.2" &&
+	! nm -D --defined-only rp/tensorflow-plugins/libtf_m1.so | grep -q SE_InitPlugin &&
+	"$tools/wheel" pack rp -d nose >/dev/null &&
+	expect_code 6 "$TFBUILD" verify nose/*.whl 2>err &&
+	cat err &&
+	grep -q "^tfbuild: nose/tf_m1-[^ ]*\.whl: tensorflow-plugins/libtf_m1\.so: a TensorFlow plugin library that does not export SE_InitPlugin" err
+'
+
+# One install, every file pinned: the closure of tensorflow==2.21.0 from
+# tests/requirements/ and the wheel as a file URL with its sha256.
+expect_success 'pip installs it with tensorflow 2.21.0 from the index (--require-hashes); pip check passes' '
+	tf_venv venv "$req" "$whl" &&
 	venv/bin/pip check &&
+	venv/bin/python -c "import importlib.metadata as m; print(m.version(\"tensorflow\"), m.version(\"tf-m1\"))" >v &&
+	echo "2.21.0 0.1.0" >expect && compare expect v &&
 	test -f venv/lib/python3.11/site-packages/tensorflow-plugins/libtf_m1.so
 '
 

@@ -1,38 +1,67 @@
-# TensorFlow from the index for the tf_m1 tests (t2040-t2042), sourced
-# after test-lib.sh. Everything downloaded is pinned with hashes by
-# tests/requirements/tensorflow-*.txt and kept outside the repository
-# across runs: pip's cache, the target site-packages directories and the
-# arm64 root live under $TFBUILD_TEST_CACHE (/var/tmp/tfbuild-test-cache).
+# recipes/tf-m1.yaml and TensorFlow from the index for the tf_m1 tests
+# (t2040-t2042), sourced after test-lib.sh. Everything downloaded is
+# pinned with hashes (the recipe's lock file, tests/requirements/
+# tensorflow-*.txt) and kept outside the repository across runs, under
+# $TFBUILD_TEST_CACHE (/var/tmp/tfbuild-test-cache): tfbuild's download
+# cache (tfbuild/), the target sites it unpacks the TensorFlow wheels
+# into (target-roots/target-sites/, through TF_SYSROOT_CACHE as t1104
+# keeps its roots), pip's cache (pip/), the site-packages directories of
+# the runtime closures (tf-site/) and the arm64 root.
 #
+#   tf_checkout DIR       what the recipe reads, copied to DIR as a clean
+#                         checkout has it (recipes/tf-m1.*, backend/)
+#   tf_build CHECKOUT BUILD OUT [OPTION...]
+#                         tfbuild recipe --target all CHECKOUT/recipes/tf-m1.yaml
+#   tf_wheel OUT TARGET   print the path of TARGET's wheel in OUT
+#   tf_built_site BUILD TARGET
+#                         print the ${target_site} the build compiled
+#                         against (read from the step's log)
 #   tf_site TARGET REQ    print a site-packages directory holding REQ for
 #                         CPython 3.11 on TARGET (x86_64|aarch64), made
 #                         once per requirements file (keyed by its hash)
-#                         with pip install --target --platform: what the
-#                         recipe's ${target_site} is (recipes/tf-m1.yaml)
-#   tf_venv DIR REQ       a venv of Debian's python3 in DIR with REQ
-#   tf_plugin TARGET SITE OUT
-#                         build backend/tf_m1 against SITE for TARGET with
-#                         its Makefile, and pack the tf_m1 wheel into OUT
-#                         (test-wheel) as recipes/tf-m1.yaml lays it out
+#                         with pip install --target --platform: the
+#                         runtime closure, where ${target_site} holds the
+#                         tensorflow wheel alone
+#   tf_venv DIR REQ [WHEEL]
+#                         a venv of Debian's python3 in DIR with REQ and
+#                         WHEEL, in one pip install --require-hashes (the
+#                         local wheel named by file URL with its sha256)
 
 tf_cache=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}
-# The requirements are resolved for manylinux_2_28 (the wheels' tags),
-# which Debian 12's glibc 2.36 runs. The index comes from pip's own configuration; only the cache is moved
-# out of the test's $HOME so that a second run downloads nothing.
+# The index comes from pip's own configuration; only the caches are
+# moved out of the test's $HOME so that a second run downloads nothing.
 PIP_CACHE_DIR=$tf_cache/pip
 PIP_DISABLE_PIP_VERSION_CHECK=1
-export PIP_CACHE_DIR PIP_DISABLE_PIP_VERSION_CHECK
+TF_SYSROOT_CACHE=$tf_cache/target-roots
+export PIP_CACHE_DIR PIP_DISABLE_PIP_VERSION_CHECK TF_SYSROOT_CACHE
 
-tf_plat() {
-	case $1 in
-	x86_64) echo manylinux_2_27_x86_64 ;;
-	aarch64) echo manylinux_2_27_aarch64 ;;
-	*) echo "tf_plat: unknown target '$1'" >&2; return 1 ;;
-	esac
+tf_checkout() { # dir
+	mkdir -p "$1/recipes" &&
+	cp "$SRC_ROOT/recipes/tf-m1.yaml" "$SRC_ROOT/recipes/tf-m1.lock.json" \
+		"$1/recipes/" &&
+	cp -R "$SRC_ROOT/backend" "$1/"
+}
+
+tf_build() { # checkout build out [options]
+	c=$1 b=$2 o=$3 && shift 3 &&
+	"$TFBUILD" recipe --target all -j 2 --cache "$tf_cache/tfbuild" \
+		--build-dir "$b" --out "$o" "$@" "$c/recipes/tf-m1.yaml"
+}
+
+tf_wheel() { # out target
+	set -- "$1"/tf_m1-0.1.0-py3-none-*_"$2".whl &&
+	test $# = 1 && test -f "$1" && echo "$1"
+}
+
+tf_built_site() { # build target
+	sed -n "s|.* -I\([^ ]*\)/tensorflow/include .*|\1|p" \
+		"$1/tf-m1/$2/logs/tf_m1.log" | sed -n 1p | grep .
 }
 
 # pip 23 takes a platform tag literally: name each glibc level the wheels
-# of the closure use, down to manylinux2014 (manylinux_2_17).
+# of the closure use, down to manylinux2014 (manylinux_2_17). The
+# requirements are resolved for manylinux_2_28, which Debian 12's glibc
+# 2.36 runs.
 tf_platforms() {
 	for v in 28 27 24 17; do
 		printf -- "--platform manylinux_2_%s_%s " $v "$1"
@@ -55,23 +84,13 @@ tf_site() { # target requirements
 	echo "$dir/site-packages"
 }
 
-tf_venv() { # dir requirements
+tf_venv() { # dir requirements [wheel]
 	/usr/bin/python3 -m venv "$1" &&
-	"$1/bin/pip" install -q --require-hashes -r "$2"
-}
-
-tf_plugin() { # target site out
-	case $1 in
-	x86_64) cc=gcc ;;
-	aarch64) cc=aarch64-linux-gnu-gcc ;;
-	esac &&
-	make -s -C "$SRC_ROOT/backend/tf_m1" CC="$cc" TF_SITE="$2" \
-		O="$TRASH/build-$1" install PREFIX="$TRASH/stage-$1" >&2 &&
-	tfv=$(sed -n "s/^Version: //p" "$2"/tensorflow-*.dist-info/METADATA) &&
-	"$TOOL_DIR/test-wheel" pack "$3" --name tf-m1 --version 0.1.0 \
-		--tag "py3-none-$(tf_plat "$1")" \
-		--summary "The m1 device backend for TensorFlow" \
-		--requires "tensorflow==$tfv" --requires-python ">=3.9" \
-		"$TRASH/stage-$1/tensorflow-plugins/libtf_m1.so=tensorflow-plugins/libtf_m1.so" \
-		"$TRASH/stage-$1/tf_m1/__init__.py=tf_m1/__init__.py" >&2
+	cp "$2" "$1/requirements.txt" &&
+	if test -n "${3:-}"; then
+		printf "tf-m1 @ file://%s --hash=sha256:%s\n" \
+			"$(realpath "$3")" "$(sha256sum "$3" | cut -c1-64)" \
+			>>"$1/requirements.txt"
+	fi &&
+	"$1/bin/pip" install -q --require-hashes -r "$1/requirements.txt"
 }
