@@ -17,6 +17,7 @@
 #include "ui/ui.h"
 #include "source/source.h"
 #include "stamp/stamp.h"
+#include "sandbox.h"
 
 /* Lines of a failed step's log shown on the terminal. */
 #define TAIL_LINES 20
@@ -59,6 +60,7 @@ struct sched {
 	int failed; /* a step failed */
 	int signal; /* SIGINT/SIGTERM/SIGHUP received, or 0 */
 	size_t ran; /* steps that ran (were not up to date) */
+	int said;   /* 1 once the run's sandbox (or none) was reported */
 	const struct tf_build_opts *opts; /* borrowed */
 };
 
@@ -270,6 +272,60 @@ static int make_dirs(const struct tf_plan *p, const struct tf_plan_step *ps)
 
 static char prefix_buf[256];
 
+/*
+ * Put t's command into r's argv: in its sandbox (sandbox.c), or as it
+ * is with --sandbox=off. The run's choice is said once, a step with the
+ * network each time it starts. 0, or -1 when no sandbox can be made.
+ */
+static int sandbox(struct sched *s, struct task *t, struct tf_run *r)
+{
+	struct tf_plan_step *ps = &t->plan->steps[t->step];
+	int off = s->opts->no_sandbox;
+	/* In the sandbox, the step's PATH (host-tools) need not hold sh. */
+	const char *const cmd[] = {
+		off ? "sh" : "/bin/sh", "-e", "-c", ps->script,
+		ps->def->name.s,        NULL
+	};
+
+	if (!off && tf_sandbox_ready())
+		return -1;
+	if (!s->said) {
+		s->said = 1;
+		if (off)
+			warning("steps run without a sandbox (--sandbox=off): "
+				"each can write wherever you can, read "
+				"tfbuild's environment and reach the network");
+		if (tf_ui_json())
+			tf_ui_event("sandbox", "{s:s}", "sandbox",
+				    off ? "off" : "bubblewrap");
+	}
+	ps->sandbox = off ? -1 : 1;
+	if (off) {
+		tf_strvec_pushv(&r->argv, cmd);
+		return 0;
+	}
+	if (tf_sandbox_network(t->plan, ps)) {
+		ps->sandbox = 2;
+		if (ps->def->network)
+			info("%s '%s' for %s has the network (network: true at %s:%d:%d)",
+			     ps->def->is_test ? "test" : "step",
+			     ps->def->name.s, t->plan->target.name,
+			     ps->def->network_pos.file,
+			     ps->def->network_pos.line,
+			     ps->def->network_pos.col);
+		else
+			info("step '%s' for %s has the network (the distcc "
+			     "launcher reaches its servers)",
+			     ps->def->name.s, t->plan->target.name);
+		if (tf_ui_json())
+			tf_ui_event("step-network", "{s:s, s:s}", "target",
+				    t->plan->target.name, "step",
+				    ps->def->name.s);
+	}
+	tf_sandbox_argv(t->plan, ps, s->opts, &r->env, cmd, &r->argv);
+	return 0;
+}
+
 static int start(struct sched *s, struct task *t, const char *why)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
@@ -295,12 +351,11 @@ static int start(struct sched *s, struct task *t, const char *why)
 	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name,
 	     why);
 	*r = (struct tf_run)TF_RUN_INIT;
-	tf_strvec_pushv(&r->argv,
-			(const char *const[]){ "sh", "-e", "-c", ps->script,
-					       ps->def->name.s, NULL });
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
 	/* After the stamp: a launcher never changes what a step makes. */
 	tf_launcher_env(t->plan, &r->env);
+	if (sandbox(s, t, r))
+		return -1;
 	r->clean_env = 1;
 	r->own_group = 1;
 	r->dir = ps->cwd;
@@ -870,6 +925,7 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	sigset_t set, old;
 
 	say_no_baseline(plans, nr_plans);
+	tf_sandbox_forget(); /* asked again, once, in each run */
 
 	tf_build_signal = 0;
 	sigemptyset(&set);

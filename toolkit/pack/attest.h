@@ -39,6 +39,7 @@ void tf_sums_release(struct tf_sums *sums);
 struct tf_provenance_run {
 	const struct tf_strvec *sets; /* borrowed: --set NAME=VALUE */
 	const struct tf_sums *wheels; /* borrowed: the subjects */
+	int sandbox_off;              /* 1: steps ran without a sandbox */
 };
 
 /*

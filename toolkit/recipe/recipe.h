@@ -84,6 +84,9 @@ struct tf_step {
 	int baseline_off;       /* `baseline: false`: no baseline run */
 	int baseline_cmd;       /* in a NAME@baseline copy: runs only
 				   `baseline`, in NAME's work directory */
+	int network;            /* `network: true`: the step's sandbox
+				   shares the network (docs/security.md) */
+	struct tf_pos network_pos;
 };
 
 enum {

@@ -251,6 +251,29 @@ static int parse_step_baseline(struct loader *l, yaml_node_t *v, void *obj,
 		t);
 }
 
+/*
+ * `network: true`: the step's sandbox keeps the network (a step that
+ * downloads); `false`, the default, gives it loopback only.
+ */
+static int parse_step_network(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_step *s = obj;
+	struct tf_str t;
+
+	if (tf_load_str(l, "network", v, &t))
+		return -1;
+	s->network_pos = t.pos;
+	if (t.style == TF_STR_PLAIN &&
+	    (!strcmp(t.s, "true") || !strcmp(t.s, "false"))) {
+		s->network = !strcmp(t.s, "true");
+		return 0;
+	}
+	l->errors++;
+	return tf_error_at(&t.pos, "'network' must be true or false, not '%s'",
+			   t.s);
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
@@ -259,6 +282,7 @@ static const struct field step_fields[] = {
 	{ "run", 1, parse_tf_step_run },
 	{ "timeout", 0, parse_step_timeout },
 	{ "baseline", 0, parse_step_baseline },
+	{ "network", 0, parse_step_network },
 	{ NULL, 0, NULL },
 };
 
