@@ -190,9 +190,6 @@ static void empty_dir(struct tf_strvec *a, const char *dir,
 
 	if (!dir || *dir != '/' || !strcmp(dir, "/") || !tf_path_is_dir(dir))
 		return;
-	for (i = 0; i < places->nr; i++)
-		if (is_under(dir, places->v[i]))
-			return; /* it holds what the step builds */
 	opt2(a, "--tmpfs", dir, NULL);
 	for (i = 0; i < places->nr; i++)
 		if (is_under(places->v[i], dir))
@@ -233,8 +230,8 @@ void tf_sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	/* The downloads and step outputs other runs trust, the key that
 	 * signs them: no step reads them, none may change them. */
 	for (i = 0; o->cache_dir && i < 3; i++) {
-		tf_path_join(&b, o->cache_dir,
-			     (const char *[]){ "sha256", "store", "tmp" }[i]);
+		tf_buf_setf(&b, "%s/%s", o->cache_dir,
+			    (const char *[]){ "sha256", "store", "tmp" }[i]);
 		if (tf_path_is_dir(b.buf))
 			opt2(a, "--tmpfs", b.buf, NULL);
 	}
