@@ -20,6 +20,7 @@
  */
 #include "sandbox.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,9 @@ int tf_sandbox_ready(void)
 	probed = -1;
 	if (env && *env) {
 		if (access(env, X_OK))
-			return error_errno(
-				"cannot run steps in a sandbox: '%s' "
-				"(TFBUILD_BWRAP) cannot be run; %s",
-				env, fix);
+			return error("cannot run steps in a sandbox: '%s' "
+				     "(TFBUILD_BWRAP) cannot be run: %s; %s",
+				     env, strerror(errno), fix);
 		bwrap = tf_strdup(env);
 	} else if (!(bwrap = tf_run_which("bwrap"))) {
 		return error("cannot run steps in a sandbox: bwrap is not "
