@@ -6,6 +6,10 @@
 # not stored; `tfbuild cache stats|verify|clear`.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
+# The steps count their runs in a file outside their own directories,
+# which the step sandbox forbids (t2120): they run without it.
+export TFBUILD_SANDBOX=off
+
 export TFBUILD_STORE=1
 mkdir -p proj/liba
 echo 'int a(void) { return 1; }' >proj/liba/a.c
