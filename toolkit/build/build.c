@@ -272,60 +272,6 @@ static int make_dirs(const struct tf_plan *p, const struct tf_plan_step *ps)
 
 static char prefix_buf[256];
 
-/*
- * Put t's command into r's argv: in its sandbox (sandbox.c), or as it
- * is with --sandbox=off. The run's choice is said once, a step with the
- * network each time it starts. 0, or -1 when no sandbox can be made.
- */
-static int sandbox(struct sched *s, struct task *t, struct tf_run *r)
-{
-	struct tf_plan_step *ps = &t->plan->steps[t->step];
-	int off = s->opts->no_sandbox;
-	/* In the sandbox, the step's PATH (host-tools) need not hold sh. */
-	const char *const cmd[] = {
-		off ? "sh" : "/bin/sh", "-e", "-c", ps->script,
-		ps->def->name.s,        NULL
-	};
-
-	if (!off && tf_sandbox_ready())
-		return -1;
-	if (!s->said) {
-		s->said = 1;
-		if (off)
-			warning("steps run without a sandbox (--sandbox=off): "
-				"each can write wherever you can, read "
-				"tfbuild's environment and reach the network");
-		if (tf_ui_json())
-			tf_ui_event("sandbox", "{s:s}", "sandbox",
-				    off ? "off" : "bubblewrap");
-	}
-	ps->sandbox = off ? -1 : 1;
-	if (off) {
-		tf_strvec_pushv(&r->argv, cmd);
-		return 0;
-	}
-	if (tf_sandbox_network(t->plan, ps)) {
-		ps->sandbox = 2;
-		if (ps->def->network)
-			info("%s '%s' for %s has the network (network: true at %s:%d:%d)",
-			     ps->def->is_test ? "test" : "step",
-			     ps->def->name.s, t->plan->target.name,
-			     ps->def->network_pos.file,
-			     ps->def->network_pos.line,
-			     ps->def->network_pos.col);
-		else
-			info("step '%s' for %s has the network (the distcc "
-			     "launcher reaches its servers)",
-			     ps->def->name.s, t->plan->target.name);
-		if (tf_ui_json())
-			tf_ui_event("step-network", "{s:s, s:s}", "target",
-				    t->plan->target.name, "step",
-				    ps->def->name.s);
-	}
-	tf_sandbox_argv(t->plan, ps, s->opts, &r->env, cmd, &r->argv);
-	return 0;
-}
-
 static int start(struct sched *s, struct task *t, const char *why)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
@@ -354,7 +300,9 @@ static int start(struct sched *s, struct task *t, const char *why)
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
 	/* After the stamp: a launcher never changes what a step makes. */
 	tf_launcher_env(t->plan, &r->env);
-	if (sandbox(s, t, r))
+	if (tf_sandbox_command(t->plan, ps, s->opts->no_sandbox,
+			       s->opts->cache_dir, s->opts->signing_key,
+			       &s->said, &r->env, &r->argv))
 		return -1;
 	r->clean_env = 1;
 	r->own_group = 1;

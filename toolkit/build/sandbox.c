@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build.h"
+#include "ui/ui.h"
 
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
 static int probed;
@@ -153,7 +153,7 @@ static const char *env_get(const struct tf_strvec *env, const char *name)
  * the one above (`path:` sources, patches and tools beside it), the
  * cache (target roots), the toolchain's files.
  */
-static void run_places(const struct tf_plan *p, const struct tf_build_opts *o,
+static void run_places(const struct tf_plan *p, const char *cache_dir,
 		       struct tf_strvec *out)
 {
 	const struct tf_target *t = &p->target;
@@ -165,8 +165,8 @@ static void run_places(const struct tf_plan *p, const struct tf_build_opts *o,
 	tf_strvec_push(out, p->dir);
 	tf_path_dirname(&b, p->recipe->dir);
 	tf_strvec_push(out, b.buf);
-	if (o->cache_dir)
-		tf_strvec_push(out, o->cache_dir);
+	if (cache_dir)
+		tf_strvec_push(out, cache_dir);
 	if (p->sysroot)
 		tf_strvec_push(out, p->sysroot);
 	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
@@ -202,9 +202,11 @@ int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps)
 	       (p->launcher && !strcmp(p->launcher->name, "distcc"));
 }
 
-void tf_sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
-		     const struct tf_build_opts *o, const struct tf_strvec *env,
-		     const char *const *cmd, struct tf_strvec *a)
+/* The argv that runs cmd for step ps of p in its sandbox, into a. */
+static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
+			 const char *cache_dir, const char *signing_key,
+			 const struct tf_strvec *env, const char *const *cmd,
+			 struct tf_strvec *a)
 {
 	static const char *const caches[] = { "CCACHE_DIR", "SCCACHE_DIR" };
 	const char *home = getenv("HOME"), *build = env_get(env, "BUILDDIR");
@@ -221,7 +223,7 @@ void tf_sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	tf_strvec_pushv(a, (const char *const[]){ "--ro-bind", "/", "/",
 						  "--dev", "/dev", "--proc",
 						  "/proc", NULL });
-	run_places(p, o, &places);
+	run_places(p, cache_dir, &places);
 	empty_dir(a, "/tmp", &places);
 	empty_dir(a, "/run", &places);
 	if (network) /* where /etc/resolv.conf may point */
@@ -229,14 +231,14 @@ void tf_sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	empty_dir(a, home, &places);
 	/* The downloads and step outputs other runs trust, the key that
 	 * signs them: no step reads them, none may change them. */
-	for (i = 0; o->cache_dir && i < 3; i++) {
-		tf_buf_setf(&b, "%s/%s", o->cache_dir,
+	for (i = 0; cache_dir && i < 3; i++) {
+		tf_buf_setf(&b, "%s/%s", cache_dir,
 			    (const char *[]){ "sha256", "store", "tmp" }[i]);
 		if (tf_path_is_dir(b.buf))
 			opt2(a, "--tmpfs", b.buf, NULL);
 	}
-	if (o->signing_key && !access(o->signing_key, F_OK))
-		opt2(a, "--ro-bind", "/dev/null", o->signing_key);
+	if (signing_key && !access(signing_key, F_OK))
+		opt2(a, "--ro-bind", "/dev/null", signing_key);
 	/* Source trees: the ones the step names, read-only; its own, to
 	 * build in; the others are not there. */
 	tf_buf_setf(&b, "%s/src", p->dir);
@@ -269,4 +271,53 @@ void tf_sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
 	tf_buf_release(&b);
+}
+
+int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
+		       int off, const char *cache_dir, const char *signing_key,
+		       int *said, const struct tf_strvec *env,
+		       struct tf_strvec *argv)
+{
+	/* In the sandbox, the step's PATH (host-tools) need not hold sh. */
+	const char *const cmd[] = {
+		off ? "sh" : "/bin/sh", "-e", "-c", ps->script,
+		ps->def->name.s,        NULL
+	};
+
+	if (!off && tf_sandbox_ready())
+		return -1;
+	if (!*said) {
+		*said = 1;
+		if (off)
+			warning("steps run without a sandbox (--sandbox=off): "
+				"each can write wherever you can, read "
+				"tfbuild's environment and reach the network");
+		if (tf_ui_json())
+			tf_ui_event("sandbox", "{s:s}", "sandbox",
+				    off ? "off" : "bubblewrap");
+	}
+	ps->sandbox = off ? -1 : 1;
+	if (off) {
+		tf_strvec_pushv(argv, cmd);
+		return 0;
+	}
+	if (tf_sandbox_network(p, ps)) {
+		ps->sandbox = 2;
+		if (ps->def->network)
+			info("%s '%s' for %s has the network (network: true at %s:%d:%d)",
+			     ps->def->is_test ? "test" : "step",
+			     ps->def->name.s, p->target.name,
+			     ps->def->network_pos.file,
+			     ps->def->network_pos.line,
+			     ps->def->network_pos.col);
+		else
+			info("step '%s' for %s has the network (the distcc "
+			     "launcher reaches its servers)",
+			     ps->def->name.s, p->target.name);
+		if (tf_ui_json())
+			tf_ui_event("step-network", "{s:s, s:s}", "target",
+				    p->target.name, "step", ps->def->name.s);
+	}
+	sandbox_argv(p, ps, cache_dir, signing_key, env, cmd, argv);
+	return 0;
 }

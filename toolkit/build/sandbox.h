@@ -10,8 +10,6 @@
 #include "base/base.h"
 #include "plan/plan.h"
 
-struct tf_build_opts;
-
 /*
  * Whether a sandbox can be made here: bwrap ($TFBUILD_BWRAP, or bwrap in
  * the fixed PATH) run once with every namespace a step gets. Asked once
@@ -23,14 +21,18 @@ int tf_sandbox_ready(void);
 void tf_sandbox_forget(void);
 
 /*
- * The argv that runs step ps of p in its sandbox: bwrap, its options
- * (namespaces, the file system's view, the step's directory), then
- * cmd. env is the step's whole environment (it reaches the step through
- * bwrap's own, which holds nothing else). Appended to argv.
+ * Put the command of step ps of p into argv: `sh -e -c SCRIPT` in its
+ * sandbox, or as it is when off (--sandbox=off). env is the step's whole
+ * environment (it reaches the step through bwrap's own, which holds
+ * nothing else); cache_dir and signing_key (may be NULL) are hidden from
+ * it. The run's choice is said once (*said, 0 at the start of a run, set
+ * then), a step with the network each time it starts; ps->sandbox
+ * records how it ran. 0, or -1 when no sandbox can be made (said once).
  */
-void tf_sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
-		     const struct tf_build_opts *o, const struct tf_strvec *env,
-		     const char *const *cmd, struct tf_strvec *argv);
+int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
+		       int off, const char *cache_dir, const char *signing_key,
+		       int *said, const struct tf_strvec *env,
+		       struct tf_strvec *argv);
 
 /* 1 if ps's sandbox keeps the network: `network: true`, or distcc. */
 int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps);
