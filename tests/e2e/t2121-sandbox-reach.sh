@@ -1,8 +1,9 @@
 #!/bin/sh
 # The step sandbox (docs/security.md#the-step-sandbox): a step cannot read
 # tfbuild's environment through /proc/$PPID/environ, cannot connect to a
-# server on 127.0.0.1 unless it says `network: true`, and what it starts
-# in the background ends with it. Each time --sandbox=off shows that the
+# server on 127.0.0.1 unless it says `network: true`, cannot read the
+# cache's signing key (even given by a relative name), and what it
+# starts in the background ends with it. Each time --sandbox=off shows that the
 # same step, unconfined, does reach it.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
@@ -27,6 +28,15 @@ steps:
         $HTTP_URL/hello.txt >"\$STAGE/got" 2>&1 || true
 EOF
 sed -e 's/^  - name: connect$/&\n    network: true/' r.yaml >net.yaml
+
+cat >key.yaml <<EOF
+schema: 1
+name: key
+version: 1.0.0
+steps:
+  - name: read
+    run: cat $TRASH/ci.key >"\$STAGE/got" 2>&1 || true
+EOF
 
 cat >bg.yaml <<EOF
 schema: 1
@@ -74,6 +84,18 @@ expect_success 'network: true: the step reaches it, and the run says so' '
 	grep -qx served-$mark build/net/x86_64/stage/connect/got &&
 	grep -qx "tfbuild: step '"'"'connect'"'"' for x86_64 has the network (network: true at net.yaml:10:14)" err &&
 	! grep -q "environ.*has the network" err
+'
+
+expect_success 'the signing key, given by a relative name, is empty to a step' '
+	"$TFBUILD" cache keygen ci >/dev/null &&
+	TFBUILD_STORE=1 "$TFBUILD" recipe --cache cache --signing-key ci.key key.yaml 2>err &&
+	! grep -q PRIVATE build/key/x86_64/stage/read/got
+'
+
+expect_success '--sandbox=off: the same step reads it' '
+	TFBUILD_STORE=1 "$TFBUILD" recipe --sandbox=off --force --cache cache \
+		--signing-key ci.key key.yaml 2>err &&
+	grep -q PRIVATE build/key/x86_64/stage/read/got
 '
 
 expect_success 'a background process ends with its step' '

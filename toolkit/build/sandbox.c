@@ -213,6 +213,7 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	struct tf_strvec places = TF_STRVEC_INIT;
 	struct tf_buf b = TF_BUF_INIT;
 	int network = tf_sandbox_network(p, ps);
+	char *key = NULL;
 	size_t i;
 
 	tf_strvec_pushv(a, (const char *const[]){ bwrap, "--die-with-parent",
@@ -237,8 +238,10 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 		if (tf_path_is_dir(b.buf))
 			opt2(a, "--tmpfs", b.buf, NULL);
 	}
-	if (signing_key && !access(signing_key, F_OK))
-		opt2(a, "--ro-bind", "/dev/null", signing_key);
+	/* Where it really is: bwrap resolves a relative name against the
+	 * sandbox's root, not against tfbuild's directory. */
+	if (signing_key && (key = realpath(signing_key, NULL)))
+		opt2(a, "--ro-bind", "/dev/null", key);
 	/* Source trees: the ones the step names, read-only; its own, to
 	 * build in; the others are not there. */
 	tf_buf_setf(&b, "%s/src", p->dir);
@@ -271,6 +274,7 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
 	tf_buf_release(&b);
+	free(key);
 }
 
 int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
