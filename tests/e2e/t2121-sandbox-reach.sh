@@ -47,6 +47,9 @@ steps:
     run: |
       setsid sleep 300$mark >/dev/null 2>&1 &
       nohup sleep 301$mark >/dev/null 2>&1 &
+      # setsid(1) calls setsid(2) before it runs sleep: once sleep runs,
+      # it has left the step's process group (which ends with the step)
+      i=0; until ps -eo args= | grep -q "^sleep 300$mark\$" || [ \$i -ge 100 ]; do i=\$((i+1)); sleep 0.1; done
       echo left two behind
   - name: look
     needs: [leave]
