@@ -4,8 +4,9 @@
  * What a step sees is written once, here, and in docs/security.md:
  *
  *  - its own network namespace with loopback only, unless the step says
- *    `network: true` (or its compiler launcher is distcc, whose servers
- *    it must reach);
+ *    `network: true` or its compiler launcher reaches other machines
+ *    (distcc's servers, a remote storage of ccache or sccache:
+ *    plan/launcher.h);
  *  - its own PID namespace, and a session of its own; bwrap dies with
  *    tfbuild, and when the step's shell ends the namespace's init takes
  *    everything left with it;
@@ -198,8 +199,7 @@ static void empty_dir(struct tf_strvec *a, const char *dir,
 
 int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps)
 {
-	return ps->def->network ||
-	       (p->launcher && !strcmp(p->launcher->name, "distcc"));
+	return ps->def->network || (p->launcher && p->launcher->network);
 }
 
 /* The argv that runs cmd for step ps of p in its sandbox, into a. */
@@ -315,9 +315,10 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 			     ps->def->network_pos.line,
 			     ps->def->network_pos.col);
 		else
-			info("step '%s' for %s has the network (the distcc "
-			     "launcher reaches its servers)",
-			     ps->def->name.s, p->target.name);
+			info("%s '%s' for %s has the network (%s)",
+			     ps->def->is_test ? "test" : "step",
+			     ps->def->name.s, p->target.name,
+			     p->launcher->network);
 		if (tf_ui_json())
 			tf_ui_event("step-network", "{s:s, s:s}", "target",
 				    p->target.name, "step", ps->def->name.s);

@@ -34,7 +34,9 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 		       int *said, const struct tf_strvec *env,
 		       struct tf_strvec *argv);
 
-/* 1 if ps's sandbox keeps the network: `network: true`, or distcc. */
+/* 1 if ps's sandbox keeps the network: `network: true`, or a launcher
+ * that reaches other machines (distcc, ccache's or sccache's remote
+ * storage: tf_launcher.network). */
 int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps);
 
 #endif

@@ -59,7 +59,8 @@ const struct tf_opt tf_opts_recipe[] = {
 	  0, 0 },
 	{ 0, "sandbox", TF_OPT_CHOICE, TF_ARG(sandbox), "WHEN",
 	  "on (the default): each step in a bubblewrap sandbox, with no "
-	  "network unless it says `network: true`; off: none "
+	  "network unless it says `network: true` or its launcher "
+	  "reaches other machines; off: none "
 	  "(TFBUILD_SANDBOX=off; docs/security.md)",
 	  sandbox_choices, 0, 0 },
 	TF_OPTS_CACHE,
