@@ -5,6 +5,8 @@
 # `path:` source, a patch, the recipe itself, the user's HOME and the
 # host's /tmp changes none of them; the same step with --sandbox=off
 # changes every one (what it did before the sandbox: the test is real).
+# A recipe that lives in HOME (~/proj) gets its own directory back, not
+# the rest of HOME (~/.ssh).
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v bwrap >/dev/null || { skip "bwrap (bubblewrap) is not installed"; test_done; exit 0; }
@@ -107,6 +109,33 @@ expect_success 'with --sandbox=off the same step writes every one of them' '
 	test "$(cat mine/file)" = pwned &&
 	grep -qx pwned fix.patch && grep -qx "# pwned" r.yaml &&
 	test -f home/pwned && test -f $hosttmp
+'
+
+# A recipe in HOME (HOME is $TRASH/home here): ~/proj/r.yaml, whose
+# directory and the one above (HOME itself) are places of the run.
+mkdir -p home/proj home/.ssh && echo key-$$ >home/.ssh/id_test &&
+	echo data-$$ >home/proj/data || exit 1
+cat >home/proj/r.yaml <<EOF
+schema: 1
+name: inhome
+version: 1.0.0
+steps:
+  - name: peek
+    run: |
+      cat $TRASH/home/.ssh/id_test >"\$STAGE/ssh" 2>&1 || true
+      cat $TRASH/home/proj/data >"\$STAGE/data" 2>&1 || true
+EOF
+
+expect_success 'a recipe in HOME: its directory is there, HOME'"'"'s other files are not' '
+	"$TFBUILD" recipe --cache cache home/proj/r.yaml 2>err &&
+	S=home/proj/build/r/x86_64/stage/peek &&
+	grep -qx data-$$ $S/data &&
+	! grep -q key-$$ $S/ssh
+'
+
+expect_success 'with --sandbox=off the same step reads ~/.ssh' '
+	"$TFBUILD" recipe --sandbox=off --force --cache cache home/proj/r.yaml 2>err &&
+	grep -qx key-$$ home/proj/build/r/x86_64/stage/peek/ssh
 '
 
 test_done

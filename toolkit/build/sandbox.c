@@ -152,7 +152,9 @@ static const char *env_get(const struct tf_strvec *env, const char *name)
  * The places a step reads that may lie below a directory it gets empty
  * (/tmp, the user's HOME): the build tree, the recipe's directory and
  * the one above (`path:` sources, patches and tools beside it), the
- * cache (target roots), the toolchain's files.
+ * cache (target roots), the toolchain's files. A place that is the
+ * emptied directory itself, or holds it, is not given back
+ * (empty_dir): a recipe in ~/proj does not bring back all of HOME.
  */
 static void run_places(const struct tf_plan *p, const char *cache_dir,
 		       struct tf_strvec *out)
@@ -164,6 +166,7 @@ static void run_places(const struct tf_plan *p, const char *cache_dir,
 	size_t i;
 
 	tf_strvec_push(out, p->dir);
+	tf_strvec_push(out, p->recipe->dir);
 	tf_path_dirname(&b, p->recipe->dir);
 	tf_strvec_push(out, b.buf);
 	if (cache_dir)
@@ -183,18 +186,36 @@ static void run_places(const struct tf_plan *p, const char *cache_dir,
 	tf_buf_release(&b);
 }
 
-/* Give the step dir empty, then the run's places below it back, read-only. */
+/* 1 if place is strictly below dir: giving it back keeps dir empty. */
+static int below(const char *place, const char *dir)
+{
+	return is_under(place, dir) && !is_under(dir, place);
+}
+
+/*
+ * Give the step dir empty, then the run's places strictly below it
+ * back, read-only; a place inside another one given back is not bound
+ * twice.
+ */
 static void empty_dir(struct tf_strvec *a, const char *dir,
 		      const struct tf_strvec *places)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!dir || *dir != '/' || !strcmp(dir, "/") || !tf_path_is_dir(dir))
 		return;
 	opt2(a, "--tmpfs", dir, NULL);
-	for (i = 0; i < places->nr; i++)
-		if (is_under(places->v[i], dir))
+	for (i = 0; i < places->nr; i++) {
+		if (!below(places->v[i], dir))
+			continue;
+		for (j = 0; j < places->nr; j++)
+			if (below(places->v[j], dir) &&
+			    is_under(places->v[i], places->v[j]) &&
+			    (!is_under(places->v[j], places->v[i]) || j < i))
+				break;
+		if (j == places->nr)
 			bind(a, places->v[i], 0);
+	}
 }
 
 int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps)
@@ -252,7 +273,11 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 			bind(a, p->sources[ps->reads[i]].dir, 0);
 	if (ps->def->source_index >= 0)
 		bind(a, p->sources[ps->def->source_index].dir, 1);
-	bind(a, ps->cwd, 1); /* `baseline: COMMAND`: where its test ran */
+	/* `baseline: COMMAND`: where its test ran (else bound below) */
+	if (strcmp(ps->cwd, ps->work) &&
+	    (ps->def->source_index < 0 ||
+	     strcmp(ps->cwd, p->sources[ps->def->source_index].dir)))
+		bind(a, ps->cwd, 1);
 	if (build && strcmp(build, ps->work))
 		bind(a, build, 1);
 	bind(a, ps->work, 1);
