@@ -62,6 +62,8 @@ pkgs="$pkgs libdeflate-dev libminizip-dev zlib1g-dev strace"
 # machine: recipes/libzip.yaml's and recipes/spng.yaml's (t130x).
 # tests/e2e/t0005-house-deps.sh checks this list against the suite.
 pkgs="$pkgs libbz2-dev"
+# Every step runs in a bubblewrap sandbox (docs/security.md#the-step-sandbox).
+pkgs="$pkgs bubblewrap"
 
 # Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.

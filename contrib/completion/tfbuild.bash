@@ -41,6 +41,9 @@ _tfbuild() {
 		return ;;
 	--distcc-hosts)
 		return ;;
+	--sandbox)
+		COMPREPLY=($(compgen -W "on off" -- "$cur"))
+		return ;;
 	--remote-cache)
 		return ;;
 	--remote-cache-timeout)
@@ -104,7 +107,7 @@ _tfbuild() {
 	"")
 		words="recipe fetch lock explain verify diff sha256 cache new help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
-		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --wait --timeout --launcher --distcc-hosts --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --wait --timeout --launcher --distcc-hosts --sandbox --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	lock)

@@ -34,12 +34,14 @@ steps:
     run: "sleep 0.5; touch $HOME/../independent"
 EOF
 
+# The steps meet, and leave marks, outside their own directories, which
+# the step sandbox forbids (t2120): these run without it.
 expect_success 'independent steps run at the same time with --jobs 2' '
-	"$TFBUILD" -q recipe -j 2 --out out proj/par.yaml
+	TFBUILD_SANDBOX=off "$TFBUILD" -q recipe -j 2 --out out proj/par.yaml
 '
 
 expect_success '--keep-going: the independent step still runs, exit 5' '
-	expect_code 5 "$TFBUILD" recipe -k -j 1 --out out proj/kg.yaml 2>err &&
+	TFBUILD_SANDBOX=off expect_code 5 "$TFBUILD" recipe -k -j 1 --out out proj/kg.yaml 2>err &&
 	test -e proj/build/kg/x86_64/independent &&
 	test ! -e proj/build/kg/x86_64/after-broken &&
 	grep -q "^tfbuild: skipping after-broken for x86_64: a step it needs failed$" err
@@ -47,7 +49,7 @@ expect_success '--keep-going: the independent step still runs, exit 5' '
 
 expect_success 'without --keep-going nothing new starts after a failure' '
 	rm -rf proj/build &&
-	expect_code 5 "$TFBUILD" recipe -j 1 --out out proj/kg.yaml 2>err &&
+	TFBUILD_SANDBOX=off expect_code 5 "$TFBUILD" recipe -j 1 --out out proj/kg.yaml 2>err &&
 	test ! -e proj/build/kg/x86_64/independent
 '
 
@@ -61,6 +63,8 @@ expect_success '-v prints the exact argv and the output live, prefixed' '
 	    run: "echo hello from the step"
 	EOF
 	"$TFBUILD" -v recipe --out out proj/v.yaml 2>err &&
+	grep -q "^tfbuild: run: [^ ]*bwrap .* -- /bin/sh -e -c '"'"'echo hello from the step'"'"' hello (in $TRASH/proj/build/v/x86_64/work/hello)$" err &&
+	TFBUILD_SANDBOX=off "$TFBUILD" -v recipe --force --out out proj/v.yaml 2>err &&
 	grep -q "^tfbuild: run: sh -e -c '"'"'echo hello from the step'"'"' hello (in $TRASH/proj/build/v/x86_64/work/hello)$" err &&
 	grep -q "^\[x86_64/hello\] hello from the step$" err &&
 	grep -q "^hello from the step$" proj/build/v/x86_64/logs/hello.log

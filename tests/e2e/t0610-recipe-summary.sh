@@ -8,6 +8,10 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 export TFBUILD_STORE=1
+# The steps leave marks outside their own directories, the test's way of
+# seeing when a step started; the step sandbox forbids that (t2120), so they run
+# without it.
+export TFBUILD_SANDBOX=off
 mkdir -p proj
 cat >proj/r.yaml <<EOF
 schema: 1

@@ -4,6 +4,10 @@
 # explain says which input changed; --force rebuilds everything.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
+# The steps count their runs in a file outside their own directories,
+# which the step sandbox forbids (t2120): they run without it.
+export TFBUILD_SANDBOX=off
+
 mkdir -p proj/liba proj/libb
 echo 'int a(void) { return 1; }' >proj/liba/a.c
 echo 'int b(void) { return 2; }' >proj/libb/b.c

@@ -8,6 +8,10 @@
 # second thread.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
+# The steps count their runs in a file outside their own directories,
+# which the step sandbox forbids (t2120): they run without it.
+export TFBUILD_SANDBOX=off
+
 command -v strace >/dev/null || { skip 'strace is not installed'; test_done; }
 mkdir -p proj/liba
 echo 'int a(void) { return 1; }' >proj/liba/a.c

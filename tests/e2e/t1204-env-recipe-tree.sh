@@ -4,6 +4,11 @@
 # nothing the second time round.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
+# The steps leave marks outside their own directories, the test's way of
+# seeing which steps ran; the step sandbox forbids that (t2120), so they run
+# without it.
+export TFBUILD_SANDBOX=off
+
 mkdir proj
 for n in one two; do
 	cat >proj/$n.yaml <<-EOF

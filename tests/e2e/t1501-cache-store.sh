@@ -6,6 +6,11 @@
 # not stored; `tfbuild cache stats|verify|clear`.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
+# The steps count their runs in a file outside their own directories,
+# which the step sandbox forbids (t2120): they run without it, and each
+# run warns of that once.
+export TFBUILD_SANDBOX=off
+
 export TFBUILD_STORE=1
 mkdir -p proj/liba
 echo 'int a(void) { return 1; }' >proj/liba/a.c
@@ -79,7 +84,7 @@ expect_success 'a corrupt archive is reported once, removed, and its step builds
 	blob=$(ls "$store"/cas/*/"$cas") &&
 	chmod u+w "$blob" && printf x >>"$blob" &&
 	run --out out4 --build-dir proj/b3 2>err >/dev/null &&
-	test "$(grep -c "warning" err)" = 1 &&
+	test "$(grep "warning" err | grep -vc "steps run without a sandbox")" = 1 &&
 	grep -q "^tfbuild: warning: local store .*: the entry of key $(echo $key | cut -c1-12)\.\.\. is corrupt (.* is corrupt: its bytes hash to [0-9a-f]*); removed it, the step builds$" err
 '
 

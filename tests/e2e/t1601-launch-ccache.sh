@@ -31,10 +31,36 @@ export CCACHE_REMOTE_STORAGE="redis://127.0.0.1:$port"
 # Not for steps: only the launcher's own variables pass.
 export DISTCC_HOSTS=127.0.0.1:1 TFBUILD_TEST_LEAK=1
 
+# A step that reaches Redis, or says why not: with ccache's remote
+# storage set, the step sandbox keeps the host's network for every step.
+mkdir -p reach && cat >reach/r.yaml <<EOF || exit 1
+schema: 1
+name: reach
+version: 1.0.0
+steps:
+  - name: s
+    run: |
+      $PYTHON -c 'import socket; socket.create_connection(("127.0.0.1", $port), 5); print("reached")' \\
+        >"\$STAGE/got" 2>&1 || true
+EOF
+
 stat_of() { CCACHE_DIR="$1" ccache --print-stats | awk -v k="$2" '$1 == k { print $2 }'; }
 
 expect_success 'ccache 4 with Redis remote storage is what the test uses' '
 	ccache --version | grep -q "redis-storage"
+'
+
+expect_success 'ccache'"'"'s remote storage: steps reach it, and the run says why' '
+	CCACHE_DIR=$TRASH/ccR "$TFBUILD" recipe --launcher ccache --out outR reach/r.yaml 2>err &&
+	grep -qx "reached" reach/build/r/x86_64/stage/s/got &&
+	grep -qx "tfbuild: step .s. for x86_64 has the network (ccache.s remote storage: remote_storage is set)" err
+'
+
+expect_success 'without a remote storage a ccache step has no network' '
+	env -u CCACHE_REMOTE_STORAGE CCACHE_DIR=$TRASH/ccR "$TFBUILD" recipe --force \
+		--launcher ccache --out outR reach/r.yaml 2>err &&
+	! grep -q "has the network" err &&
+	! grep -q "reached" reach/build/r/x86_64/stage/s/got
 '
 
 expect_success 'a build without a launcher (the reference)' '

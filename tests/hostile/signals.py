@@ -24,7 +24,8 @@ One line per case, tab-separated, to the results file:
 RC is 128+N only when the run died of signal N ("exit:C" when it exited
 with C >= 128 instead); VERDICT_EXTRA is escape, partial or poisoned, or
 "-". Wheels and SHA256SUMS must have the reference's bytes; the
-provenance too, but for each step's origin (built or up to date). tests/hostile/lib.sh's hostile_judge turns that into a verdict.
+provenance too, but for each step's origin (built or up to date) and
+the sandbox it ran in (only a step that ran has one). tests/hostile/lib.sh's hostile_judge turns that into a verdict.
 """
 import argparse
 import json
@@ -138,13 +139,15 @@ def settle_leftovers(run_pid, build, tag):
     return left
 
 
-def without_origin(v):
+def without_origin(v, annotations=False):
     """A provenance without what says how each step's output came to be
-    (built, up to date, restored): a run after an interrupted one finds
-    some steps done, and says so."""
+    (built, up to date, restored; and for a step that ran, its sandbox):
+    a run after an interrupted one finds some steps done, and says so.
+    The run's own sandbox (internalParameters) stays compared."""
     if isinstance(v, dict):
-        return {k: without_origin(x) for k, x in v.items()
-                if k not in ("origin", "cacheKey")}
+        return {k: without_origin(x, k == "annotations") for k, x in v.items()
+                if k not in ("origin", "cacheKey")
+                and not (annotations and k == "sandbox")}
     if isinstance(v, list):
         return [without_origin(x) for x in v]
     return v

@@ -19,6 +19,7 @@
 #include "ui/ui.h"
 #include "source/source.h"
 #include "stamp/stamp.h"
+#include "sandbox.h"
 
 /* Lines of a failed step's log shown on the terminal. */
 
@@ -60,6 +61,7 @@ struct sched {
 	int failed; /* a step failed */
 	int signal; /* SIGINT/SIGTERM/SIGHUP received, or 0 */
 	size_t ran; /* steps that ran (were not up to date) */
+	int said;   /* 1 once the run's sandbox (or none) was reported */
 	const struct tf_build_opts *opts; /* borrowed */
 	uint64_t log_max; /* TF_LIMIT_STEP_LOG: what a step's log keeps */
 };
@@ -308,21 +310,13 @@ static int start(struct sched *s, struct task *t, const char *why)
 	info("building %s for %s (%s)", ps->def->name.s, t->plan->target.name,
 	     why);
 	*r = (struct tf_run)TF_RUN_INIT;
-	if (ps->def->shell_kind == TF_SHELL_BASH)
-		/* As GitHub Actions' `shell: bash`: a pipe fails as its
-		 * first failing command does (docs/recipe.md#pipes). */
-		tf_strvec_pushv(&r->argv,
-				(const char *const[]){
-					"bash", "--noprofile", "--norc", "-e",
-					"-o", "pipefail", "-c", ps->script,
-					ps->def->name.s, NULL });
-	else
-		tf_strvec_pushv(&r->argv, (const char *const[]){
-						  "sh", "-e", "-c", ps->script,
-						  ps->def->name.s, NULL });
 	tf_strvec_pushv(&r->env, (const char *const *)ps->env.v);
 	/* After the stamp: a launcher never changes what a step makes. */
 	tf_launcher_env(t->plan, &r->env);
+	if (tf_sandbox_command(t->plan, ps, s->opts->no_sandbox,
+			       s->opts->cache_dir, s->opts->signing_key,
+			       &s->said, &r->env, &r->argv))
+		return -1;
 	r->clean_env = 1;
 	r->own_group = 1;
 	r->dir = ps->cwd;
@@ -818,6 +812,7 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 	if (tf_limit_get(&TF_LIMIT_STEP_LOG, &log_max) < 0)
 		return -1;
 	say_no_baseline(plans, nr_plans);
+	tf_sandbox_forget(); /* asked again, once, in each run */
 
 	tf_build_signal = 0;
 	sigemptyset(&set);

@@ -27,6 +27,9 @@ struct tf_build_opts {
 	struct tf_cache *cache; /* borrowed: the build cache, or NULL */
 	const char *cache_dir;  /* borrowed: absolute cache directory (a
 				      place cache keys do not depend on) */
+	int no_sandbox; /* --sandbox=off: steps run without bubblewrap */
+	const char *signing_key; /* borrowed: the cache's signing key, hidden
+				    from steps, or NULL */
 };
 
 /* A step's or test's time limit when neither the recipe nor --timeout sets one. */
@@ -42,7 +45,8 @@ extern int tf_build_signal;
 
 /*
  * Run every step of every plan that is not up to date. Each step runs in
- * a session of its own; past its time limit, or when tfbuild gets
+ * a bubblewrap sandbox (sandbox.c, docs/security.md), unless
+ * o->no_sandbox, in a session of its own; past its time limit, or when tfbuild gets
  * SIGINT, SIGTERM or SIGHUP, its whole process group (emulator included)
  * gets SIGTERM, then SIGKILL after TF_BUILD_KILL_GRACE seconds, and
  * processes that escaped into sessions of their own are reaped through

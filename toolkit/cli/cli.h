@@ -64,6 +64,7 @@ struct tf_args {
 	struct tf_strvec sets;    /* owned; --set NAME=VALUE */
 	const char *launcher;     /* --launcher NAME (recipe) */
 	const char *distcc_hosts; /* --distcc-hosts HOSTS (recipe) */
+	const char *sandbox;      /* --sandbox on|off (recipe) */
 	/* recipe: the build cache (docs/cache.md) */
 	const char *remote_cache; /* --remote-cache URL */
 	int remote_cache_upload;  /* --remote-cache-upload */

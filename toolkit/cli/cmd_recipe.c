@@ -3,6 +3,7 @@
  * this file only sequences them and maps a failing stage to its exit code.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pack/pack.h"
@@ -20,6 +21,12 @@ const char tf_usage_recipe[] =
 	"extract and patch, run the build steps in dependency order, pack the\n"
 	"wheels into the output directory, verify each wheel and write\n"
 	"SHA256SUMS and a provenance statement beside them.\n";
+
+static const char *const *sandbox_choices(void)
+{
+	static const char *const v[] = { "on", "off", NULL };
+	return v;
+}
 
 const struct tf_opt tf_opts_recipe[] = {
 	TF_OPT_OUT,
@@ -50,6 +57,12 @@ const struct tf_opt tf_opts_recipe[] = {
 	{ 0, "distcc-hosts", TF_OPT_STRING, TF_ARG(distcc_hosts), "HOSTS",
 	  "DISTCC_HOSTS for --launcher distcc (127.0.0.1:3632/4,lzo ...)", NULL,
 	  0, 0 },
+	{ 0, "sandbox", TF_OPT_CHOICE, TF_ARG(sandbox), "WHEN",
+	  "on (the default): each step in a bubblewrap sandbox, with no "
+	  "network unless it says `network: true` or its launcher "
+	  "reaches other machines; off: none "
+	  "(TFBUILD_SANDBOX=off; docs/security.md)",
+	  sandbox_choices, 0, 0 },
 	TF_OPTS_CACHE,
 	TF_OPT_END,
 };
@@ -58,10 +71,12 @@ const struct tf_opt tf_opts_recipe[] = {
  * Write the variants JSON of variant wheels (PEP 825), SHA256SUMS and
  * the provenance beside the wheels; list the wheels.
  */
-static int attest(struct tf_session *s, const struct tf_strvec *written)
+static int attest(struct tf_session *s, const struct tf_strvec *written,
+		  int sandbox_off)
 {
 	struct tf_sums sums = TF_SUMS_INIT;
-	struct tf_provenance_run run = { &s->opt.sets, &sums, written };
+	struct tf_provenance_run run = { &s->opt.sets, &sums, written,
+					 sandbox_off };
 	struct tf_strvec all = TF_STRVEC_INIT;
 	struct tf_buf path = TF_BUF_INIT;
 	size_t i;
@@ -94,11 +109,12 @@ static int attest(struct tf_session *s, const struct tf_strvec *written)
 	return ret;
 }
 
-static int run_pipeline(struct tf_session *s)
+static int run_pipeline(struct tf_session *s, int no_sandbox)
 {
 	struct tf_build_opts bo = { s->opt.jobs,  s->opt.keep_going,
 				    s->opt.force, s->opt.timeout,
-				    s->cache,     s->opt.cache.dir };
+				    s->cache,     s->opt.cache.dir,
+				    no_sandbox,   s->opt.cache.signing_key };
 	struct tf_strvec written = TF_STRVEC_INIT, lists = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -127,17 +143,31 @@ static int run_pipeline(struct tf_session *s)
 	for (i = 0; !ret && i < s->nr_plans; i++)
 		if (tf_sources_stamp_in_place(&s->plans[i], 0))
 			ret = TF_EXIT_BUILD;
-	if (!ret && attest(s, &written))
+	if (!ret && attest(s, &written, no_sandbox))
 		ret = TF_EXIT_WHEEL;
 	tf_strvec_release(&written);
 	return ret;
 }
 
+/* --sandbox, else TFBUILD_SANDBOX, else on: 1 for off, 0 for on, -1 bad. */
+static int sandbox_off(const struct tf_args *a)
+{
+	const char *v = a->sandbox ? a->sandbox : getenv("TFBUILD_SANDBOX");
+
+	if (!v || !*v || !strcmp(v, "on"))
+		return 0;
+	if (!strcmp(v, "off"))
+		return 1;
+	return error("TFBUILD_SANDBOX must be on or off, not '%s'", v);
+}
+
 int cmd_recipe(struct tf_args *a)
 {
 	struct tf_session s;
-	int ret;
+	int ret, off = sandbox_off(a);
 
+	if (off < 0)
+		return TF_EXIT_USAGE;
 	ret = tf_session_setup(&s, a, tf_cmd_find("recipe"));
 	s.opt.lock = 1;
 	if (!ret)
@@ -145,7 +175,7 @@ int cmd_recipe(struct tf_args *a)
 	if (!ret && tf_cache_open(&s.cache, &s.opt.cache))
 		ret = TF_EXIT_USAGE;
 	if (!ret)
-		ret = run_pipeline(&s);
+		ret = run_pipeline(&s, off);
 	tf_session_release(&s);
 	return ret;
 }

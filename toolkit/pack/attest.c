@@ -329,13 +329,14 @@ static json_t *build_definition(struct tf_plan **plans, size_t nr,
 		tf_buf_release(&v);
 		free(k);
 	}
-	return json_pack("{s:s, s:{s:{s:s, s:s, s:s}, s:o, s:o}, s:{s:I}, s:o}",
-			 "buildType", BUILD_TYPE, "externalParameters",
-			 "recipe", "path", recipe_shown(r), "name", r->name.s,
-			 "version", r->version.s, "targets", targets,
-			 "variables", vars, "internalParameters",
-			 "sourceDateEpoch", (json_int_t)r->source_date_epoch,
-			 "resolvedDependencies", dependencies(plans, nr));
+	return json_pack(
+		"{s:s, s:{s:{s:s, s:s, s:s}, s:o, s:o}, s:{s:I, s:s}, s:o}",
+		"buildType", BUILD_TYPE, "externalParameters", "recipe", "path",
+		recipe_shown(r), "name", r->name.s, "version", r->version.s,
+		"targets", targets, "variables", vars, "internalParameters",
+		"sourceDateEpoch", (json_int_t)r->source_date_epoch, "sandbox",
+		run->sandbox_off ? "off" : "bubblewrap", "resolvedDependencies",
+		dependencies(plans, nr));
 }
 
 /* "built", "local-store", "remote-cache" or "up-to-date" (enum tf_cache_origin). */
@@ -377,6 +378,14 @@ static json_t *step_outputs(struct tf_plan **plans, size_t nr)
 			if (*ps->signer)
 				json_object_set_new(a, "signer",
 						    json_string(ps->signer));
+			/* How a step that ran here was confined. */
+			if (ps->sandbox)
+				json_object_set_new(
+					a, "sandbox",
+					json_string(ps->sandbox < 0 ? "off"
+						    : ps->sandbox == 2
+							    ? "network"
+							    : "bubblewrap"));
 			tf_buf_setf(&name, "step:%s:%s", plans[i]->target.name,
 				    ps->def->name.s);
 			json_array_append_new(

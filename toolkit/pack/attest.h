@@ -41,6 +41,7 @@ struct tf_provenance_run {
 	const struct tf_sums *wheels;  /* borrowed: the subjects */
 	const struct tf_strvec *paths; /* borrowed: the wheels' paths, in the
 					  same order; NULL: not read */
+	int sandbox_off;               /* 1: steps ran without a sandbox */
 };
 
 /*

@@ -42,6 +42,78 @@ char *tf_launcher_base_dir(const char *a, const char *b)
 	return last > 1 ? tf_strndup(a, last) : NULL;
 }
 
+/*
+ * sccache's variables that keep its cache on this machine's disk or set
+ * up its local server; any other (SCCACHE_REDIS_ENDPOINT, SCCACHE_BUCKET,
+ * SCCACHE_WEBDAV_ENDPOINT, SCCACHE_CONF, ...) may name a remote one.
+ */
+static const char *const sccache_local[] = {
+	"SCCACHE_DIR",          "SCCACHE_CACHE_SIZE",
+	"SCCACHE_IDLE_TIMEOUT", "SCCACHE_LOG",
+	"SCCACHE_ERROR_LOG",    "SCCACHE_NO_DAEMON",
+	"SCCACHE_SERVER_PORT",  "SCCACHE_DIRECT",
+	"SCCACHE_RECACHE",      NULL
+};
+
+static char *sccache_network(void)
+{
+	size_t i, j, n;
+
+	for (i = 0; environ[i]; i++) {
+		if (strncmp(environ[i], "SCCACHE_", 8) ||
+		    !strchr(environ[i], '='))
+			continue;
+		n = strcspn(environ[i], "=");
+		for (j = 0; sccache_local[j]; j++)
+			if (strlen(sccache_local[j]) == n &&
+			    !strncmp(environ[i], sccache_local[j], n))
+				break;
+		if (!sccache_local[j])
+			return tf_xstrfmt(
+				"sccache's remote storage: %.*s is set", (int)n,
+				environ[i]);
+	}
+	return NULL;
+}
+
+/*
+ * ccache's remote_storage as the steps' ccache sees it (the caller's
+ * CCACHE_* variables, $CCACHE_DIR/ccache.conf, the system's file): its
+ * own answer, not a reading of its configuration. An old ccache that
+ * does not know the question is judged by CCACHE_REMOTE_STORAGE and
+ * CCACHE_SECONDARY_STORAGE.
+ */
+static char *ccache_network(const struct tf_plan *p)
+{
+	static const char *const vars[] = { "CCACHE_REMOTE_STORAGE",
+					    "CCACHE_SECONDARY_STORAGE" };
+	struct tf_run r = TF_RUN_INIT;
+	struct tf_buf out = TF_BUF_INIT;
+	char *why = NULL;
+	size_t i;
+
+	tf_strvec_pushv(&r.argv, (const char *const[]){
+					 p->launcher->path, "--get-config",
+					 "remote_storage", NULL });
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
+	tf_launcher_env(p, &r.env);
+	r.clean_env = 1;
+	if (!tf_run_capture(&r, &out, 4096)) {
+		if (out.buf[strspn(out.buf, " \t\n")])
+			why = tf_strdup(
+				"ccache's remote storage: remote_storage is set");
+	} else {
+		for (i = 0; !why && i < sizeof(vars) / sizeof(*vars); i++)
+			if (getenv(vars[i]) && *getenv(vars[i]))
+				why = tf_xstrfmt(
+					"ccache's remote storage: %s is set",
+					vars[i]);
+	}
+	tf_run_release(&r);
+	tf_buf_release(&out);
+	return why;
+}
+
 int tf_launcher_plan(struct tf_plan *p, const char *cli,
 		     const char *distcc_hosts, int check)
 {
@@ -66,6 +138,13 @@ int tf_launcher_plan(struct tf_plan *p, const char *cli,
 	if (!l->path)
 		return error("target '%s': launcher '%s' not found in %s; %s",
 			     p->target.name, name, tf_run_path, k->install);
+	if (!strcmp(l->name, "distcc"))
+		l->network =
+			tf_strdup("the distcc launcher reaches its servers");
+	else if (check && !strcmp(l->name, "ccache"))
+		l->network = ccache_network(p);
+	else if (check && !strcmp(l->name, "sccache"))
+		l->network = sccache_network();
 	return 0;
 }
 
@@ -207,5 +286,6 @@ void tf_launcher_free(struct tf_launcher *l)
 	free(l->dir);
 	free(l->distcc_hosts);
 	free(l->base_dir);
+	free(l->network);
 	free(l);
 }

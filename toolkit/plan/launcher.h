@@ -37,13 +37,19 @@ struct tf_launcher {
 	char *distcc_hosts; /* owned: --distcc-hosts, or NULL */
 	char *base_dir;     /* owned: ccache's base_dir: the directory
 				 holding the build tree and the recipe */
+	char *network;      /* owned: why steps keep the network (distcc's
+				 servers, a remote storage of ccache or
+				 sccache), said by the sandbox; or NULL */
 };
 
 /*
  * Choose p's launcher: cli (--launcher, may be NULL) over the last
  * `launcher` of the target's toolchains. With check set, the launcher
- * must be installed (named with what to install if not). Sets
- * p->launcher (NULL for none). Returns 0, or -1 after an error.
+ * must be installed (named with what to install if not), and whether
+ * it reaches a remote cache is found out (l->network): ccache is asked
+ * for its remote_storage with the steps' settings, sccache's variables
+ * are looked at. Sets p->launcher (NULL for none). Returns 0, or -1
+ * after an error.
  */
 int tf_launcher_plan(struct tf_plan *p, const char *cli,
 		     const char *distcc_hosts, int check);

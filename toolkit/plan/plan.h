@@ -76,6 +76,9 @@ struct tf_plan_step {
 					cache, or not looked up (0) */
 	char cache_key[65]; /* its cache key once looked up, or "" */
 	char signer[17];    /* key id that signed a restored entry */
+	int sandbox;        /* once it ran: 1 in the sandbox, 2 in it with
+					the network, -1 without one
+					(--sandbox=off); 0 if it did not run */
 };
 
 struct tf_plan_file {

@@ -92,6 +92,9 @@ struct tf_step {
 				   (tf_recipe_for_target): the build this
 				   copy of a per-variant step is for; NULL:
 				   shared by every variant */
+	int network; /* `network: true`: the step's sandbox
+				   shares the network (docs/security.md) */
+	struct tf_pos network_pos;
 };
 
 /* A variant property `namespace :: feature :: value` (PEP 825). */

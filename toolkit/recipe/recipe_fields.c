@@ -323,6 +323,29 @@ static int parse_step_per_variant(struct loader *l, yaml_node_t *v, void *obj,
 	return 0;
 }
 
+/*
+ * `network: true`: the step's sandbox keeps the network (a step that
+ * downloads); `false`, the default, gives it loopback only.
+ */
+static int parse_step_network(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_step *s = obj;
+	struct tf_str t;
+
+	if (tf_load_str(l, "network", v, &t))
+		return -1;
+	s->network_pos = t.pos;
+	if (t.style == TF_STR_PLAIN &&
+	    (!strcmp(t.s, "true") || !strcmp(t.s, "false"))) {
+		s->network = !strcmp(t.s, "true");
+		return 0;
+	}
+	l->errors++;
+	return tf_error_at(&t.pos, "'network' must be true or false, not '%s'",
+			   t.s);
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
@@ -333,6 +356,7 @@ static const struct field step_fields[] = {
 	{ "baseline", 0, parse_step_baseline },
 	{ "shell", 0, parse_step_shell },
 	{ "per-variant", 0, parse_step_per_variant },
+	{ "network", 0, parse_step_network },
 	{ NULL, 0, NULL },
 };
 

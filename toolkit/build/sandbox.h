@@ -1,0 +1,42 @@
+#ifndef TF_SANDBOX_H
+#define TF_SANDBOX_H
+
+/*
+ * The step sandbox (docs/security.md#the-step-sandbox): each step runs
+ * under bubblewrap, with the network, processes and file system it may
+ * touch, and nothing else. Private to build/.
+ */
+
+#include "base/base.h"
+#include "plan/plan.h"
+
+/*
+ * Whether a sandbox can be made here: bwrap ($TFBUILD_BWRAP, or bwrap in
+ * the fixed PATH) run once with every namespace a step gets. Asked once
+ * per run (the answer is kept until tf_sandbox_forget); 0, or -1 after
+ * saying, once, why not and what to do.
+ */
+int tf_sandbox_ready(void);
+/* Forget the probe's answer: the next run asks again. */
+void tf_sandbox_forget(void);
+
+/*
+ * Put the command of step ps of p into argv: `sh -e -c SCRIPT` in its
+ * sandbox, or as it is when off (--sandbox=off). env is the step's whole
+ * environment (it reaches the step through bwrap's own, which holds
+ * nothing else); cache_dir and signing_key (may be NULL) are hidden from
+ * it. The run's choice is said once (*said, 0 at the start of a run, set
+ * then), a step with the network each time it starts; ps->sandbox
+ * records how it ran. 0, or -1 when no sandbox can be made (said once).
+ */
+int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
+		       int off, const char *cache_dir, const char *signing_key,
+		       int *said, const struct tf_strvec *env,
+		       struct tf_strvec *argv);
+
+/* 1 if ps's sandbox keeps the network: `network: true`, or a launcher
+ * that reaches other machines (distcc, ccache's or sccache's remote
+ * storage: tf_launcher.network). */
+int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps);
+
+#endif
