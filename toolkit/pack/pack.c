@@ -18,6 +18,8 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "packstamp.h"
+#include "sbom.h"
+#include "elfprobe.h"
 #include "vendorsrc.h"
 #include "source/source.h"
 #include "verify/verify.h"
@@ -31,23 +33,10 @@ struct file_list {
 				    that ends its src is not copied again) */
 	int has_elf;             /* some file starts with the ELF magic */
 	unsigned char *elf;      /* owned: per file, 1 if it starts with the
-				    ELF magic (read once, by probe_elf) */
+				    ELF magic (read once, elfprobe.h) */
 	size_t roots;            /* the rules' matches, each a file or a
 				    tree: with one, no path can repeat */
 };
-
-static int is_elf(const char *path)
-{
-	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, magic, sizeof(magic));
-	close(fd);
-	return n == 4 && !memcmp(magic, "\177ELF", 4);
-}
 
 static void add_file(struct file_list *fl, const char *src, const char *dst)
 {
@@ -65,57 +54,6 @@ static void add_file(struct file_list *fl, const char *src, const char *dst)
 			? fl->v[fl->nr].src + n - k
 			: tf_strpool_addn(&fl->store, dst, k);
 	fl->nr++;
-}
-
-struct probe {
-	struct file_list *fl;
-	size_t first, step;
-};
-
-static void probe_some(const struct probe *pr)
-{
-	size_t i;
-
-	for (i = pr->first; i < pr->fl->nr; i += pr->step)
-		pr->fl->elf[i] = (unsigned char)is_elf(pr->fl->v[i].src);
-}
-
-static void *probe_thread(void *arg)
-{
-	tf_signals_worker(); /* fatal signals are the main thread's */
-	probe_some(arg);
-	return NULL;
-}
-
-/*
- * Which files start with the ELF magic: an open, a read and a close per
- * file (63,000 files in bench/pack.sh's real-source tree), shared by up
- * to --jobs threads (every jobs-th file each: neighbours, in one
- * directory, go to different threads, so a directory of large files is
- * not one thread's). Each writes only its own bytes of fl->elf.
- */
-static void probe_elf(struct file_list *fl, int jobs)
-{
-	struct probe pr[8];
-	pthread_t threads[8];
-	size_t i, n = jobs < 1 ? 1 : jobs > 8 ? 8 : (size_t)jobs, started;
-
-	if (fl->nr < 1024)
-		n = 1; /* not worth a thread */
-	for (i = 0; i < n; i++)
-		pr[i] = (struct probe){ fl, i, n };
-	for (i = 1; i < n; i++)
-		if (pthread_create(&threads[i], NULL, probe_thread, &pr[i]))
-			break;
-	started = i;
-	/* A thread that could not start: its share is probed here. */
-	for (i = started; i < n; i++)
-		probe_some(&pr[i]);
-	probe_some(&pr[0]);
-	for (i = 1; i < started; i++)
-		pthread_join(threads[i], NULL);
-	for (i = 0; i < fl->nr; i++)
-		fl->has_elf |= fl->elf[i];
 }
 
 /* Add src (a file, or a directory and all below it) as dst. */
@@ -270,8 +208,8 @@ struct resolved {
 					   libraries need */
 	size_t nr_requires;
 	struct tf_buf record;         /* the libraries record's path */
-	struct tf_wheel_file meta[2]; /* it, and the framework record, as
-					   .dist-info files */
+	struct tf_wheel_file meta[3]; /* it, the framework record and the
+					   SBOM, as .dist-info files */
 	size_t nr_meta;
 	const char *framework_req; /* borrowed: "torch==1.13.0a0+..." */
 	const struct tf_strvec *framework_libs; /* borrowed: the framework's
@@ -634,7 +572,8 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct resolved res;
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
-	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT;
+	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT,
+		      sbom = TF_BUF_INIT;
 	size_t i, *end = tf_calloc(pw->def->nr_files + 1, sizeof(*end));
 	int ret = 0;
 
@@ -647,7 +586,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	if (!ret)
 		ret = check_twice(p, pw, &fl, end);
 	if (!ret)
-		probe_elf(&fl, p->jobs);
+		fl.has_elf = tf_pack_probe_elf(fl.v, fl.nr, fl.elf, p->jobs);
 	if (!ret && pw->framework) {
 		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
 				      &fw_record);
@@ -673,7 +612,16 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		res.meta[res.nr_meta].src = fw_record.buf;
 		res.meta[res.nr_meta++].dst = TF_FRAMEWORK_RECORD;
 	}
-	ret = add_metadata_files(pw, &res, &spec, &readme, &meta);
+	tf_path_join(&sbom, dir, "sbom.cdx.json");
+	res.meta[res.nr_meta].src = sbom.buf;
+	res.meta[res.nr_meta++].dst = TF_SBOM_RECORD;
+	ret = tf_sbom_write(&(struct tf_sbom_in){ p, pw, spec.platform_tag,
+						  res.libs, res.nr_libs,
+						  res.files, res.nr_files,
+						  pw->framework ? fw_record.buf
+								: NULL },
+			    sbom.buf) ||
+	      add_metadata_files(pw, &res, &spec, &readme, &meta);
 	if (ret)
 		goto out;
 	spec.jobs = p->jobs; /* --jobs deflates entries too; same bytes */
@@ -707,6 +655,7 @@ out:
 	tf_strvec_release(&fw_libs);
 	tf_buf_release(&fw_req);
 	tf_buf_release(&fw_record);
+	tf_buf_release(&sbom);
 	tf_buf_release(&readme);
 	free(meta);
 	free(end);
@@ -736,6 +685,26 @@ struct checks {
 	int ret;
 };
 
+/* The wheel's size within its `max-size`, PyPI's 100 MiB by default. */
+static int over_budget(const struct packed *w)
+{
+	const struct tf_wheel_def *def = w->pw->def;
+	struct tf_buf what = TF_BUF_INIT;
+	int ret;
+
+	if (def->max_bytes)
+		tf_buf_addf(&what, "max-size '%s' at %s:%d:%d", def->max_size.s,
+			    def->max_size.pos.file, def->max_size.pos.line,
+			    def->max_size.pos.col);
+	else
+		tf_buf_addstr(&what, "PyPI's default; raise it with max-size");
+	ret = tf_verify_max_size(
+		w->path.buf, tf_path_basename(w->path.buf),
+		def->max_bytes ? def->max_bytes : TF_WHEEL_MAX_SIZE, what.buf);
+	tf_buf_release(&what);
+	return ret;
+}
+
 /*
  * Every wheel packed in this run, verified (tf_verify_wheel_packed) and
  * hashed: the pack stamp and SHA256SUMS need its digest once it is
@@ -757,6 +726,10 @@ static void check_packed(struct checks *c)
 			c->ret = error(
 				"wheel '%s' failed verification right after packing",
 				tf_path_basename(p->path.buf));
+			return;
+		}
+		if (over_budget(p)) {
+			c->ret = -1;
 			return;
 		}
 		if (lstat(p->path.buf, &p->hashed) < 0 ||

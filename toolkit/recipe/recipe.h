@@ -58,7 +58,9 @@ struct tf_source {
 	int patch_strip;
 	struct tf_str *patches; /* arena, in series order */
 	size_t nr_patches;
-	struct tf_pos pos; /* of the source's mapping */
+	struct tf_str version; /* optional: the upstream version (the SBOM) */
+	struct tf_str license; /* optional: its SPDX license expression */
+	struct tf_pos pos;     /* of the source's mapping */
 };
 
 struct tf_step {
@@ -180,6 +182,11 @@ struct tf_wheel_def {
 	struct tf_str *isa_minimum; /* isa.minimum: levels above the
 					 baseline, at most one per family */
 	size_t nr_isa_minimum;
+	struct tf_str max_size; /* `max-size`: "100MiB"; .s NULL: the default */
+	unsigned long long max_bytes;    /* max-size in bytes, or 0: default */
+	struct tf_str *static_libraries; /* `static-libraries`: target
+					 packages linked in statically */
+	size_t nr_static_libraries;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */

@@ -670,7 +670,8 @@ int tf_verify_distinfo(struct verifier *v)
 {
 	if (check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
-	    check_extensions(v) < 0 || elf_rules(v) < 0)
+	    check_extensions(v) < 0 || elf_rules(v) < 0 ||
+	    tf_verify_sbom(v) < 0)
 		return -1;
 	return 0;
 }
