@@ -83,14 +83,13 @@ int tf_verify_max_size(const char *path, const char *shown,
 		     step == TF_WHEEL_WARNED))
 		if (m->name && m->type == TF_WHEEL_FILE && m->size_known)
 			keep(&l, m->name, m->size);
-	/* The largest entries, as sizes before compression. */
 	for (i = 0; i < l.nr; i++) {
-		tf_buf_addstr(&msg, i ? ", " : "; its largest entries: ");
+		tf_buf_addstr(&msg,
+			      i ? ", "
+				: "; its largest entries, uncompressed: ");
 		tf_buf_addf(&msg, "%s ", l.names[i]);
 		human(&msg, (unsigned long long)l.sizes[i]);
 	}
-	if (l.nr)
-		tf_buf_addstr(&msg, " uncompressed");
 	error("%s", msg.buf);
 	tf_wheel_close(r);
 	for (i = 0; i < l.nr; i++)
