@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/base.h"
+#include "fetch/fetch.h"
 #include "metadata/metadata.h"
 #include "plugin/plugin.h"
 #include "verify/verify.h"
@@ -132,6 +133,56 @@ static void set_license(json_t *c, const char *expr)
 				    json_pack("[{s:s}]", "expression", expr));
 }
 
+/*
+ * A source URL as the recipe pins it: its variables at the recipe's own
+ * values, not --set's (a mirror, a local server: the wheel's bytes must
+ * not depend on where the archive was fetched from), in its canonical
+ * form (fetch/url.h). NULL if it cannot be expanded so.
+ */
+static char *recipe_url(const struct tf_plan *p, const struct tf_str *u)
+{
+	const struct tf_recipe *r = p->recipe;
+	struct tf_vars v = TF_VARS_INIT;
+	struct tf_buf url = TF_BUF_INIT, shown = TF_BUF_INIT;
+	char *expanded;
+	size_t i, j;
+
+	for (i = 0; i < p->vars.nr; i++) {
+		const struct tf_var *x = &p->vars.v[i];
+
+		for (j = 0; j < r->nr_vars && strcmp(r->vars[j].key.s, x->name);
+		     j++)
+			;
+		if (j < r->nr_vars || x->raw || !x->value)
+			continue;
+		if (x->is_path)
+			tf_vars_set_path(&v, x->name, x->value);
+		else
+			tf_vars_set(&v, x->name, x->value);
+	}
+	for (j = 0; j < r->nr_vars; j++)
+		tf_vars_set_raw(&v, r->vars[j].key.s, &r->vars[j].value);
+	expanded = tf_expand_url_dup(&v, u);
+	if (expanded) {
+		tf_url_normalize(expanded, &url);
+		tf_url_canonical(url.buf, r->dir, &shown);
+	}
+	free(expanded);
+	tf_vars_release(&v);
+	tf_buf_release(&url);
+	return expanded ? tf_buf_detach(&shown) : NULL;
+}
+
+static json_t *distribution(const char *url, int mirror)
+{
+	json_t *ref =
+		json_pack("{s:s, s:s}", "type", "distribution", "url", url);
+
+	if (mirror)
+		json_object_set_new(ref, "comment", json_string("mirror"));
+	return ref;
+}
+
 /* Each source: URL, sha256, version and license; its patches. */
 static void add_sources(struct sbom *s, const struct tf_plan *p)
 {
@@ -149,15 +200,15 @@ static void add_sources(struct sbom *s, const struct tf_plan *p)
 		tf_buf_setf(&ref, "source:%s", d->name.s);
 		c = component("library", ref.buf, d->name.s, d->version.s);
 		set_license(c, d->license.s);
-		for (j = 0; j < ps->shown.nr; j++)
-			json_array_append_new(
-				refs, j ? json_pack("{s:s, s:s, s:s}", "type",
-						    "distribution", "url",
-						    ps->shown.v[j], "comment",
-						    "mirror")
-					: json_pack("{s:s, s:s}", "type",
-						    "distribution", "url",
-						    ps->shown.v[j]));
+		for (j = 0; d->url.s && j <= d->nr_mirrors; j++) {
+			char *url =
+				recipe_url(p, j ? &d->mirrors[j - 1] : &d->url);
+
+			if (url)
+				json_array_append_new(refs,
+						      distribution(url, j > 0));
+			free(url);
+		}
 		if (json_array_size(refs))
 			json_object_set(c, "externalReferences", refs);
 		if (d->sha256.s)

@@ -333,6 +333,8 @@ static int check_wheel_file(struct verifier *v)
 			version = val;
 		else if (!strcasecmp(key, "Tag"))
 			tf_strvec_push(&got, val);
+		else if (!strcasecmp(key, "Generator"))
+			v->by_tfbuild = !strncmp(val, "tfbuild ", 8);
 	}
 	if (!version) {
 		tf_verify_defect(v, entry, "no Wheel-Version field");

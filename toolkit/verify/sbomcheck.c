@@ -14,16 +14,6 @@
 #include "base/base.h"
 #include "metadata/metadata.h"
 
-/* 1 if WHEEL says tfbuild wrote the wheel. */
-static int made_by_tfbuild(const struct verifier *v)
-{
-	const char *g = v->wheel.buf
-				? strstr(v->wheel.buf, "Generator: tfbuild ")
-				: NULL;
-
-	return g && (g == v->wheel.buf || g[-1] == '\n');
-}
-
 /* The name and version the document's primary component gives. */
 static int primary(const struct verifier *v, const char *entry, json_t *doc,
 		   const char **name, const char **version, const char **purl)
@@ -59,7 +49,7 @@ int tf_verify_sbom(const struct verifier *v)
 
 	tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_SBOM_RECORD);
 	if (!v->have_sbom) {
-		if (made_by_tfbuild(v))
+		if (v->by_tfbuild)
 			ret = tf_verify_defect(
 				v, NULL,
 				"made by tfbuild but has no %s (every wheel "

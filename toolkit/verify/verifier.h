@@ -53,6 +53,7 @@ struct verifier {
 	struct tf_buf sbom_text; /* .dist-info/sboms/tfbuild.cdx.json
 				    (capped) */
 	int have_sbom;
+	int by_tfbuild; /* 1: WHEEL's Generator is tfbuild */
 };
 
 #define VERIFIER_INIT                                                       \
@@ -62,7 +63,7 @@ struct verifier {
 			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,            \
 			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,           \
 			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0, \
-			TF_BUF_INIT, 0                                      \
+			TF_BUF_INIT, 0, 0                                   \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
