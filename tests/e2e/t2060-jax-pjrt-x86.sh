@@ -15,6 +15,7 @@
 #     plugin breaks every JAX call) the package says so once and
 #     registers nothing, and the CPU still works.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 . "$TESTS_DIR/lib/jax.sh"
 
 check="$SRC_ROOT/backend/pjrt_m1/tests/check_jax.py"
@@ -25,6 +26,10 @@ expect_success 'both wheels build: py3-none, one per target' '
 	grep -q "^tfbuild: 6 of 6 steps ran$" err &&
 	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_x86_64.whl &&
 	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_aarch64.whl
+'
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels wheels/*.whl
 '
 whl=$(ls wheels/jax_m1_plugin-*_x86_64.whl 2>/dev/null)
 

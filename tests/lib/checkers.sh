@@ -176,7 +176,7 @@ EOF
 
 # check_wheels WHEEL...: every checker on every wheel; 1 if any failed.
 check_wheels() {
-	failed=0 dir=${TRASH:-/tmp}/checkers
+	failed=0 dir=${TRASH:-/tmp}/.checkers
 	mkdir -p "$dir" || return 1
 	for w in "$@"; do
 		out=$dir/out
