@@ -23,7 +23,7 @@ for t in c-library cmake-library meson-library python-extension; do
 		done &&
 		ls out-$t/*x86_64*.whl && ls out-$t/*aarch64*.whl
 	'
-	expect_success "$t: every wheel verifies and passes PyPI'"'"'s checkers" '
+	expect_success "$t: every wheel verifies and passes PyPI's checkers" '
 		"$TFBUILD" verify out-$t/*.whl && check_wheels out-$t/*.whl
 	'
 	expect_success "$t: the x86_64 wheel installs into a fresh venv and works" '
