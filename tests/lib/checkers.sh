@@ -92,7 +92,13 @@ EOF
 }
 
 # site-packages of a venv, listed.
-checker_site() { (cd "$1"/lib/python3*/site-packages && find . | LC_ALL=C sort); }
+# (a venv made --without-pip may have no site-packages yet: empty).
+checker_site() {
+	for d in "$1"/lib/python3*/site-packages; do
+		[ -d "$d" ] || continue
+		(cd "$d" && find . -mindepth 1 | LC_ALL=C sort)
+	done
+}
 
 # pip: install into a fresh venv, uninstall, nothing left.
 checker_pip() {
@@ -135,7 +141,9 @@ checker_uv() {
 	any | *"$(checker_host_arch)"*) ;;
 	*)
 		m=$(echo "$arch" | tr . '\n' | sed -n 's/^manylinux_2_\([0-9]*\)_.*/\1/p' | sort -n | tail -1)
-		[ "${m:-0}" -ge 17 ] || m=17
+		# uv knows 2_17, 2_28 and 2_31 on: the lowest that takes the wheel.
+		m=${m:-0}
+		if [ "$m" -le 17 ]; then m=17; elif [ "$m" -le 28 ]; then m=28; elif [ "$m" -le 31 ]; then m=31; fi
 		a=$(echo "$arch" | tr . '\n' | sed 's/^.*linux[0-9]*_//; s/^2_[0-9]*_//' | head -1)
 		set -- --python-platform "$a-manylinux_2_$m" ;;
 	esac
@@ -175,23 +183,26 @@ EOF
 }
 
 # check_wheels WHEEL...: every checker on every wheel; 1 if any failed.
+# (sh has no local variables: the helpers above set w, out and dir, so
+# this one keeps its own under ck_.)
 check_wheels() {
-	failed=0 dir=${TRASH:-/tmp}/.checkers
-	mkdir -p "$dir" || return 1
-	for w in "$@"; do
-		out=$dir/out
+	ck_failed=0 ck_dir=${TRASH:-/tmp}/.checkers
+	mkdir -p "$ck_dir" || return 1
+	for ck_w in "$@"; do
+		w=$ck_w
+		out=$ck_dir/out
 		if "$TOOLS_BIN/twine" check --strict "$w" >"$out" 2>&1; then
 			checker_verdict "twine check --strict" "$w" PASSED "$out"
 		else
 			checker_verdict "twine check --strict" "$w" FAILED "$out"
-			failed=1
+			ck_failed=1
 		fi
 		checker_auditwheel "$w" "$out"
 		case $? in
 		0) checker_verdict "auditwheel show" "$w" "PASSED ($(cat "$out.tag"))" "$out" ;;
 		2) checker_verdict "auditwheel show" "$w" "SKIPPED (pure)" "$out" ;;
 		*) checker_verdict "auditwheel show" "$w" FAILED "$out"
-			failed=1 ;;
+			ck_failed=1 ;;
 		esac
 		case $(basename "$w" .whl | awk -F- '{print $(NF-1)}') in
 		abi3)
@@ -199,29 +210,29 @@ check_wheels() {
 				checker_verdict "abi3audit --strict" "$w" PASSED "$out"
 			else
 				checker_verdict "abi3audit --strict" "$w" FAILED "$out"
-				failed=1
+				ck_failed=1
 			fi ;;
 		esac
-		checker_pip "$w" "$out" "$dir/pip"
+		checker_pip "$w" "$out" "$ck_dir/pip"
 		case $? in
 		0) checker_verdict "pip install+uninstall" "$w" PASSED "$out" ;;
 		3) checker_verdict "pip install --target --platform" "$w" PASSED "$out" ;;
 		*) checker_verdict "pip install+uninstall" "$w" FAILED "$out"
-			failed=1 ;;
+			ck_failed=1 ;;
 		esac
 		if check_sbom "$w" "$out"; then
 			checker_verdict "cyclonedx-python-lib validate (1.6)" "$w" PASSED "$out"
 		else
 			checker_verdict "cyclonedx-python-lib validate (1.6)" "$w" FAILED "$out"
-			failed=1
+			ck_failed=1
 		fi
-		if checker_uv "$w" "$out" "$dir/uv"; then
+		if checker_uv "$w" "$out" "$ck_dir/uv"; then
 			checker_verdict "uv pip install+uninstall" "$w" PASSED "$out"
 		else
 			checker_verdict "uv pip install+uninstall" "$w" FAILED "$out"
-			failed=1
+			ck_failed=1
 		fi
 	done
-	rm -rf "$dir"
-	return $failed
+	rm -rf "$ck_dir"
+	return $ck_failed
 }

@@ -504,6 +504,13 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 				"wheel '%s': readme '%s' contains a NUL byte",
 				pw->spec.name, pw->readme_path);
 		spec->description = readme->buf;
+	} else {
+		/* PyPI's upload (twine check --strict) wants a description:
+		   without a readme, the summary (or the name) as plain text. */
+		spec->description = spec->summary && *spec->summary
+					    ? spec->summary
+					    : spec->name;
+		spec->description_content_type = "text/plain";
 	}
 	*meta = tf_calloc(n + res->nr_meta + 1, sizeof(**meta));
 	for (i = 0; i < n; i++) {
