@@ -90,6 +90,8 @@ _tfbuild() {
 	--framework)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
+	--max-size)
+		return ;;
 	--max)
 		return ;;
 	--cache)
@@ -115,7 +117,7 @@ _tfbuild() {
 	explain)
 		words=" --build-dir --target -t --set -D --toolchain --jobs -j --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	verify)
-		words=" --sums --provenance --framework --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
+		words=" --sums --provenance --framework --max-size --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	diff)
 		words=" --max --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	sha256)

@@ -59,6 +59,7 @@ expect_success 'entries are sorted, .dist-info last, RECORD very last' '
 	$di/METADATA
 	$di/WHEEL
 	$di/entry_points.txt
+	$di/sboms/tfbuild.cdx.json
 	$di/RECORD
 	EOF
 	unzip -Z1 "dist/$whl" >actual &&
@@ -94,7 +95,7 @@ expect_success 'METADATA, WHEEL and entry_points.txt' '
 expect_success 'RECORD lists every file with sha256 and size, itself last' '
 	mkdir x && (cd x && unzip -q "../dist/$whl") &&
 	for f in demo/__init__.py demo/libdemo.so $di/METADATA $di/WHEEL \
-		$di/entry_points.txt; do
+		$di/entry_points.txt $di/sboms/tfbuild.cdx.json; do
 		h=$("$PYTHON" -c "import base64, hashlib, sys; print(base64.urlsafe_b64encode(hashlib.sha256(open(sys.argv[1], \"rb\").read()).digest()).rstrip(b\"=\").decode())" "x/$f") &&
 		echo "$f,sha256=$h,$(wc -c <"x/$f")" || exit 1
 	done >expect &&
@@ -109,6 +110,7 @@ expect_success 'fixed times, modes and owners in every entry' '
 	$di/METADATA 0o100644 (2023, 11, 14, 22, 13, 20) UT05000100f15365 ux0b000104000000000400000000
 	$di/WHEEL 0o100644 (2023, 11, 14, 22, 13, 20) UT05000100f15365 ux0b000104000000000400000000
 	$di/entry_points.txt 0o100644 (2023, 11, 14, 22, 13, 20) UT05000100f15365 ux0b000104000000000400000000
+	$di/sboms/tfbuild.cdx.json 0o100644 (2023, 11, 14, 22, 13, 20) UT05000100f15365 ux0b000104000000000400000000
 	$di/RECORD 0o100644 (2023, 11, 14, 22, 13, 20) UT05000100f15365 ux0b000104000000000400000000
 	EOF
 	"$PYTHON" - "dist/$whl" >actual <<-\EOF &&

@@ -3,6 +3,7 @@
 # verified, extracted, patched, built and packed; the wheel installs with
 # pip into a fresh virtual environment and its library loads from Python.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 
 sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" || exit 1
 start_httpd "$TRASH/mirror" || exit 1
@@ -45,6 +46,10 @@ expect_success 'the build tree is under --build-dir, with a log per step' '
 
 expect_success 'tfbuild verify passes on the wheel' '
 	"$TFBUILD" verify "$TRASH/wheels/$wheel"
+'
+
+expect_success 'PyPI'"'"'s checkers pass the wheel (tests/lib/checkers.sh)' '
+	check_wheels "$TRASH/wheels/$wheel"
 '
 
 expect_success 'the wheel installs with pip into a fresh venv and its library loads' '

@@ -6,6 +6,7 @@
 # from Debian's arm64 packages unpacked into a sysroot (no system-wide
 # install), and m1 reports NEON.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 
 smoke="$SRC_ROOT/tests/smoke/tfmini_smoke.py"
 sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null || exit 1
@@ -57,6 +58,10 @@ expect_success 'every target has both wheels of each recipe, manylinux-tagged' '
 expect_success 'tfbuild verify accepts all of them' '
 	"$TFBUILD" verify m1-plugin/*.whl tfmini/*.whl >out &&
 	test "$(grep -c "^ok " out)" = 6
+'
+
+expect_success 'PyPI'"'"'s checkers pass every wheel (tests/lib/checkers.sh)' '
+	check_wheels m1-plugin/*.whl tfmini/*.whl
 '
 
 expect_success 'the audit shows m1'"'"'s AVX2 kernels, behind declared dispatch' '

@@ -6,6 +6,7 @@
 # install with Debian's pip and import; a failing unittest fails the run
 # (exit 5), while the '| tail' anti-pattern the page warns of hides it.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 
 TF_SYSROOT_CACHE=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}/target-roots
 export TF_SYSROOT_CACHE
@@ -54,6 +55,11 @@ expect_success 'every wheel verifies' '
 	for w in out/*.whl; do
 		"$TFBUILD" verify "$w" || exit 1
 	done
+'
+
+expect_success 'PyPI'"'"'s checkers pass every wheel, abi3audit the abi3 ones' '
+	check_wheels out/*.whl >checkers &&
+	cat checkers && grep -q "^checker: abi3audit --strict: pyext_cdemo-.*: PASSED$" checkers
 '
 
 expect_success 'the x86_64 wheels install into a fresh venv and import' '

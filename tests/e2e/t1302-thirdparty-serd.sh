@@ -7,6 +7,7 @@
 # configure log names aarch64 tools only; a second run runs nothing; a
 # build from another checkout is byte-identical.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 . "$TESTS_DIR/lib/thirdparty.sh"
 
 tp_serve serd || exit 1
@@ -22,6 +23,10 @@ expect_success 'serd builds for x86_64 and aarch64, and its Python test passes o
 expect_success 'both wheels pass tfbuild verify' '
 	tp_wheel out1 serd x86_64 && tp_wheel out1 serd aarch64 &&
 	"$TFBUILD" verify out1/*.whl >v && test "$(grep -c "^ok " v)" = 2
+'
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels out1/*.whl
 '
 
 expect_success 'METADATA checks out with python3-packaging and license-expression' '

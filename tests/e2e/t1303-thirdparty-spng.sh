@@ -7,6 +7,7 @@
 # aarch64 under qemu; the aarch64 CMake log names aarch64 tools only; a
 # second run runs nothing; another checkout gives the same bytes.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 . "$TESTS_DIR/lib/thirdparty.sh"
 
 tp_serve spng || exit 1
@@ -30,6 +31,19 @@ expect_success 'the aarch64 library links the target zlib, which the wheel carri
 expect_success 'both wheels pass tfbuild verify, which names the vendored zlib' '
 	"$TFBUILD" verify -v out1/*.whl >v 2>&1 && test "$(grep -c "^ok " v)" = 2 &&
 	grep "spng.libs/libz-" v
+'
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels out1/*.whl
+'
+
+expect_success 'the SBOM lists the vendored zlib with its Debian package' '
+	for w in out1/*.whl; do
+		a=amd64 && case $w in *aarch64*) a=arm64 ;; esac &&
+		sbom_json "$w" >sbom.json &&
+		grep -q "\"purl\": \"pkg:deb/debian/zlib1g@[^\"]*?arch=$a\"" sbom.json &&
+		grep -q "\"value\": \"spng.libs/libz-" sbom.json || exit 1
+	done
 '
 
 expect_success 'METADATA checks out with python3-packaging and license-expression' '

@@ -7,6 +7,7 @@
 # namespace puts /dev/null over it), and on aarch64 under qemu; a second
 # run runs nothing; another checkout gives the same bytes.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 . "$TESTS_DIR/lib/thirdparty.sh"
 
 tp_serve libzip || exit 1
@@ -43,6 +44,19 @@ expect_success 'tfbuild verify passes both and -v names the vendored sonames and
 	grep -q "libzip.libs/libz-[0-9a-f]*\.so" v &&
 	grep -q "libzip.libs/libbz2-[0-9a-f]*\.so" v &&
 	grep -q "\$ORIGIN/../libzip.libs" v
+'
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels out1/*.whl
+'
+
+expect_success 'the SBOM lists zlib and libbz2 with their Debian packages' '
+	for w in out1/*.whl; do
+		a=amd64 && case $w in *aarch64*) a=arm64 ;; esac &&
+		sbom_json "$w" >sbom.json &&
+		grep -q "\"purl\": \"pkg:deb/debian/zlib1g@[^\"]*?arch=$a\"" sbom.json &&
+		grep -q "\"purl\": \"pkg:deb/debian/libbz2-1.0@[^\"]*?arch=$a\"" sbom.json || exit 1
+	done
 '
 
 expect_success 'METADATA checks out with python3-packaging and license-expression' '

@@ -24,6 +24,7 @@
 #   - verify --framework refuses the x86-64 wheel against arm64 torch,
 #     naming the architecture.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 
 # The arm64 roots and their .debs are kept outside the repository across
 # runs (t1205 shares them): the first run downloads ~200 MB.
@@ -51,6 +52,19 @@ expect_success 'both wheels build from a clean checkout' '
 	grep -q "^tfbuild: 2 of 2 steps ran$" err &&
 	ls wheels-a/torch_m1-0.1.0-cp311-cp311-manylinux_2_*_x86_64.whl &&
 	ls wheels-a/torch_m1-0.1.0-cp311-cp311-manylinux_2_*_aarch64.whl
+'
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels wheels-a/*.whl
+'
+
+expect_success 'the SBOM names the framework release: Debian'"'"'s torch for each target' '
+	for w in wheels-a/*.whl; do
+		a=amd64 && case $w in *aarch64*) a=arm64 ;; esac &&
+		sbom_json "$w" >sbom.json &&
+		grep -q "\"purl\": \"pkg:deb/debian/python3-torch@[^\"]*?arch=$a\"" sbom.json &&
+		grep -q "\"value\": \"torch 1\.13" sbom.json || exit 1
+	done
 '
 whl=$(ls wheels-a/torch_m1-*_x86_64.whl 2>/dev/null)
 awhl=$(ls wheels-a/torch_m1-*_aarch64.whl 2>/dev/null)

@@ -31,6 +31,7 @@
 # The target sites and the pinned wheels are kept in the test cache
 # (tests/lib/jax.sh); the run's times are printed (no timed assertion).
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 . "$TESTS_DIR/lib/jax.sh"
 
 tools=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}
@@ -45,6 +46,10 @@ expect_success 'both wheels build: py3-none, one per target' '
 	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_aarch64.whl
 '
 echo "# the first build took $(($(date +%s) - start)) s"
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels wheels/*.whl
+'
 whl=$(ls wheels/jax_m1_plugin-*_x86_64.whl 2>/dev/null)
 awhl=$(ls wheels/jax_m1_plugin-*_aarch64.whl 2>/dev/null)
 

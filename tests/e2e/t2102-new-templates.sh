@@ -2,14 +2,14 @@
 # Each template of tfbuild new builds, tests and packs as written (issue
 # 29 item 3): `tfbuild new T x` then `tfbuild recipe --target all
 # x/recipe.yaml` builds both targets and runs the template's tests on
-# each (aarch64 under qemu); every wheel passes tfbuild verify and twine
-# check --strict; the x86_64 wheel installs into a fresh venv and works;
+# each (aarch64 under qemu); every wheel passes tfbuild verify and PyPI's
+# checkers (tests/lib/checkers.sh); the x86_64 wheel installs into a fresh venv and works;
 # a failing test fails the run (shell: bash) where sh would pass it.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 
 TF_SYSROOT_CACHE=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}/target-roots
 export TF_SYSROOT_CACHE
-twine=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}/twine
 
 for t in c-library cmake-library meson-library python-extension; do
 	# The Python package of each: hello_<template>.
@@ -23,11 +23,8 @@ for t in c-library cmake-library meson-library python-extension; do
 		done &&
 		ls out-$t/*x86_64*.whl && ls out-$t/*aarch64*.whl
 	'
-	expect_success "$t: every wheel verifies and passes twine check --strict" '
-		for w in out-$t/*.whl; do
-			"$TFBUILD" verify "$w" && "$twine" check --strict "$w" >out ||
-			{ cat out; exit 1; }
-		done
+	expect_success "$t: every wheel verifies and passes PyPI's checkers" '
+		"$TFBUILD" verify out-$t/*.whl && check_wheels out-$t/*.whl
 	'
 	expect_success "$t: the x86_64 wheel installs into a fresh venv and works" '
 		rm -rf venv && /usr/bin/python3 -m venv venv &&

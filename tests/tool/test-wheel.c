@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "log.h"
@@ -27,6 +28,7 @@ struct args {
 	struct tf_wheel_entry_point *eps; /* owned array */
 	struct tf_wheel_file *files;      /* owned array */
 	size_t alloc_files;
+	int sbom; /* 1: with the SBOM every tfbuild wheel carries */
 };
 
 static void usage(void)
@@ -144,15 +146,41 @@ static int option(struct args *a, const char *opt, const char *val)
 		add_files_from(a, val);
 	else if (!strcmp(opt, "--isa-record"))
 		w->isa_record = val; /* the text of .dist-info/tfbuild-isa */
+	else if (!strcmp(opt, "--sbom"))
+		a->sbom = strcmp(val, "no"); /* "no": a wheel without one */
 	else
 		return -1;
 	return 0;
 }
 
+/*
+ * The smallest SBOM tfbuild verify takes (docs/sbom.md): the package as
+ * primary component, written to a temporary file that sbom_path names.
+ */
+static int write_sbom(const struct tf_wheel_spec *w, char *sbom_path)
+{
+	FILE *f;
+	int fd = mkstemp(sbom_path);
+
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		perror(sbom_path);
+		return -1;
+	}
+	fprintf(f,
+		"{\"bomFormat\": \"CycloneDX\", \"specVersion\": \"1.6\", "
+		"\"version\": 1, \"metadata\": {\"component\": {\"type\": "
+		"\"library\", \"name\": \"%s\", \"version\": \"%s\"}}}\n",
+		w->name ? w->name : "", w->version ? w->version : "");
+	return fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { .strings = TF_STRPOOL_INIT,
-			  .requires = TF_STRVEC_INIT };
+			  .requires = TF_STRVEC_INIT,
+			  .sbom = 1 };
+	struct tf_wheel_file sbom_file;
+	char sbom_path[] = "/tmp/test-wheel-sbom.XXXXXX";
 	struct tf_buf path = TF_BUF_INIT;
 	int i, ret;
 
@@ -172,7 +200,18 @@ int main(int argc, char **argv)
 	a.spec.requires_dist = (const char *const *)a.requires.v;
 	a.spec.entry_points = a.eps;
 	a.spec.files = a.files;
-	ret = tf_wheel_pack(&a.spec, argv[2], &path);
+	ret = 0;
+	if (a.sbom) {
+		ret = write_sbom(&a.spec, sbom_path);
+		sbom_file.src = sbom_path;
+		sbom_file.dst = "sboms/tfbuild.cdx.json";
+		a.spec.meta_files = &sbom_file;
+		a.spec.nr_meta_files = 1;
+	}
+	if (!ret)
+		ret = tf_wheel_pack(&a.spec, argv[2], &path);
+	if (a.sbom)
+		unlink(sbom_path);
 	if (!ret)
 		printf("%s\n", path.buf);
 	tf_buf_release(&path);

@@ -73,7 +73,7 @@ struct tf_args {
 	const char *signing_key; /* --signing-key KEYFILE */
 	int no_store;            /* --no-store */
 	/* cache */
-	const char *max_size; /* --max-size SIZE (cache gc) */
+	const char *max_size; /* --max-size SIZE (cache gc, verify) */
 	/* verify */
 	const char *sums;       /* --sums */
 	const char *provenance; /* --provenance */

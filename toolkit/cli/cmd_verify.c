@@ -2,6 +2,7 @@
  * tfbuild verify WHEEL...: check wheels, whoever made them. Every wheel
  * is checked even after a defective one, so one run reports them all.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,7 +68,18 @@ const char tf_usage_verify[] =
 	"library's export table), and every undefined symbol of the wheel's\n"
 	"binaries must resolve against DIR's libraries (docs/frameworks.md):\n"
 	"  tfbuild: WHEEL: built for torch 1.13.0a0+gitunknown (cxx11 ABI),\n"
-	"  'DIR' has torch 2.1.0 (cxx11 ABI)\n";
+	"  'DIR' has torch 2.1.0 (cxx11 ABI)\n"
+	"\n"
+	"A wheel tfbuild made must carry its SBOM, .dist-info/sboms/\n"
+	"tfbuild.cdx.json (CycloneDX, PEP 770; docs/sbom.md), listed in RECORD,\n"
+	"whose primary component is the wheel's name and version; an SBOM\n"
+	"any wheel has there is held to the same.\n"
+	"\n"
+	"With --max-size SIZE (bytes, or 100MiB, 2G...), a wheel larger than\n"
+	"SIZE is refused, naming its 3 largest entries (PyPI refuses files\n"
+	"over 100 MiB unless the project's limit was raised):\n"
+	"  tfbuild: WHEEL: 110000000 bytes (104.9 MiB), over the size budget\n"
+	"  of ... (--max-size 100MiB); its largest entries: ...\n";
 
 const struct tf_opt tf_opts_verify[] = {
 	{ 0, "sums", TF_OPT_STRING, TF_ARG(sums), "FILE",
@@ -76,6 +88,8 @@ const struct tf_opt tf_opts_verify[] = {
 	  "check against a provenance statement", NULL, 0, 0 },
 	{ 0, "framework", TF_OPT_STRING, TF_ARG(framework), "DIR",
 	  "check against the framework installed in DIR", NULL, 0, 0 },
+	{ 0, "max-size", TF_OPT_STRING, TF_ARG(max_size), "SIZE",
+	  "refuse a wheel over SIZE (100MiB, as PyPI)", NULL, 0, 0 },
 	TF_OPT_END,
 };
 
@@ -160,6 +174,9 @@ static void default_wheels(const struct expected *e, struct tf_strvec *wheels)
 
 /* --framework DIR, or NULL. */
 static const char *framework_site;
+/* --max-size in bytes, or 0; and as given. */
+static unsigned long long max_bytes;
+static const char *max_size;
 
 static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		      size_t nr_lists)
@@ -175,6 +192,14 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		if (!wrong && framework_site)
 			wrong = tf_framework_verify(wheels->v[i],
 						    framework_site) < 0;
+		if (!wrong && max_bytes) {
+			struct tf_buf what = TF_BUF_INIT;
+
+			tf_buf_addf(&what, "--max-size %s", max_size);
+			wrong = tf_verify_max_size(wheels->v[i], NULL,
+						   max_bytes, what.buf) < 0;
+			tf_buf_release(&what);
+		}
 
 		for (j = 0; j < nr_lists; j++)
 			wrong |= check_listed(&lists[j], wheels->v[i]) < 0;
@@ -212,6 +237,18 @@ int cmd_verify(struct tf_args *a)
 	if (a->provenance)
 		add_list(lists, &nr_lists, a->provenance, 1, &ret);
 	framework_site = a->framework;
+	max_size = a->max_size;
+	if (max_size) {
+		uint64_t n;
+
+		if (tf_limit_parse(max_size, &n) || !n)
+			return tf_usage_error(tf_cmd_find("verify"),
+					      "--max-size '%s' is not a size "
+					      "(bytes, or with a K, M, G or T "
+					      "suffix: 100MiB)",
+					      max_size);
+		max_bytes = n;
+	}
 	for (i = 0; ret == TF_EXIT_OK && i < a->args.nr; i++)
 		tf_strvec_push(&wheels, a->args.v[i]);
 	for (j = 0; ret == TF_EXIT_OK && !wheels.nr && j < nr_lists; j++)

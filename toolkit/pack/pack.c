@@ -20,6 +20,7 @@
 #include "collect.h"
 #include "contain.h"
 #include "packstamp.h"
+#include "sbom.h"
 #include "vendorsrc.h"
 #include "wheelvariant.h"
 #include "source/source.h"
@@ -55,8 +56,8 @@ struct resolved {
 					   libraries need */
 	size_t nr_requires;
 	struct tf_buf record;         /* the libraries record's path */
-	struct tf_wheel_file meta[2]; /* it, and the framework record, as
-					   .dist-info files */
+	struct tf_wheel_file meta[3]; /* it, the framework record and the
+					   SBOM, as .dist-info files */
 	size_t nr_meta;
 	const char *framework_req; /* borrowed: "torch==1.13.0a0+..." */
 	const struct tf_strvec *framework_libs; /* borrowed: the framework's
@@ -347,6 +348,13 @@ static int add_metadata_files(const struct tf_plan_wheel *pw,
 				"wheel '%s': readme '%s' contains a NUL byte",
 				pw->spec.name, pw->readme_path);
 		spec->description = readme->buf;
+	} else {
+		/* PyPI's upload (twine check --strict) wants a description:
+		   without a readme, the summary (or the name) as plain text. */
+		spec->description = spec->summary && *spec->summary
+					    ? spec->summary
+					    : spec->name;
+		spec->description_content_type = "text/plain";
 	}
 	*meta = tf_calloc(n + res->nr_meta + 1, sizeof(**meta));
 	for (i = 0; i < n; i++) {
@@ -415,7 +423,8 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct resolved res;
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
-	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT;
+	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT,
+		      sbom = TF_BUF_INIT;
 	size_t i, *end = tf_calloc(pw->def->nr_files + 1, sizeof(*end));
 	int ret = 0;
 
@@ -455,7 +464,16 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		res.meta[res.nr_meta].src = fw_record.buf;
 		res.meta[res.nr_meta++].dst = TF_FRAMEWORK_RECORD;
 	}
-	ret = add_metadata_files(pw, &res, &spec, &readme, &meta);
+	tf_path_join(&sbom, dir, "sbom.cdx.json");
+	res.meta[res.nr_meta].src = sbom.buf;
+	res.meta[res.nr_meta++].dst = TF_SBOM_RECORD;
+	ret = tf_sbom_write(&(struct tf_sbom_in){ p, pw, spec.platform_tag,
+						  res.libs, res.nr_libs,
+						  res.files, res.nr_files,
+						  pw->framework ? fw_record.buf
+								: NULL },
+			    sbom.buf) ||
+	      add_metadata_files(pw, &res, &spec, &readme, &meta);
 	if (ret)
 		goto out;
 	spec.jobs = p->jobs; /* --jobs deflates entries too; same bytes */
@@ -490,6 +508,7 @@ out:
 	tf_strvec_release(&fw_libs);
 	tf_buf_release(&fw_req);
 	tf_buf_release(&fw_record);
+	tf_buf_release(&sbom);
 	tf_buf_release(&readme);
 	free(meta);
 	free(end);
@@ -519,6 +538,26 @@ struct checks {
 	int ret;
 };
 
+/* The wheel's size within its `max-size`, PyPI's 100 MiB by default. */
+static int over_budget(const struct packed *w)
+{
+	const struct tf_wheel_def *def = w->pw->def;
+	struct tf_buf what = TF_BUF_INIT;
+	int ret;
+
+	if (def->max_bytes)
+		tf_buf_addf(&what, "max-size '%s' at %s:%d:%d", def->max_size.s,
+			    def->max_size.pos.file, def->max_size.pos.line,
+			    def->max_size.pos.col);
+	else
+		tf_buf_addstr(&what, "PyPI's default; raise it with max-size");
+	ret = tf_verify_max_size(
+		w->path.buf, tf_path_basename(w->path.buf),
+		def->max_bytes ? def->max_bytes : TF_WHEEL_MAX_SIZE, what.buf);
+	tf_buf_release(&what);
+	return ret;
+}
+
 /*
  * Every wheel packed in this run, verified (tf_verify_wheel_packed) and
  * hashed: the pack stamp and SHA256SUMS need its digest once it is
@@ -540,6 +579,10 @@ static void check_packed(struct checks *c)
 			c->ret = error(
 				"wheel '%s' failed verification right after packing",
 				tf_path_basename(p->path.buf));
+			return;
+		}
+		if (over_budget(p)) {
+			c->ret = -1;
 			return;
 		}
 		if (lstat(p->path.buf, &p->hashed) < 0 ||

@@ -59,7 +59,9 @@ struct tf_source {
 	int patch_strip;
 	struct tf_str *patches; /* arena, in series order */
 	size_t nr_patches;
-	struct tf_pos pos; /* of the source's mapping */
+	struct tf_str version; /* optional: the upstream version (the SBOM) */
+	struct tf_str license; /* optional: its SPDX license expression */
+	struct tf_pos pos;     /* of the source's mapping */
 };
 
 struct tf_step {
@@ -218,6 +220,11 @@ struct tf_wheel_def {
 	const struct tf_variant_def *variant; /* in a target's recipe: the
 					 build this copy is for; NULL: an
 					 unlabelled wheel */
+	struct tf_str max_size; /* `max-size`: "100MiB"; .s NULL: the default */
+	unsigned long long max_bytes;    /* max-size in bytes, or 0: default */
+	struct tf_str *static_libraries; /* `static-libraries`: target
+					 packages linked in statically */
+	size_t nr_static_libraries;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */

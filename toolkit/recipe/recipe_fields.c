@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "env/env.h"
+#include "metadata/metadata.h"
 
 /* Steps in one recipe (docs/security.md#limits). */
 #define MAX_STEPS 4096
@@ -39,6 +40,8 @@ STR_FIELD(tf_source, name, "name")
 STR_FIELD(tf_source, url, "url")
 STR_FIELD(tf_source, sha256, "sha256")
 STR_FIELD(tf_source, path, "path")
+STR_FIELD(tf_source, version, "version")
+STR_FIELD(tf_source, license, "license")
 
 static int parse_source_mirrors(struct loader *l, yaml_node_t *v, void *obj,
 				const char *where)
@@ -119,6 +122,8 @@ static const struct field source_fields[] = {
 	{ "strip", 0, parse_source_strip },
 	{ "path", 0, parse_tf_source_path },
 	{ "patches", 0, parse_source_patches },
+	{ "version", 0, parse_tf_source_version },
+	{ "license", 0, parse_tf_source_license },
 	{ NULL, 0, NULL },
 };
 
@@ -126,6 +131,8 @@ static const struct field source_fields[] = {
 static int check_source(struct loader *l, yaml_node_t *n, struct tf_source *s,
 			const char *where)
 {
+	struct tf_buf why = TF_BUF_INIT;
+
 	if (s->name.s && check_name(l, &s->name, "source name"))
 		return -1;
 	if (!s->url.s && !s->path.s)
@@ -147,6 +154,15 @@ static int check_source(struct loader *l, yaml_node_t *n, struct tf_source *s,
 	if (s->url.s && !s->sha256.s)
 		return tf_load_bad(
 			l, n, "missing required key 'sha256' in '%s'", where);
+	if (s->license.s && tf_spdx_check(s->license.s, &why)) {
+		l->errors++;
+		tf_error_at(&s->license.pos,
+			    "license '%s' is not a valid SPDX license "
+			    "expression: %s",
+			    s->license.s, why.buf);
+		tf_buf_release(&why);
+		return -1;
+	}
 	if (s->sha256.s && !tf_sha256_is_hex(s->sha256.s)) {
 		l->errors++;
 		return tf_error_at(

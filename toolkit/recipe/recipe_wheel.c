@@ -1,6 +1,7 @@
 /* The field tables of a recipe's wheels. */
 #include "recipe_internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -48,6 +49,7 @@ STR_FIELD(tf_wheel_def, platform, "platform")
 STR_FIELD(tf_wheel_def, summary, "summary")
 STR_FIELD(tf_wheel_def, license, "license")
 STR_FIELD(tf_wheel_def, requires_python, "requires-python")
+STR_FIELD(tf_wheel_def, max_size, "max-size")
 
 static int parse_wheel_requires(struct loader *l, yaml_node_t *v, void *obj,
 				const char *where)
@@ -585,6 +587,15 @@ static int parse_wheel_classifiers(struct loader *l, yaml_node_t *v, void *obj,
 				&w->nr_classifiers);
 }
 
+static int parse_wheel_static_libraries(struct loader *l, yaml_node_t *v,
+					void *obj, const char *where)
+{
+	struct tf_wheel_def *w = obj;
+
+	return tf_load_str_list(l, "static-libraries", v, &w->static_libraries,
+				&w->nr_static_libraries);
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -611,15 +622,33 @@ static const struct field wheel_fields[] = {
 	{ "maintainers", 0, parse_wheel_maintainers },
 	{ "keywords", 0, parse_wheel_keywords },
 	{ "classifiers", 0, parse_wheel_classifiers },
+	{ "max-size", 0, parse_tf_wheel_def_max_size },
+	{ "static-libraries", 0, parse_wheel_static_libraries },
 	{ NULL, 0, NULL },
 };
 
 static int check_wheel_item(struct loader *l, yaml_node_t *n, void *item,
 			    const char *where)
 {
-	((struct tf_wheel_def *)item)->pos = pos_of(l, n);
+	struct tf_wheel_def *w = item;
+	uint64_t max;
+	int ret = 0;
+
+	w->pos = pos_of(l, n);
+	if (w->max_size.s) {
+		if (tf_limit_parse(w->max_size.s, &max) || !max) {
+			l->errors++;
+			ret = tf_error_at(&w->max_size.pos,
+					  "max-size '%s' is not a size (a "
+					  "number of bytes with an optional K, "
+					  "M, G or T suffix: 100MiB)",
+					  w->max_size.s);
+		} else {
+			w->max_bytes = max;
+		}
+	}
 	/* Metadata values are checked now, before anything is fetched. */
-	return tf_wheel_def_validate_metadata(l->r, item);
+	return tf_wheel_def_validate_metadata(l->r, item) | ret;
 }
 
 int tf_load_wheels(struct loader *l, yaml_node_t *v, void *obj,

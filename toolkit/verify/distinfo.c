@@ -333,6 +333,8 @@ static int check_wheel_file(struct verifier *v)
 			version = val;
 		else if (!strcasecmp(key, "Tag"))
 			tf_strvec_push(&got, val);
+		else if (!strcasecmp(key, "Generator"))
+			v->by_tfbuild = !strncmp(val, "tfbuild ", 8);
 	}
 	if (!version) {
 		tf_verify_defect(v, entry, "no Wheel-Version field");
@@ -672,7 +674,8 @@ int tf_verify_distinfo(struct verifier *v)
 {
 	if (check_dist_info(v) < 0 || check_metadata(v) < 0 ||
 	    check_wheel_file(v) < 0 || check_record(v) < 0 ||
-	    check_extensions(v) < 0 || elf_rules(v) < 0)
+	    check_extensions(v) < 0 || elf_rules(v) < 0 ||
+	    tf_verify_sbom(v) < 0)
 		return -1;
 	return 0;
 }

@@ -48,10 +48,14 @@ struct verifier {
 	int conventions;                /* 1: an entry a convention is about */
 	struct tf_buf variant_text;     /* .dist-info/variant.json (capped) */
 	int have_variant;
-	int packed; /* 1: just written by this process, whose
+	int packed;              /* 1: just written by this process, whose
 				    packer computed every entry's digest from
 				    its source bytes: entries are not inflated
 				    again (tf_verify_wheel_packed) */
+	struct tf_buf sbom_text; /* .dist-info/sboms/tfbuild.cdx.json
+				    (capped) */
+	int have_sbom;
+	int by_tfbuild; /* 1: WHEEL's Generator is tfbuild */
 };
 
 #define VERIFIER_INIT                                                    \
@@ -61,7 +65,7 @@ struct verifier {
 			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,         \
 			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,        \
 			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, \
-			TF_BUF_INIT, 0, 0                                \
+			TF_BUF_INIT, 0, 0, TF_BUF_INIT, 0, 0             \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
@@ -83,6 +87,13 @@ int tf_verify_distinfo(struct verifier *v);
  * 0, or -1 after the first defect.
  */
 int tf_verify_variant(struct verifier *v);
+
+/*
+ * The SBOM (sbomcheck.c): a wheel tfbuild made carries one; any that is
+ * there parses as CycloneDX JSON and its primary component is the
+ * wheel's name and version. 0, or -1 after the defect.
+ */
+int tf_verify_sbom(const struct verifier *v);
 /* 1 if path is the .dist-info directory's RECORD. */
 int tf_verify_is_self(const struct verifier *v, const char *path);
 /* RECORD's row for path, or NULL; rows must be sorted (distinfo.c). */

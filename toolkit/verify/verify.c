@@ -32,6 +32,8 @@
 /* Only the headers of METADATA are read; a long description may follow. */
 #define METADATA_CAP (256u << 10)
 #define CHUNK 65536
+/* The SBOM: some 300 bytes a component. */
+#define SBOM_CAP (16u << 20)
 
 /* --- the verifier, and pass 1 --- */
 
@@ -45,6 +47,7 @@ static void verifier_release(struct verifier *v)
 	free(v->rows);
 	free(v->entries);
 	tf_buf_release(&v->libs_text);
+	tf_buf_release(&v->sbom_text);
 	tf_libs_record_release(&v->libs);
 	free(v->requires);
 	tf_strvec_release(&v->license_files);
@@ -219,6 +222,8 @@ static int capture(struct verifier *v, struct tf_wheel_reader *r,
 		return read_capped(v, r, name, &v->variant_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
 		return read_capped(v, r, name, &v->libs_text, WHEEL_CAP, 0);
+	if (!strcmp(base, TF_SBOM_RECORD) && !v->have_sbom++)
+		return read_capped(v, r, name, &v->sbom_text, SBOM_CAP, 0);
 	return 0;
 }
 

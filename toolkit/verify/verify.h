@@ -5,7 +5,8 @@
  * verify/: a finished wheel checked independently of how it was made
  * (below: the zip and RECORD pass, the .dist-info files, every binary
  * through audit/), its filename (wheelname.h), and two wheels compared
- * (diff.h, `tfbuild diff`).
+ * (diff.h, `tfbuild diff`), its size against a budget (wheelsize.c) and
+ * the SBOM a tfbuild wheel carries (sbomcheck.c).
  */
 
 /*
@@ -41,6 +42,21 @@ int tf_verify_wheel(const char *path);
  * elsewhere: `tfbuild verify` uses tf_verify_wheel.
  */
 int tf_verify_wheel_packed(const char *path);
+
+/* PyPI's default limit on the size of a file: 100 MiB. */
+#define TF_WHEEL_MAX_SIZE (100ull << 20)
+
+/*
+ * The wheel at path is at most max bytes; over it, report it (as shown,
+ * or path when NULL) with its size, the budget and where that came from
+ * (what: "max-size"), and its 3 largest entries with their uncompressed
+ * sizes, and return -1.
+ */
+int tf_verify_max_size(const char *path, const char *shown,
+		       unsigned long long max, const char *what);
+
+/* The SBOM every wheel tfbuild packs carries (PEP 770, docs/sbom.md). */
+#define TF_SBOM_RECORD "sboms/tfbuild.cdx.json"
 
 /*
  * Reading RECORD, a CSV file as Python's csv module writes it: fields
