@@ -25,6 +25,7 @@
 #   - operands m1 does not handle (AddV2 broadcasting) fail with m1's
 #     message, not a crash.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 . "$TESTS_DIR/lib/tf.sh"
 
 req=$SRC_ROOT/tests/requirements/tensorflow-2.21.0-x86_64.txt
@@ -39,6 +40,10 @@ expect_success 'both wheels build from the recipe' '
 '
 whl=$(cat whl 2>/dev/null)
 awhl=$(cat awhl 2>/dev/null)
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels wheels-a/*.whl
+'
 
 expect_success 'a second run runs nothing' '
 	tf_build "$SRC_ROOT" build-a wheels-a 2>err &&

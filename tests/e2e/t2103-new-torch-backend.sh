@@ -13,6 +13,7 @@
 #   - a failing unittest fails the run (exit 5), and reruns the test only,
 #     not the compile (the tests are a source of their own).
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/checkers.sh"
 
 # The arm64 root (torch and its Depends closure) is kept outside the
 # repository across runs, as t1401 keeps it: the first run downloads
@@ -37,6 +38,10 @@ expect_success 'both targets build against their torch; the unittests run on eac
 '
 whl=$(ls out/*_x86_64.whl 2>/dev/null)
 awhl=$(ls out/*_aarch64.whl 2>/dev/null)
+
+expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
+	check_wheels out/*.whl
+'
 root=$(sed -n "s/^PKG_CONFIG_SYSROOT_DIR='\(.*\)'$/\1/p" \
 	$n/build/recipe/aarch64/toolchain/pkg-config 2>/dev/null)
 asite=$root/usr/lib/python3/dist-packages
