@@ -51,8 +51,8 @@ asite=$root/usr/lib/python3/dist-packages
 # root's; none is written into the stage the wheel takes.
 expect_success 'the aarch64 tests imported the arm64 root'"'"'s torch' '
 	case $root in "$TF_SYSROOT_CACHE"/arm64-*) ;; *) echo "root: $root"; exit 1 ;; esac &&
-	test -f "$n/build/recipe/aarch64/pycache$asite/torch/__init__.cpython-311.pyc" &&
-	test -f "$n/build/recipe/x86_64/pycache$site/torch/__init__.cpython-311.pyc" &&
+	test -f "$n/build/recipe/aarch64/work/unittest/pycache$asite/torch/__init__.cpython-311.pyc" &&
+	test -f "$n/build/recipe/x86_64/work/unittest/pycache$site/torch/__init__.cpython-311.pyc" &&
 	! find $n/build/recipe/*/stage -name __pycache__ | grep .
 '
 
