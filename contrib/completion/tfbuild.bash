@@ -44,6 +44,8 @@ _tfbuild() {
 	--sandbox)
 		COMPREPLY=($(compgen -W "on off" -- "$cur"))
 		return ;;
+	--attestation-key)
+		return ;;
 	--remote-cache)
 		return ;;
 	--remote-cache-timeout)
@@ -92,6 +94,8 @@ _tfbuild() {
 		return ;;
 	--max-size)
 		return ;;
+	--attestation-trust)
+		return ;;
 	--max)
 		return ;;
 	--cache)
@@ -109,7 +113,7 @@ _tfbuild() {
 	"")
 		words="recipe fetch lock explain verify diff sha256 cache new help  --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind= ;;
 	recipe)
-		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --wait --timeout --launcher --distcc-hosts --sandbox --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+		words=" --out -o --build-dir --cache --jobs -j --target -t --set -D --toolchain --offline --recheck --keep-going -k --force -f --wait --timeout --launcher --distcc-hosts --sandbox --attestation-key --remote-cache --remote-cache-upload --remote-cache-timeout --trust --signing-key --no-store --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	lock)
@@ -117,7 +121,7 @@ _tfbuild() {
 	explain)
 		words=" --build-dir --target -t --set -D --toolchain --jobs -j --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	verify)
-		words=" --sums --provenance --framework --max-size --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
+		words=" --sums --provenance --framework --max-size --attestation-trust --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	diff)
 		words=" --max --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=whl ;;
 	sha256)

@@ -41,7 +41,8 @@ unset TFBUILD_CACHE TFMINI_PLUGINS TFMINI_M1_ISA 2>/dev/null || true
 # rebuild by removing the build tree, so the local store of step outputs
 # is off unless a test turns it on (TFBUILD_STORE=1, or t15xx's own).
 unset TFBUILD_CONFIG TFBUILD_REMOTE_CACHE TFBUILD_REMOTE_CACHE_UPLOAD \
-	TFBUILD_REMOTE_CACHE_TIMEOUT TFBUILD_TRUST TFBUILD_SIGNING_KEY 2>/dev/null || true
+	TFBUILD_REMOTE_CACHE_TIMEOUT TFBUILD_TRUST TFBUILD_SIGNING_KEY \
+	TFBUILD_ATTESTATION_KEY 2>/dev/null || true
 export XDG_CONFIG_HOME="$TRASH/home/.config" TFBUILD_STORE=0
 # The recipes tests write (in $TRASH) use sources and patches from all
 # over the project. A recipe's tree is its checkout, found by .git

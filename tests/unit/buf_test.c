@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "buf.h"
+#include "hash.h"
 #include "path.h"
 
 static void test_buf(void)
@@ -88,8 +89,39 @@ static void test_paths(void)
 	tf_buf_release(&b);
 }
 
+/* RFC 4648 section 10's vectors, and what decoding refuses. */
+static void test_base64(void)
+{
+	static const char *const plain[] = { "",     "f",     "fo",    "foo",
+					     "foob", "fooba", "foobar" };
+	static const char *const coded[] = {
+		"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"
+	};
+	static const char *const bad[] = { "Zg=",   "Z===", "Zg=a",
+					   "Zm9v!", "Zm=v", "Zm9vY" };
+	struct tf_buf b = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(plain) / sizeof(*plain); i++) {
+		tf_buf_reset(&b);
+		tf_base64_encode(plain[i], strlen(plain[i]), &b);
+		CHECK_STR(b.buf, coded[i]);
+		tf_buf_reset(&b);
+		CHECK_INT(tf_base64_decode(coded[i], strlen(coded[i]), &b), 0);
+		CHECK_STR(b.buf, plain[i]);
+		CHECK_INT(b.len, strlen(plain[i]));
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		tf_buf_reset(&b);
+		CHECK_INT(tf_base64_decode(bad[i], strlen(bad[i]), &b), -1);
+		CHECK_INT(b.len, 0);
+	}
+	tf_buf_release(&b);
+}
+
 int main(void)
 {
+	test_base64();
 	test_buf();
 	test_buf_cap();
 	test_trim();

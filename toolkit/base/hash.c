@@ -105,6 +105,66 @@ void tf_sha256_b64(const unsigned char md[TF_SHA256_LEN], char out[44])
 	out[j] = '\0';
 }
 
+void tf_base64_encode(const void *data, size_t n, struct tf_buf *out)
+{
+	const unsigned char *p = data;
+
+	/* In slices, so an int length never overflows. */
+	do {
+		size_t m = n < 3 << 20 ? n : 3 << 20;
+		unsigned char *dst;
+		int len;
+
+		if (tf_buf_grow(out, 4 * (m / 3 + 1) + 1))
+			return;
+		dst = (unsigned char *)out->buf + out->len;
+		len = EVP_EncodeBlock(dst, p, (int)m);
+		tf_buf_setlen(out, out->len + (size_t)len);
+		p += m;
+		n -= m;
+	} while (n);
+}
+
+int tf_base64_decode(const char *s, size_t n, struct tf_buf *out)
+{
+	size_t i, pad = 0, start = out->len;
+
+	if (n % 4)
+		return -1;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '=' && n - i <= 2) {
+			pad++;
+			continue;
+		}
+		if (pad || !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			     (c >= '0' && c <= '9') || c == '+' || c == '/'))
+			return -1;
+	}
+	if (pad && s[n - 1] != '=')
+		return -1;
+	for (i = 0; i < n; i += 4 << 20) {
+		size_t m = n - i < (size_t)4 << 20 ? n - i : (size_t)4 << 20;
+		int len;
+
+		if (tf_buf_grow(out, m / 4 * 3 + 1)) {
+			tf_buf_setlen(out, start);
+			return -1;
+		}
+		len = EVP_DecodeBlock((unsigned char *)out->buf + out->len,
+				      (const unsigned char *)s + i, (int)m);
+		if (len < 0) {
+			tf_buf_setlen(out, start);
+			return -1;
+		}
+		tf_buf_setlen(out, out->len + (size_t)len);
+	}
+	/* EVP_DecodeBlock counts the padding as zero bytes. */
+	tf_buf_setlen(out, out->len - pad);
+	return 0;
+}
+
 int tf_sha256_is_hex(const char *s)
 {
 	size_t i;

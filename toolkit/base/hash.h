@@ -29,6 +29,17 @@ void tf_sha256_hex(const unsigned char md[TF_SHA256_LEN],
 		   char hex[TF_SHA256_HEX_LEN + 1]);
 /* RECORD form: urlsafe base64 without padding, into out[44]. */
 void tf_sha256_b64(const unsigned char md[TF_SHA256_LEN], char out[44]);
+/*
+ * Standard base64 (RFC 4648 section 4, with padding), as DSSE envelopes
+ * carry payloads and signatures: n bytes appended to out; decoding
+ * appends the bytes of s (n characters) to out, or returns -1 if s is
+ * not base64 (its length not a multiple of 4, a character outside the
+ * alphabet, padding inside).
+ */
+struct tf_buf;
+void tf_base64_encode(const void *data, size_t n, struct tf_buf *out);
+int tf_base64_decode(const char *s, size_t n, struct tf_buf *out);
+
 /* 1 if s is exactly 64 lowercase hex digits, else 0. */
 int tf_sha256_is_hex(const char *s);
 

@@ -23,6 +23,7 @@
 struct tf_signer {
 	EVP_PKEY *key; /* owned */
 	char id[TF_KEY_ID_LEN + 1];
+	char pub[2 * RAW_LEN + 1]; /* the raw public key in hex */
 };
 
 struct pubkey {
@@ -65,6 +66,19 @@ static int key_id(EVP_PKEY *k, char id[TF_KEY_ID_LEN + 1])
 	return 0;
 }
 
+static void to_hex(const unsigned char *p, size_t n, char *out);
+
+static int public_hex(EVP_PKEY *k, char hex[2 * RAW_LEN + 1])
+{
+	unsigned char raw[RAW_LEN];
+	size_t n = sizeof(raw);
+
+	if (EVP_PKEY_get_raw_public_key(k, raw, &n) != 1 || n != RAW_LEN)
+		return -1;
+	to_hex(raw, n, hex);
+	return 0;
+}
+
 struct tf_signer *tf_signer_load(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -84,7 +98,7 @@ struct tf_signer *tf_signer_load(const char *path)
 	}
 	s = tf_calloc(1, sizeof(*s));
 	s->key = k;
-	if (key_id(k, s->id)) {
+	if (key_id(k, s->id) || public_hex(k, s->pub)) {
 		error("%s: cannot read its public key", path);
 		tf_signer_free(s);
 		return NULL;
@@ -103,6 +117,11 @@ void tf_signer_free(struct tf_signer *s)
 const char *tf_signer_id(const struct tf_signer *s)
 {
 	return s->id;
+}
+
+const char *tf_signer_public_hex(const struct tf_signer *s)
+{
+	return s->pub;
 }
 
 static void to_hex(const unsigned char *p, size_t n, char *out)
@@ -140,20 +159,29 @@ static int from_hex(const char *s, unsigned char *p, size_t n)
 	return 0;
 }
 
-int tf_signer_sign(const struct tf_signer *s, const void *msg, size_t len,
-		   char sig[TF_SIG_HEX_LEN + 1])
+int tf_signer_sign_raw(const struct tf_signer *s, const void *msg, size_t len,
+		       unsigned char sig[TF_SIG_LEN])
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char raw[SIG_LEN];
-	size_t n = sizeof(raw);
+	size_t n = SIG_LEN;
 	int ok;
 
 	ok = ctx && EVP_DigestSignInit(ctx, NULL, NULL, NULL, s->key) == 1 &&
-	     EVP_DigestSign(ctx, raw, &n, msg, len) == 1 && n == SIG_LEN;
+	     EVP_DigestSign(ctx, sig, &n, msg, len) == 1 && n == SIG_LEN;
 	EVP_MD_CTX_free(ctx);
 	if (!ok)
 		return error("cannot sign with key %s: %s", s->id, ssl_why());
-	to_hex(raw, n, sig);
+	return 0;
+}
+
+int tf_signer_sign(const struct tf_signer *s, const void *msg, size_t len,
+		   char sig[TF_SIG_HEX_LEN + 1])
+{
+	unsigned char raw[SIG_LEN];
+
+	if (tf_signer_sign_raw(s, msg, len, raw))
+		return -1;
+	to_hex(raw, SIG_LEN, sig);
 	return 0;
 }
 
@@ -302,6 +330,37 @@ int tf_trust_check(const struct tf_trust *t, const char *key_id,
 		return tf_why(why, "its signature by key %s does not verify",
 			      key_id);
 	return 0;
+}
+
+int tf_trust_check_any(const struct tf_trust *t, const void *msg, size_t len,
+		       const unsigned char *sig, size_t sig_len,
+		       char key_id[TF_KEY_ID_LEN + 1], struct tf_buf *why)
+{
+	size_t i;
+
+	if (sig_len != SIG_LEN)
+		return tf_why(why,
+			      "its signature is %zu bytes, not an Ed25519 "
+			      "signature's %d",
+			      sig_len, SIG_LEN);
+	for (i = 0; i < t->nr; i++) {
+		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+		int ok = ctx &&
+			 EVP_DigestVerifyInit(ctx, NULL, NULL, NULL,
+					      t->keys[i].key) == 1 &&
+			 EVP_DigestVerify(ctx, sig, SIG_LEN, msg, len) == 1;
+
+		EVP_MD_CTX_free(ctx);
+		ERR_clear_error();
+		if (ok) {
+			memcpy(key_id, t->keys[i].id, TF_KEY_ID_LEN + 1);
+			return 0;
+		}
+	}
+	return tf_why(why,
+		      "its signature verifies with none of the %zu "
+		      "trusted keys",
+		      t->nr);
 }
 
 void tf_trust_free(struct tf_trust *t)

@@ -70,14 +70,16 @@ struct tf_args {
 	int remote_cache_upload;  /* --remote-cache-upload */
 	int remote_cache_timeout; /* --remote-cache-timeout SECONDS, 0: default */
 	const char *trust;        /* --trust KEYFILE */
-	const char *signing_key; /* --signing-key KEYFILE */
-	int no_store;            /* --no-store */
+	const char *signing_key;     /* --signing-key KEYFILE */
+	int no_store;                /* --no-store */
+	const char *attestation_key; /* --attestation-key KEYFILE (recipe) */
 	/* cache */
 	const char *max_size; /* --max-size SIZE (cache gc, verify) */
 	/* verify */
-	const char *sums;       /* --sums */
-	const char *provenance; /* --provenance */
-	const char *framework;  /* --framework DIR */
+	const char *sums;              /* --sums */
+	const char *provenance;        /* --provenance */
+	const char *framework;         /* --framework DIR */
+	const char *attestation_trust; /* --attestation-trust KEYFILE */
 	/* lock */
 	const char *index_url; /* --index-url URL */
 	int upgrade;           /* --upgrade */

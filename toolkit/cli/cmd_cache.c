@@ -25,7 +25,9 @@ const char tf_usage_cache[] =
 	"                     is removed; exit 1 if one does not\n"
 	"  keygen PREFIX      make an Ed25519 key pair for a remote cache:\n"
 	"                     PREFIX.key (private, for --signing-key) and\n"
-	"                     PREFIX.pub (public, for --trust)\n";
+	"                     PREFIX.pub (public, for --trust); or for wheel\n"
+	"                     attestations: recipe --attestation-key and\n"
+	"                     verify --attestation-trust (docs/publishing.md)\n";
 
 const struct tf_opt tf_opts_cache[] = {
 	TF_OPT_CACHE,

@@ -20,7 +20,14 @@ const char tf_usage_recipe[] =
 	"Run a recipe: check it, fetch every source and verify its sha256,\n"
 	"extract and patch, run the build steps in dependency order, pack the\n"
 	"wheels into the output directory, verify each wheel and write\n"
-	"SHA256SUMS and a provenance statement beside them.\n";
+	"SHA256SUMS and a provenance statement beside them.\n"
+	"\n"
+	"With --attestation-key KEYFILE (or TFBUILD_ATTESTATION_KEY), an\n"
+	"Ed25519 private key in PEM (`tfbuild cache keygen` makes one), each\n"
+	"wheel also gets WHEEL.intoto.jsonl beside it: a DSSE envelope signed\n"
+	"with the key, holding an in-toto statement whose one subject is the\n"
+	"wheel, with the SLSA provenance of the run (PEP 740's shape;\n"
+	"docs/publishing.md). `tfbuild verify --attestation-trust` checks it.\n";
 
 static const char *const *sandbox_choices(void)
 {
@@ -63,6 +70,11 @@ const struct tf_opt tf_opts_recipe[] = {
 	  "reaches other machines; off: none "
 	  "(TFBUILD_SANDBOX=off; docs/security.md)",
 	  sandbox_choices, 0, 0 },
+	{ 0, "attestation-key", TF_OPT_STRING, TF_ARG(attestation_key),
+	  "KEYFILE",
+	  "Ed25519 private key (PEM) that signs each wheel's attestation "
+	  "(default: $TFBUILD_ATTESTATION_KEY)",
+	  NULL, 0, 0 },
 	TF_OPTS_CACHE,
 	TF_OPT_END,
 };
@@ -71,8 +83,34 @@ const struct tf_opt tf_opts_recipe[] = {
  * Write the variants JSON of variant wheels (PEP 825), SHA256SUMS and
  * the provenance beside the wheels; list the wheels.
  */
+/* WHEEL.intoto.jsonl beside each wheel, signed by signer (attest740.h). */
+static int attest_wheels(struct tf_session *s, const struct tf_strvec *written,
+			 const struct tf_provenance_run *run,
+			 const struct tf_signer *signer)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	char *predicate;
+	size_t i;
+	int ret = 0;
+
+	if (!signer)
+		return 0;
+	predicate = tf_provenance_predicate(s->plan_ptrs, s->nr_plans, run);
+	if (!predicate)
+		return -1;
+	for (i = 0; !ret && i < written->nr; i++) {
+		tf_buf_setf(&path, "%s%s", written->v[i], TF_ATTEST_SUFFIX);
+		ret = tf_attest_wheel_write(
+			path.buf, tf_path_basename(written->v[i]),
+			run->wheels->digests.v[i], predicate, signer);
+	}
+	free(predicate);
+	tf_buf_release(&path);
+	return ret;
+}
+
 static int attest(struct tf_session *s, const struct tf_strvec *written,
-		  int sandbox_off)
+		  int sandbox_off, const struct tf_signer *signer)
 {
 	struct tf_sums sums = TF_SUMS_INIT;
 	struct tf_provenance_run run = { &s->opt.sets, &sums, written,
@@ -99,6 +137,8 @@ static int attest(struct tf_session *s, const struct tf_strvec *written,
 	if (!ret)
 		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans,
 					  &run);
+	if (!ret)
+		ret = attest_wheels(s, written, &run, signer);
 	for (i = 0; !ret && i < written->nr; i++) {
 		tf_ui_wheel_written(written->v[i], sums.digests.v[i]);
 		if (tf_verbosity && !tf_ui_json())
@@ -109,7 +149,29 @@ static int attest(struct tf_session *s, const struct tf_strvec *written,
 	return ret;
 }
 
-static int run_pipeline(struct tf_session *s, int no_sandbox)
+/*
+ * The attestations beside the wheels of out_dir, into lists: removed
+ * with SHA256SUMS when a wheel changes, not reported as strays.
+ */
+static void attestation_lists(const char *out_dir, struct tf_strvec *lists)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	size_t i, n, k = strlen(".whl" TF_ATTEST_SUFFIX);
+
+	/* A first run has no output folder yet. */
+	if (!tf_path_exists(out_dir) || tf_list_dir(out_dir, &names))
+		return;
+	for (i = 0; i < names.nr; i++) {
+		n = strlen(names.v[i]);
+		if (n > k &&
+		    !strcmp(names.v[i] + n - k, ".whl" TF_ATTEST_SUFFIX))
+			tf_strvec_pushf(lists, "%s/%s", out_dir, names.v[i]);
+	}
+	tf_strvec_release(&names);
+}
+
+static int run_pipeline(struct tf_session *s, int no_sandbox,
+			const struct tf_signer *signer)
 {
 	struct tf_build_opts bo = { s->opt.jobs,  s->opt.keep_going,
 				    s->opt.force, s->opt.timeout,
@@ -135,6 +197,7 @@ static int run_pipeline(struct tf_session *s, int no_sandbox)
 	tf_strvec_pushf(&lists, "%s/SHA256SUMS", s->opt.out_dir);
 	tf_strvec_pushf(&lists, "%s/%s.intoto.json", s->opt.out_dir,
 			s->recipe.name.s);
+	attestation_lists(s->opt.out_dir, &lists);
 	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &lists,
 			   &written))
 		ret = TF_EXIT_WHEEL;
@@ -143,7 +206,7 @@ static int run_pipeline(struct tf_session *s, int no_sandbox)
 	for (i = 0; !ret && i < s->nr_plans; i++)
 		if (tf_sources_stamp_in_place(&s->plans[i], 0))
 			ret = TF_EXIT_BUILD;
-	if (!ret && attest(s, &written, no_sandbox))
+	if (!ret && attest(s, &written, no_sandbox, signer))
 		ret = TF_EXIT_WHEEL;
 	tf_strvec_release(&written);
 	return ret;
@@ -163,10 +226,15 @@ static int sandbox_off(const struct tf_args *a)
 
 int cmd_recipe(struct tf_args *a)
 {
+	const char *key = a->attestation_key
+				  ? a->attestation_key
+				  : getenv("TFBUILD_ATTESTATION_KEY");
+	struct tf_signer *signer = NULL;
 	struct tf_session s;
 	int ret, off = sandbox_off(a);
 
-	if (off < 0)
+	/* A key that cannot sign is found before anything is built. */
+	if (off < 0 || (key && *key && !(signer = tf_signer_load(key))))
 		return TF_EXIT_USAGE;
 	ret = tf_session_setup(&s, a, tf_cmd_find("recipe"));
 	s.opt.lock = 1;
@@ -175,7 +243,8 @@ int cmd_recipe(struct tf_args *a)
 	if (!ret && tf_cache_open(&s.cache, &s.opt.cache))
 		ret = TF_EXIT_USAGE;
 	if (!ret)
-		ret = run_pipeline(&s, off);
+		ret = run_pipeline(&s, off, signer);
 	tf_session_release(&s);
+	tf_signer_free(signer);
 	return ret;
 }

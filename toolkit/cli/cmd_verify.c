@@ -4,12 +4,14 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "base/base.h"
 #include "pack/pack.h"
 #include "audit/audit.h"
+#include "cache/cache.h"
 #include "plugin/plugin.h"
 #include "verify/verify.h"
 
@@ -79,7 +81,16 @@ const char tf_usage_verify[] =
 	"SIZE is refused, naming its 3 largest entries (PyPI refuses files\n"
 	"over 100 MiB unless the project's limit was raised):\n"
 	"  tfbuild: WHEEL: 110000000 bytes (104.9 MiB), over the size budget\n"
-	"  of ... (--max-size 100MiB); its largest entries: ...\n";
+	"  of ... (--max-size 100MiB); its largest entries: ...\n"
+	"\n"
+	"With --attestation-trust KEYFILE (public keys: PEM, or 64 hex digits\n"
+	"a line, as `tfbuild cache keygen` writes PREFIX.pub), each wheel must\n"
+	"have its attestation WHEEL.intoto.jsonl beside it (written by\n"
+	"`tfbuild recipe --attestation-key`): a DSSE envelope of payload type\n"
+	"application/vnd.in-toto+json signed by one of those keys, whose\n"
+	"statement has predicate type SLSA Provenance v1 and exactly one\n"
+	"subject, the wheel's filename with its sha256 (docs/publishing.md):\n"
+	"  tfbuild: WHEEL.intoto.jsonl: its subject's sha256 is X, the wheel's Y\n";
 
 const struct tf_opt tf_opts_verify[] = {
 	{ 0, "sums", TF_OPT_STRING, TF_ARG(sums), "FILE",
@@ -90,6 +101,10 @@ const struct tf_opt tf_opts_verify[] = {
 	  "check against the framework installed in DIR", NULL, 0, 0 },
 	{ 0, "max-size", TF_OPT_STRING, TF_ARG(max_size), "SIZE",
 	  "refuse a wheel over SIZE (100MiB, as PyPI)", NULL, 0, 0 },
+	{ 0, "attestation-trust", TF_OPT_STRING, TF_ARG(attestation_trust),
+	  "KEYFILE",
+	  "each wheel's WHEEL.intoto.jsonl must be signed by a key in KEYFILE",
+	  NULL, 0, 0 },
 	TF_OPT_END,
 };
 
@@ -177,6 +192,26 @@ static const char *framework_site;
 /* --max-size in bytes, or 0; and as given. */
 static unsigned long long max_bytes;
 static const char *max_size;
+/* --attestation-trust's keys, or NULL. */
+static struct tf_trust *attest_trust;
+
+/* The wheel's attestation beside it, signed by a trusted key. */
+static int check_attestation(const char *wheel)
+{
+	char *path = tf_xstrfmt("%s%s", wheel, TF_ATTEST_SUFFIX);
+	char key_id[TF_KEY_ID_LEN + 1];
+	int ret = 0;
+
+	if (!tf_path_exists(path))
+		ret = error("%s: no attestation beside it (%s)", wheel,
+			    tf_path_basename(path));
+	else
+		ret = tf_attest_wheel_verify(path, wheel, attest_trust, key_id);
+	if (!ret)
+		verbose("%s: attested by key %s", wheel, key_id);
+	free(path);
+	return ret;
+}
 
 static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 		      size_t nr_lists)
@@ -203,6 +238,8 @@ static int verify_all(struct tf_strvec *wheels, struct expected *lists,
 
 		for (j = 0; j < nr_lists; j++)
 			wrong |= check_listed(&lists[j], wheels->v[i]) < 0;
+		if (attest_trust)
+			wrong |= check_attestation(wheels->v[i]) < 0;
 		if (!wrong && tf_verbosity > 0) {
 			printf("ok  %s\n", wheels->v[i]);
 			fflush(stdout);
@@ -249,6 +286,12 @@ int cmd_verify(struct tf_args *a)
 					      max_size);
 		max_bytes = n;
 	}
+	if (a->attestation_trust) {
+		attest_trust = tf_trust_new();
+		if (tf_cmd_regular_file(a->attestation_trust) ||
+		    tf_trust_add_file(attest_trust, a->attestation_trust))
+			ret = TF_EXIT_USAGE;
+	}
 	for (i = 0; ret == TF_EXIT_OK && i < a->args.nr; i++)
 		tf_strvec_push(&wheels, a->args.v[i]);
 	for (j = 0; ret == TF_EXIT_OK && !wheels.nr && j < nr_lists; j++)
@@ -262,5 +305,7 @@ int cmd_verify(struct tf_args *a)
 		tf_buf_release(&lists[j].dir);
 	}
 	tf_strvec_release(&wheels);
+	tf_trust_free(attest_trust);
+	attest_trust = NULL;
 	return ret;
 }

@@ -26,7 +26,7 @@
  * Write atomically, unless path already holds exactly these bytes: an
  * unchanged run neither rewrites nor fsyncs SHA256SUMS and provenance.
  */
-static int write_unless_same(const char *path, const void *data, size_t len)
+int tf_attest_write_unless_same(const char *path, const void *data, size_t len)
 {
 	struct tf_buf old = TF_BUF_INIT;
 	struct stat sb;
@@ -81,7 +81,7 @@ int tf_sums_write(const char *path, const struct tf_sums *sums)
 	}
 	for (i = 0; i < lines.nr; i++)
 		tf_buf_addstr(&text, lines.v[i]);
-	ret = write_unless_same(path, text.buf, text.len);
+	ret = tf_attest_write_unless_same(path, text.buf, text.len);
 	tf_strvec_release(&lines);
 	tf_buf_release(&text);
 	return ret;
@@ -492,7 +492,7 @@ int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 		text = tf_realloc(text, n + 2);
 		text[n] = '\n';
 		text[n + 1] = '\0';
-		ret = write_unless_same(path, text, n + 1);
+		ret = tf_attest_write_unless_same(path, text, n + 1);
 	}
 	free(text);
 	return ret;
@@ -534,4 +534,31 @@ int tf_provenance_read_subjects(const char *path, struct tf_sums *out)
 	}
 	json_decref(doc);
 	return ret;
+}
+
+char *tf_provenance_predicate(struct tf_plan **plans, size_t nr,
+			      const struct tf_provenance_run *run)
+{
+	json_t *pred, *bd = build_definition(plans, nr, run);
+	char *text;
+
+	if (add_frameworks(json_object_get(bd, "resolvedDependencies"),
+			   plans[0]->recipe, run) < 0) {
+		json_decref(bd);
+		return NULL;
+	}
+	/* No byproducts: where each step's output came from (built, a
+	   cache) changes between runs, and these bytes must not. */
+	pred = json_pack("{s:o, s:{s:{s:s, s:{s:s}}}}", "buildDefinition", bd,
+			 "runDetails", "builder", "id",
+			 "https://tfbuild.dev/tfbuild@" TF_VERSION, "version",
+			 "tfbuild", TF_VERSION);
+	if (!pred)
+		BUG("provenance predicate could not be built");
+	text = json_dumps(pred,
+			  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	json_decref(pred);
+	if (!text)
+		error("cannot render the provenance as JSON");
+	return text;
 }

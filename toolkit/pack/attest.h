@@ -35,6 +35,9 @@ int tf_sums_read(const char *path, struct tf_sums *out);
 const char *tf_sums_find(const struct tf_sums *sums, const char *name);
 void tf_sums_release(struct tf_sums *sums);
 
+/* Write atomically unless path holds exactly these bytes (attest.c). */
+int tf_attest_write_unless_same(const char *path, const void *data, size_t len);
+
 /* What the provenance records about the run besides the plans. */
 struct tf_provenance_run {
 	const struct tf_strvec *sets;  /* borrowed: --set NAME=VALUE */
@@ -56,6 +59,15 @@ struct tf_provenance_run {
  */
 int tf_provenance_write(const char *path, struct tf_plan **plans, size_t nr,
 			const struct tf_provenance_run *run);
+
+/*
+ * The predicate alone, as compact JSON text with sorted keys, for the
+ * per-wheel statements (attest740.h): the same build definition, and
+ * run details without the per-run byproducts. The caller frees it;
+ * NULL after reporting.
+ */
+char *tf_provenance_predicate(struct tf_plan **plans, size_t nr,
+			      const struct tf_provenance_run *run);
 
 /*
  * Read the subjects of a provenance file into out. Reports a file that

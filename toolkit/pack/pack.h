@@ -4,7 +4,8 @@
 /*
  * pack/: stage trees to verified wheels in the output folder (below),
  * with what each wheel was packed from (packstamp.h), and SHA256SUMS and
- * the in-toto provenance beside them (attest.h), and what a variant
+ * the in-toto provenance beside them (attest.h), one signed statement per
+ * wheel (attest740.h), and what a variant
  * wheel's label allows and writes (wheelvariant.h).
  */
 
@@ -18,6 +19,7 @@
  */
 
 #include "attest.h"
+#include "attest740.h"
 #include "wheelvariant.h"
 
 #include <stddef.h>
