@@ -55,6 +55,8 @@ pkgs="$pkgs ccache redis-server distcc python3-yaml"
 # The build cache's tests (docs/cache.md): nginx with WebDAV as the
 # remote cache.
 pkgs="$pkgs nginx-light"
+# Publishing (docs/publishing.md): the test reads the index's pages with curl.
+pkgs="$pkgs curl"
 # Packing (toolkit/zip/): libdeflate deflates blocks in parallel, zlib's
 # minizip writes the zip; strace counts a no-op rebuild's processes.
 pkgs="$pkgs libdeflate-dev libminizip-dev zlib1g-dev strace"
