@@ -134,7 +134,7 @@ Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args *args)
 {
 	static const char fn[] = "PJRT_Client_BufferFromHostBuffer";
 	PJRT_Device *device;
-	PJRT_Buffer *b;
+	PJRT_Buffer *b = NULL;
 	PJRT_Error *err = NULL;
 
 	CHECK_ARGS(args, PJRT_Client_BufferFromHostBuffer);
