@@ -3,10 +3,10 @@
 # PluggableDevice template builds, tests and packs as written, against
 # the tensorflow 2.21.0 wheels its recipe.lock.json pins. The project's
 # name has a digit, so its device type is spelled out: HELLO_TF_TWO.
-#   - both targets build; the template's C test runs on each (aarch64
-#     under qemu): TensorFlow's C API loads the plugin, lists the device
-#     and runs Relu there; no baseline run (TensorFlow itself needs AVX);
-#     a second run runs nothing;
+#   - both targets build without a compiler warning; the template's C
+#     test runs on each (aarch64 under qemu): TensorFlow's C API loads
+#     the plugin, lists the device and runs Relu there; no baseline run
+#     (TensorFlow itself needs AVX); a second run runs nothing;
 #   - every wheel verifies and names its framework ABI (tensorflow
 #     2.21.0, StreamExecutor C API), passes twine check --strict,
 #     requires tensorflow<2.22,>=2.21.0, and its library exports
@@ -35,6 +35,7 @@ expect_success 'both targets build; TensorFlow'"'"'s C API runs the plugin on ea
 	grep -q "^#define HELLO_TF2_DEVICE \"$dev\"$" $n/src/$m.h &&
 	build 2>err &&
 	grep -q "^tfbuild: 4 of 4 steps ran$" err &&
+	! grep "warning:" $n/build/recipe/*/logs/*.log &&
 	grep -q "test .device. for aarch64: baseline run skipped by the recipe (baseline: false)" err &&
 	for a in x86_64 aarch64; do
 		l=$n/build/recipe/$a/logs/device.log &&

@@ -2,9 +2,9 @@
 # tfbuild new pjrt-plugin (issue 29 item 5): the JAX PJRT plugin template
 # builds, tests and packs as written, against the tensorflow (PJRT
 # header) and jaxlib (window) wheels its recipe.lock.json pins:
-#   - both targets build; the template's C test drives the plugin's C
-#     API on each (aarch64 under qemu) and on each baseline CPU: the
-#     header's version, all 128 slots set, every stub naming itself,
+#   - both targets build without a compiler warning; the template's C
+#     test drives the plugin's C API on each (aarch64 under qemu) and on
+#     each baseline CPU: the header's version, all 128 slots set, every stub naming itself,
 #     float32 arrays there and back; a second run runs nothing;
 #   - every wheel verifies and names its framework ABI (jaxlib 0.10.2,
 #     PJRT C API 0.90), passes twine check --strict, requires exactly
@@ -32,6 +32,7 @@ expect_success 'both targets build; the C API test runs on each, and on each bas
 	"$TFBUILD" -q new pjrt-plugin $n &&
 	build 2>err &&
 	grep -q "^tfbuild: 6 of 6 steps ran$" err &&
+	! grep "warning:" $n/build/recipe/*/logs/*.log &&
 	for l in $n/build/recipe/x86_64/logs/api.log $n/build/recipe/x86_64/logs/api@baseline.log \
 		$n/build/recipe/aarch64/logs/api.log $n/build/recipe/aarch64/logs/api@baseline.log; do
 		grep -qx "ok PJRT C API 0.90" $l &&
