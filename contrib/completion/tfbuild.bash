@@ -141,7 +141,7 @@ _tfbuild() {
 	yaml) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur") $(compgen -d -- "$cur")) ;;
 	whl) COMPREPLY=($(compgen -f -X '!*.whl' -- "$cur") $(compgen -d -- "$cur")) ;;
 	file) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	template) COMPREPLY=($(compgen -W "c-library cmake-library meson-library python-extension torch-backend" -- "$cur") $(compgen -d -- "$cur")) ;;
+	template) COMPREPLY=($(compgen -W "c-library cmake-library meson-library pjrt-plugin pluggable-device python-extension torch-backend" -- "$cur") $(compgen -d -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -W "recipe fetch lock explain verify diff sha256 cache new help" -- "$cur")) ;;
 	esac
 }

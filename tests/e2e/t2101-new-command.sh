@@ -94,7 +94,7 @@ if test -x "$gen"; then
 		mkdir -p gen/t/src && echo "a template" >gen/t/.summary &&
 		printf "ok {{name}}\nbad {{nmae}}\n" >gen/t/src/f.txt &&
 		! "$gen" gen out.c 2>err &&
-		grep -q "^embed-templates: gen/t/src/f.txt:2: .{{nmae}}. is no placeholder (known: {{name}} {{module}} {{MODULE}})" err &&
+		grep -q "^embed-templates: gen/t/src/f.txt:2: .{{nmae}}. is no placeholder (known: {{name}} {{module}} {{MODULE}} {{DEVICE}})" err &&
 		! test -e out.c &&
 		printf "ok {{name}}\n" >gen/t/src/f.txt &&
 		"$gen" gen out.c && grep -q "\"src/f.txt\", 0644" out.c

@@ -61,6 +61,31 @@ static int is_keyword(const char *s)
 	return 0;
 }
 
+/*
+ * MODULE as TensorFlow accepts a device type, [A-Z][A-Z_]* (it aborts on
+ * any other): each digit spelled out, set apart by '_', so M1 is M_ONE.
+ */
+static void device_type(const char *module, struct tf_buf *out)
+{
+	static const char *const digits[] = { "ZERO",  "ONE",  "TWO", "THREE",
+					      "FOUR",  "FIVE", "SIX", "SEVEN",
+					      "EIGHT", "NINE" };
+	const char *p;
+
+	for (p = module; *p; p++) {
+		if (*p < '0' || *p > '9') {
+			if (p > module && p[-1] >= '0' && p[-1] <= '9' &&
+			    *p != '_')
+				tf_buf_addch(out, '_');
+			tf_buf_addch(out, *p);
+			continue;
+		}
+		if (out->len && out->buf[out->len - 1] != '_')
+			tf_buf_addch(out, '_');
+		tf_buf_addstr(out, digits[*p - '0']);
+	}
+}
+
 int tf_scaffold_names_check(const char *name, struct tf_scaffold_names *names,
 			    struct tf_buf *why)
 {
@@ -86,6 +111,7 @@ int tf_scaffold_names_check(const char *name, struct tf_scaffold_names *names,
 			     : c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A')
 						    : c);
 	}
+	device_type(names->v[TF_PH_MODULE].buf, &names->v[TF_PH_DEVICE]);
 	if (m->buf[0] >= '0' && m->buf[0] <= '9') {
 		tf_buf_addf(
 			why,

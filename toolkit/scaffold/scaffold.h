@@ -8,8 +8,8 @@
  * (the generated table, tf_templates below), so an installed tfbuild
  * has them. A template's `.summary` is its line in `tfbuild new --list`;
  * every other file is written into the project, with the placeholders
- * of placeholders.inc ({{name}}, {{module}}, {{MODULE}}) filled in, in
- * its text and its path.
+ * of placeholders.inc ({{name}}, {{module}}, {{MODULE}}, {{DEVICE}})
+ * filled in, in its text and its path.
  */
 
 #include <stddef.h>
@@ -55,7 +55,8 @@ struct tf_scaffold_names {
  * Derive the placeholders' values from a distribution name: it must be a
  * valid one (core metadata Name); {{name}} is its PEP 503 form, {{module}}
  * that with '-' as '_', which must be a Python identifier that is not a
- * keyword. Returns 0, or -1 with why filled (nothing printed). Release
+ * keyword; {{MODULE}} that in upper case, {{DEVICE}} that with each digit
+ * spelled out (M1: M_ONE), a valid TensorFlow device type. Returns 0, or -1 with why filled (nothing printed). Release
  * names with tf_scaffold_names_release() either way.
  */
 int tf_scaffold_names_check(const char *name, struct tf_scaffold_names *names,
