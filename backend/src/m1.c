@@ -147,9 +147,11 @@ static TFM_Error *choose_isa(void)
 			return NULL;
 		}
 	}
+#if defined(M1_ONLY)
 	if (!best)
 		return m1_error("this m1 build has only the %s kernels, which "
 				"this CPU cannot run", all_isas[0]->isa);
+#endif
 	active = best;
 	if (want && *want)
 		snprintf(note, sizeof(note), "TFMINI_M1_ISA=%s is not "
