@@ -90,7 +90,7 @@ ns() {
 {
 	echo "### Time per call (ns, least of 7 trials of thread CPU time)"
 	echo
-	echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-),$(nproc) CPUs;" \
+	echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
 		"load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after."
 	echo
 	echo "| op | size | dispatch, avx2 via table | v3, direct | dispatch, sse2 via table | v1, direct | dispatch avx2, plugin API | v3, plugin API |"
