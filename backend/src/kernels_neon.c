@@ -100,4 +100,9 @@ const struct m1_kernels m1_kernels_neon = {
 	sum_neon, matmul_neon,
 };
 
+#if defined(M1_ONLY_neon)
+M1_ONLY_ALIASES(add_neon, mul_neon, scale_neon, relu_neon, sum_neon,
+		matmul_neon);
+#endif
+
 #endif

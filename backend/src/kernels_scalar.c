@@ -73,3 +73,8 @@ const struct m1_kernels m1_kernels_scalar = {
 	"scalar", always, m1_add_scalar, m1_mul_scalar, m1_scale_scalar,
 	m1_relu_scalar, sum_scalar, matmul_scalar,
 };
+
+#if defined(M1_ONLY_scalar)
+M1_ONLY_ALIASES(m1_add_scalar, m1_mul_scalar, m1_scale_scalar,
+		m1_relu_scalar, sum_scalar, matmul_scalar);
+#endif

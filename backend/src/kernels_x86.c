@@ -1,7 +1,8 @@
 /*
  * x86-64 kernels: SSE2 (every x86-64 CPU has it) and AVX2 with FMA,
  * chosen at run time. The target attributes let one build carry both
- * without compiling the whole library for AVX2.
+ * without compiling the whole library for AVX2. A build of one table
+ * (M1_ONLY_sse2 or M1_ONLY_avx2, kernels.h) has only that one.
  */
 #include "kernels.h"
 
@@ -11,6 +12,7 @@
 #define SSE2 __attribute__((target("sse2")))
 #define AVX2 __attribute__((target("avx2,fma")))
 
+#if !defined(M1_ONLY) || defined(M1_ONLY_sse2)
 /* ------------------------------------------------------------------ SSE2 */
 
 SSE2 static void add_sse2(const float *a, const float *b, float *out, size_t n)
@@ -113,6 +115,13 @@ const struct m1_kernels m1_kernels_sse2 = {
 	sum_sse2, matmul_sse2,
 };
 
+#if defined(M1_ONLY_sse2)
+M1_ONLY_ALIASES(add_sse2, mul_sse2, scale_sse2, relu_sse2, sum_sse2,
+		matmul_sse2);
+#endif
+#endif
+
+#if !defined(M1_ONLY) || defined(M1_ONLY_avx2)
 /* ------------------------------------------------------------------ AVX2 */
 
 AVX2 static void add_avx2(const float *a, const float *b, float *out, size_t n)
@@ -213,5 +222,11 @@ const struct m1_kernels m1_kernels_avx2 = {
 	"avx2", have_avx2, add_avx2, mul_avx2, scale_avx2, relu_avx2,
 	sum_avx2, matmul_avx2,
 };
+
+#if defined(M1_ONLY_avx2)
+M1_ONLY_ALIASES(add_avx2, mul_avx2, scale_avx2, relu_avx2, sum_avx2,
+		matmul_avx2);
+#endif
+#endif
 
 #endif

@@ -2,7 +2,9 @@
  * m1: a tfmini device backend. Its "device memory" is host memory, so
  * what it shows is the plugin ABI and run-time kernel selection:
  * scalar, SSE2 or AVX2+FMA on x86-64, NEON on AArch64, chosen at
- * initialize, or forced with TFMINI_M1_ISA=scalar|sse2|avx2|neon.
+ * initialize, or forced with TFMINI_M1_ISA=scalar|sse2|avx2|neon. A
+ * build of one table (backend/Makefile ISA=..., for a variant wheel)
+ * calls its kernels directly and only checks the CPU can run them.
  *
  * Every argument struct is checked against its 1.0 size before use, and
  * every tensor against its buffer, so a confused caller gets an error
@@ -46,6 +48,15 @@ static const struct TFM_Kernel kernels[OP_COUNT] = {
 
 /* Best first: the first supported one is the default. */
 static const struct m1_kernels *const all_isas[] = {
+#if defined(M1_ONLY_avx2)
+	&m1_kernels_avx2,
+#elif defined(M1_ONLY_sse2)
+	&m1_kernels_sse2,
+#elif defined(M1_ONLY_neon)
+	&m1_kernels_neon,
+#elif defined(M1_ONLY_scalar)
+	&m1_kernels_scalar,
+#else
 #if defined(__x86_64__)
 	&m1_kernels_avx2,
 	&m1_kernels_sse2,
@@ -54,6 +65,7 @@ static const struct m1_kernels *const all_isas[] = {
 	&m1_kernels_neon,
 #endif
 	&m1_kernels_scalar,
+#endif
 };
 #define NR_ISAS (sizeof(all_isas) / sizeof(all_isas[0]))
 
@@ -135,6 +147,11 @@ static TFM_Error *choose_isa(void)
 			return NULL;
 		}
 	}
+#if defined(M1_ONLY)
+	if (!best)
+		return m1_error("this m1 build has only the %s kernels, which "
+				"this CPU cannot run", all_isas[0]->isa);
+#endif
 	active = best;
 	if (want && *want)
 		snprintf(note, sizeof(note), "TFMINI_M1_ISA=%s is not "
@@ -318,6 +335,16 @@ static const struct TFM_Kernel *our_kernel(const TFM_Kernel *k)
 	return NULL;
 }
 
+/*
+ * A kernel of the active table; in a build of one table (kernels.h), a
+ * direct call to it.
+ */
+#if defined(M1_ONLY)
+#define KERNEL(op) m1_only_##op
+#else
+#define KERNEL(op) active->op
+#endif
+
 static void run(enum m1_op op, const TFM_Tensor *a, const TFM_Tensor *b,
 		const TFM_Tensor *out, float s, size_t n)
 {
@@ -326,22 +353,22 @@ static void run(enum m1_op op, const TFM_Tensor *a, const TFM_Tensor *b,
 
 	switch (op) {
 	case OP_ADD:
-		active->add(x, y, z, n);
+		KERNEL(add)(x, y, z, n);
 		break;
 	case OP_MUL:
-		active->mul(x, y, z, n);
+		KERNEL(mul)(x, y, z, n);
 		break;
 	case OP_SCALE:
-		active->scale(x, s, z, n);
+		KERNEL(scale)(x, s, z, n);
 		break;
 	case OP_RELU:
-		active->relu(x, z, n);
+		KERNEL(relu)(x, z, n);
 		break;
 	case OP_SUM:
-		z[0] = active->sum(x, n);
+		z[0] = KERNEL(sum)(x, n);
 		break;
 	case OP_MATMUL:
-		active->matmul(x, y, z, (size_t)a->dims[0], (size_t)a->dims[1],
+		KERNEL(matmul)(x, y, z, (size_t)a->dims[0], (size_t)a->dims[1],
 			       (size_t)b->dims[1]);
 		break;
 	default:

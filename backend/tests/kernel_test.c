@@ -173,15 +173,35 @@ static void test_api(void)
 	printf("%s - api rejects bad arguments\n", ok ? "ok" : "not ok");
 }
 
+#if defined(M1_ONLY)
+/* A build of one table: its kernels as m1.c calls them, by name. */
+static int only_supported(void)
+{
+	TFM_Plugin_Initialize_Args init = ARGS(TFM_Plugin_Initialize_Args);
+
+	return !TFM_GetDeviceApi()->plugin_initialize(&init);
+}
+
+static const struct m1_kernels only = {
+	"m1_only", only_supported, m1_only_add, m1_only_mul, m1_only_scale,
+	m1_only_relu, m1_only_sum, m1_only_matmul,
+};
+#endif
+
 int main(void)
 {
 	test_table(&m1_kernels_scalar);
-#if defined(__x86_64__)
+#if defined(__x86_64__) && (!defined(M1_ONLY) || defined(M1_ONLY_sse2))
 	test_table(&m1_kernels_sse2);
+#endif
+#if defined(__x86_64__) && (!defined(M1_ONLY) || defined(M1_ONLY_avx2))
 	test_table(&m1_kernels_avx2);
 #endif
 #if defined(__aarch64__)
 	test_table(&m1_kernels_neon);
+#endif
+#if defined(M1_ONLY)
+	test_table(&only);
 #endif
 	test_api();
 	printf("# passed %s\n", failures ? "no" : "all");
