@@ -222,7 +222,10 @@ static int capture(struct verifier *v, struct tf_wheel_reader *r,
 /*
  * A wheel just packed is not given to tf_zipcheck: pass 1 compares the
  * names its central directory lists, read as pip's zipfile reads them,
- * with its local headers', in step, and finds RECORD last.
+ * with its local headers', in step, and finds RECORD last (tfbuild
+ * writes it last). In a wheel from elsewhere RECORD elsewhere is only
+ * a warning: the wheel format encourages `.dist-info` at the end but
+ * does not require it (tensorflow-cpu and torch put it first).
  */
 static int same_central(const struct verifier *v, struct tf_zip_names *cd,
 			const struct tf_wheel_member *m,
@@ -281,8 +284,8 @@ static int scan(struct verifier *v)
 	enum tf_wheel_step step;
 	struct tf_zip_names *cd = NULL;
 	struct tf_buf why = TF_BUF_INIT;
-	char *record = NULL; /* RECORD's name once seen (packed) */
-	int ret = -1;
+	char *record = NULL; /* RECORD's name once seen */
+	int ret = -1, warned = 0;
 
 	if (!r)
 		return -1;
@@ -305,7 +308,11 @@ static int scan(struct verifier *v)
 		if (note_dist_info(v, name) < 0 || capture(v, r, m, name) < 0)
 			goto out;
 		v->conventions |= tf_conventions_relevant(name);
-		if (cd && !record && tf_verify_is_self(v, name))
+		if (!cd && record && !warned++)
+			warning("%s: %s: not the last entry of the archive "
+				"(the wheel format encourages it last)",
+				v->path, record);
+		if (!record && tf_verify_is_self(v, name))
 			record = tf_strdup(name);
 	}
 	if (step != TF_WHEEL_END) {
