@@ -201,6 +201,37 @@ enum tf_elf_verify_result tf_elf_verify_file(const char *path,
 					     const struct tf_elf_rules *rules);
 
 /*
+ * What the files of a manylinux wheel need, folded file by file: the
+ * newest manylinux policy one of them needs, and why.
+ */
+struct tf_elf_need {
+	unsigned minor;    /* glibc minor of that policy; 0: the oldest */
+	struct tf_buf why; /* "pkg/a.so needs GLIBC_2.34 (symbol 'x')" */
+};
+
+#define TF_ELF_NEED_INIT       \
+	{                      \
+		0, TF_BUF_INIT \
+	}
+
+/*
+ * tf_elf_verify_file(); and when the file passes, is loadable and the
+ * rules' platform is manylinux, fold what it needs into need (if not
+ * NULL), as tf_elf_verify_wheel() does to compute a platform.
+ */
+enum tf_elf_verify_result tf_elf_verify_file_need(
+	const char *path, const char *shown, const struct tf_elf_rules *rules,
+	struct tf_elf_need *need);
+/*
+ * Append to out the tag of the lowest manylinux policy for the rules'
+ * architecture that need allows ("manylinux_2_17_x86_64.
+ * manylinux2014_x86_64"); returns why (borrowed from need, or static).
+ */
+const char *tf_elf_need_tag(const struct tf_elf_rules *rules,
+			    const struct tf_elf_need *need, struct tf_buf *out);
+void tf_elf_need_release(struct tf_elf_need *need);
+
+/*
  * Check every file of a wheel (src on disk, dst inside the wheel; files
  * that are not ELF are skipped) against rules, whose wheel_files are
  * replaced by the dsts. Every required export's file must be in the

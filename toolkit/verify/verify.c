@@ -52,6 +52,7 @@ static void verifier_release(struct verifier *v)
 	v->nr_requires = 0;
 	v->entries = NULL;
 	tf_buf_release(&v->isa_text);
+	tf_elf_need_release(&v->need);
 	free(v->isa_globs);
 	v->isa_globs = NULL;
 	v->rows = NULL;
@@ -367,7 +368,7 @@ static void elf_copy_chunk(struct elf_copy *c, const char *chunk, size_t n,
 }
 
 /* Check a copied ELF entry against the platform's rules; -1 if it breaks one. */
-static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
+static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 			   const char *name, int ok)
 {
 	int ret = 0;
@@ -384,12 +385,15 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 		ret = tf_verify_defect(v, name,
 				       "cannot copy it to check it as ELF: %s",
 				       strerror(errno));
-	else if (ok && tf_elf_verify_file(c->path, name, &v->elf) ==
-			       TF_ELF_VERIFY_FAILED)
+	else if (ok &&
+		 tf_elf_verify_file_need(c->path, name, &v->elf, &v->need) ==
+			 TF_ELF_VERIFY_FAILED)
 		ret = -1;
+	/* Every ELF file's code is audited, each refusal said: the wheel
+	   fails at the end (verify_archive). */
 	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
 			       TF_ISA_AUDIT_FAILED)
-		ret = -1;
+		v->isa_refused++;
 	unlink(c->path);
 	c->fd = -1;
 	return ret;
@@ -399,7 +403,7 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
  * Stream the current entry through the digest RECORD names for it
  * (sha256 when it names none); libarchive checks the CRC.
  */
-static int hash_entry(const struct verifier *v, struct tf_wheel_reader *r,
+static int hash_entry(struct verifier *v, struct tf_wheel_reader *r,
 		      const char *name, const struct record_row *row,
 		      char b64[TF_DIGEST_B64_MAX], long long *size)
 {
@@ -543,12 +547,31 @@ static int check_missing(const struct verifier *v)
 	return 0;
 }
 
+/*
+ * With -v, the lowest manylinux policy the ELF files allow, as
+ * `auditwheel show` says it ("is consistent with the following platform
+ * tag"): the tag may name a newer one, never an older one (refused).
+ */
+static void say_platform(const struct verifier *v)
+{
+	struct tf_buf tag = TF_BUF_INIT;
+	const char *why;
+
+	if (v->elf.platform.kind != TF_PLATFORM_MANYLINUX || tf_verbosity < 2)
+		return;
+	why = tf_elf_need_tag(&v->elf, &v->need, &tag);
+	verbose("%s: platform: its ELF files allow %s (%s)", v->path, tag.buf,
+		why);
+	tf_buf_release(&tag);
+}
+
 static int verify_archive(struct verifier *v)
 {
 	if (scan(v) < 0 || tf_verify_distinfo(v) < 0 || check_entries(v) < 0 ||
 	    check_missing(v) < 0)
 		return -1;
-	return 0;
+	say_platform(v);
+	return v->isa_refused ? -1 : 0;
 }
 
 static int verify_wheel(const char *path, int packed)
