@@ -40,7 +40,11 @@ struct reader {
 	int dynamic_section; /* has SHT_DYNAMIC */
 	int has_shoff;       /* the ELF header points at section headers */
 	int has_phnum;       /* the ELF header counts program headers */
+	const struct tf_elf_code *map; /* the file's own mapping, whose
+					  pages reading gives back; NULL */
 };
+
+static int map_file(struct reader *r, struct tf_elf_code *c);
 
 static int bad(const struct reader *r, const char *what)
 {
@@ -381,6 +385,9 @@ static int read_symbols(struct reader *r)
 		nv = vd->d_size / item_size(r, ELF_T_HALF);
 	n = d->d_size / item_size(r, ELF_T_SYM);
 	for (i = 1; i < n && i < INT_MAX; i++) {
+		/* Read through: libtensorflow_cc.so's .dynstr is 80 MB. */
+		if (r->map && !(i & 0xff))
+			tf_elf_code_drop(r->map, NULL, 0);
 		if (!gelf_getsym(d, (int)i, &sym))
 			return bad_libelf(r, "cannot read a dynamic symbol");
 		if (i >= nv || !gelf_getversym(vd, (int)i, &vs))
@@ -462,26 +469,32 @@ static enum tf_elf_read_result read_elf(const char *path, const char *shown,
 					struct tf_elf_info *out,
 					const struct want *want)
 {
-	struct reader r = {
-		NULL, shown, out, want, NULL, NULL, NULL, 0, 0, 0, 0
-	};
+	struct reader r = { NULL, shown, out, want, NULL, NULL,
+			    NULL, 0,     0,   0,    0,    NULL };
+	struct tf_elf_code m = TF_ELF_CODE_INIT; /* only its mapping */
 	enum tf_elf_read_result opened;
-	int fd, ret = 0;
+	int ret = 0;
 
 	tf_elf_info_release(out);
-	opened = open_elf(path, shown, &fd);
+	opened = open_elf(path, shown, &m.fd);
 	if (opened != TF_ELF_READ_OK)
 		return opened;
-	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!r.elf)
+	/* Mapped here, not by libelf, to give back what was read. */
+	if (map_file(&r, &m))
+		ret = -1;
+	else if (!(r.elf = elf_memory((char *)m.map, m.map_size)))
 		ret = bad_libelf(&r, "cannot read the file");
 	else if (elf_kind(r.elf) != ELF_K_ELF)
 		ret = bad(&r, "not an ELF object");
-	else if (read_header(&r) || read_segments(&r) || read_sections(&r) ||
-		 read_symbols(&r))
+	else if (read_header(&r) ||
+		 (m.droppable = !out->big_endian, r.map = &m,
+		  read_segments(&r) || read_sections(&r) || read_symbols(&r)))
 		ret = -1;
-	elf_end(r.elf);
-	close(fd);
+	if (r.elf)
+		elf_end(r.elf);
+	if (m.map)
+		munmap(m.map, m.map_size);
+	close(m.fd);
 	if (ret) {
 		tf_elf_info_release(out);
 		return TF_ELF_READ_ERROR;
@@ -644,7 +657,7 @@ static void sort_funcs(struct tf_elf_code *c)
 		if (j - i < 2)
 			continue;
 		qsort(c->funcs + i, j - i, sizeof(*c->funcs), cmp_func);
-		if (!(++runs & 0x3ff))
+		if (!(++runs & 0x7f))
 			tf_elf_code_drop(c, NULL, 0);
 	}
 	tf_elf_code_drop(c, NULL, 0);
@@ -666,9 +679,9 @@ static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
 		return bad(r, "too many symbols");
 	c->funcs = tf_calloc(n + 1, sizeof(*c->funcs));
 	for (i = 1; i < n && i < INT_MAX; i++) {
-		/* The names stay in the file: read through, not held (some
-		   8,000 names are a megabyte of .strtab). */
-		if (!(i & 0x1fff))
+		/* The names stay in the file: read through, not held (256
+		   names fault in 16 MB at most, in any order). */
+		if (!(i & 0xff))
 			tf_elf_code_drop(c, NULL, 0);
 		if (!gelf_getsym(d, (int)i, &sym))
 			return bad_libelf(r, "cannot read a symbol");
@@ -680,7 +693,9 @@ static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
 		if (!name || !*name)
 			continue;
 		c->funcs[nr].addr = sym.st_value;
-		c->funcs[nr].size = sym.st_size;
+		c->funcs[nr].size = sym.st_size > UINT_MAX
+					    ? UINT_MAX
+					    : (unsigned)sym.st_size;
 		c->funcs[nr].ifunc = type == STT_GNU_IFUNC;
 		c->funcs[nr++].name = name;
 	}
@@ -751,7 +766,7 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	struct reader r = { NULL, shown, &info, NULL, NULL, NULL,
-			    NULL, 0,     0,     0,    0 };
+			    NULL, 0,     0,     0,    0,    NULL };
 	enum tf_elf_read_result opened;
 	int ret = 0;
 
@@ -869,7 +884,10 @@ int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
 			continue;
 		n = d->d_size / sh.sh_entsize;
 		for (i = 1; i < n && i < INT_MAX; i++) {
-			if (!(i & 0xffff))
+			/* Names need not be in symbol order (a linker may
+			   merge their tails), and each fault maps the
+			   64 KB around it: 256 names are 16 MB at most. */
+			if (!(i & 0xff))
 				tf_elf_code_drop(c, NULL, 0);
 			if (!gelf_getsym(d, (int)i, &sym) ||
 			    !(s = elf_strptr(c->elf, sh.sh_link,

@@ -270,9 +270,11 @@ struct tf_elf_code_section {
 
 /* A function symbol, to name where an instruction is. */
 struct tf_elf_func {
-	unsigned long long addr, size; /* st_value, st_size (0: unknown) */
+	unsigned long long addr; /* st_value */
 	const char *name; /* borrowed from the mapped file: a 90 MB .strtab
 			     is not copied */
+	unsigned size;    /* st_size (0: unknown; no function is 4 GB): 24
+			     bytes a function, for 700,000 of them */
 	int ifunc;        /* STT_GNU_IFUNC: addr is its resolver */
 };
 

@@ -541,8 +541,9 @@ static void resolvers(struct scan *s, enum tf_isa_family family)
 	}
 }
 
-/* Every DROP_STEP bytes a scan gives back the pages behind it. */
-#define DROP_STEP (4u << 20)
+/* Every DROP_STEP bytes a scan gives back the pages behind it (and the
+   names it read: each fault maps the 64 KB around it). */
+#define DROP_STEP (1u << 20)
 
 static void drop_behind(struct scan *s, const uint8_t **done, const uint8_t *p)
 {
@@ -885,7 +886,8 @@ static int note_level(const char *path, const char *shown)
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	int level = 0;
 
-	if (tf_elf_read(path, shown, &info) == TF_ELF_READ_OK)
+	/* No exports kept: libtensorflow_cc.so has 400,000. */
+	if (tf_elf_read_exports(path, shown, &info, NULL, 0) == TF_ELF_READ_OK)
 		level = tf_elf_x86_isa_level(info.x86_isa_needed);
 	tf_elf_info_release(&info);
 	return level;
