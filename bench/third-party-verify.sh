@@ -85,11 +85,12 @@ wheels() {
 	for f in "$LOGS"/*.verify.log; do
 		b=$(basename "$f" .verify.log)
 		t=$(tfbuild_tag "$b") a=$(auditwheel_tag "$b")
-		case $a in
-		"$t") agree=yes ;;
-		linux_*) [ -z "$t" ] && agree="yes (both: not manylinux)" || agree=no ;;
+		case $t/$a in
+		*/) agree="? (auditwheel saw no ELF file)" ;;
+		no/linux_*) agree="yes: not manylinux" t="none (refused)" ;;
+		"$a/$a") agree=yes ;;
 		*) agree=no ;;
 		esac
-		echo "| $b | ${t:-refused before the end} | ${a:-?} | $agree |"
+		echo "| $b | ${t:-?} | ${a:-?} | $agree |"
 	done
 } | tee "$OUT"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # verify -v says the lowest manylinux tag a wheel's ELF files allow, the
 # one `auditwheel show` says the wheel is consistent with; and every ELF
-# file's code is audited, each refusal said, before the wheel fails.
+# file is checked and its code audited, each refusal said, before the
+# wheel fails.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 fix="$SRC_ROOT/tests/fixtures/dispatch"
@@ -60,6 +61,20 @@ expect_success 'two libraries built for AVX2: both refused, then the platform' '
 	grep "two/liba.so: needs x86-64-v3 (avx" err &&
 	grep "two/libb.so: needs x86-64-v3 (avx" err &&
 	grep "platform: its ELF files allow manylinux_2_5_x86_64" err
+'
+
+expect_success 'a library outside the allow-list, then AVX2 code: both said' '
+	printf "int foo(void) { return 1; }\n" >foo.c &&
+	printf "int foo(void);\nint bar(void) { return foo(); }\n" >bar.c &&
+	lib foo foo.c &&
+	gcc -O2 -fPIC -shared -o libbar.so bar.c -L. -lfoo &&
+	w=$("$TOOL_DIR/test-wheel" pack w --name mix --version 1 \
+		--tag py3-none-manylinux_2_17_x86_64 libbar.so=mix/libbar.so \
+		libb.so=mix/libb.so) &&
+	expect_code 6 "$TFBUILD" -v verify "$w" >out 2>err &&
+	grep "mix/libbar.so: needs .libfoo.so. (DT_NEEDED), which is neither in the manylinux_2_17 allow-list" err &&
+	grep "mix/libb.so: needs x86-64-v3 (avx" err &&
+	grep "platform: its ELF files allow no manylinux tag (refused above)\$" err
 '
 
 test_done

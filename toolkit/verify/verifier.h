@@ -55,6 +55,7 @@ struct verifier {
 				    again (tf_verify_wheel_packed) */
 	struct tf_elf_need need; /* the manylinux policy its ELF files
 				    need, to say with -v */
+	size_t elf_refused;      /* ELF files the platform's rules refused */
 	size_t isa_refused;      /* ELF files the ISA audit refused */
 };
 
@@ -65,7 +66,7 @@ struct verifier {
 			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,               \
 			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,              \
 			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0, 0, \
-			TF_ELF_NEED_INIT, 0                                    \
+			TF_ELF_NEED_INIT, 0, 0                                 \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */

@@ -385,12 +385,12 @@ static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 		ret = tf_verify_defect(v, name,
 				       "cannot copy it to check it as ELF: %s",
 				       strerror(errno));
+	/* Every ELF file is checked and its code audited, each refusal
+	   said: the wheel fails at the end (verify_archive). */
 	else if (ok &&
 		 tf_elf_verify_file_need(c->path, name, &v->elf, &v->need) ==
 			 TF_ELF_VERIFY_FAILED)
-		ret = -1;
-	/* Every ELF file's code is audited, each refusal said: the wheel
-	   fails at the end (verify_archive). */
+		v->elf_refused++;
 	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
 			       TF_ISA_AUDIT_FAILED)
 		v->isa_refused++;
@@ -559,6 +559,12 @@ static void say_platform(const struct verifier *v)
 
 	if (v->elf.platform.kind != TF_PLATFORM_MANYLINUX || tf_verbosity < 2)
 		return;
+	if (v->elf_refused) {
+		verbose("%s: platform: its ELF files allow no manylinux tag "
+			"(refused above)",
+			v->path);
+		return;
+	}
 	why = tf_elf_need_tag(&v->elf, &v->need, &tag);
 	verbose("%s: platform: its ELF files allow %s (%s)", v->path, tag.buf,
 		why);
@@ -571,7 +577,7 @@ static int verify_archive(struct verifier *v)
 	    check_missing(v) < 0)
 		return -1;
 	say_platform(v);
-	return v->isa_refused ? -1 : 0;
+	return v->elf_refused || v->isa_refused ? -1 : 0;
 }
 
 static int verify_wheel(const char *path, int packed)
