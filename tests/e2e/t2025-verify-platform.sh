@@ -77,4 +77,14 @@ expect_success 'a library outside the allow-list, then AVX2 code: both said' '
 	grep "platform: its ELF files allow no manylinux tag (refused above)\$" err
 '
 
+expect_success 'a file the rules refuse still has its code audited' '
+	gcc -O2 -fPIC -shared -I"$fix" -DUNGUARDED -o libboth.so \
+		"$fix/cpuid.c" -Wl,--no-as-needed -L. -lfoo &&
+	w=$("$TOOL_DIR/test-wheel" pack w --name both --version 1 \
+		--tag py3-none-manylinux_2_17_x86_64 libboth.so=both/libboth.so) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep "both/libboth.so: needs .libfoo.so. (DT_NEEDED)" err &&
+	grep "both/libboth.so: needs x86-64-v3 (avx" err
+'
+
 test_done

@@ -185,9 +185,12 @@ int tf_elf_verify(const struct tf_elf_info *info,
 
 /* What verifying one file gave (tf_elf_verify_file()). */
 enum tf_elf_verify_result {
-	TF_ELF_VERIFY_OK = 0,      /* an ELF file that passes */
-	TF_ELF_VERIFY_NOT_ELF = 1, /* not ELF: nothing to check */
-	TF_ELF_VERIFY_FAILED = -1, /* refused, or unreadable: printed */
+	TF_ELF_VERIFY_OK = 0,       /* an ELF file that passes */
+	TF_ELF_VERIFY_NOT_ELF = 1,  /* not ELF: nothing to check */
+	TF_ELF_VERIFY_FAILED = -1,  /* refused, or unreadable: printed */
+	TF_ELF_VERIFY_REFUSED = -2, /* read, and refused by the rules:
+				       printed (tf_elf_verify_file_need()
+				       only; the others say FAILED) */
 };
 
 /*
@@ -215,9 +218,11 @@ struct tf_elf_need {
 	}
 
 /*
- * tf_elf_verify_file(); and when the file passes, is loadable and the
- * rules' platform is manylinux, fold what it needs into need (if not
- * NULL), as tf_elf_verify_wheel() does to compute a platform.
+ * tf_elf_verify_file(), but REFUSED, not FAILED, for a file that was
+ * read and breaks a rule (so its code can still be audited); and when
+ * the file passes, is loadable and the rules' platform is manylinux,
+ * fold what it needs into need (if not NULL), as tf_elf_verify_wheel()
+ * does to compute a platform.
  */
 enum tf_elf_verify_result tf_elf_verify_file_need(
 	const char *path, const char *shown, const struct tf_elf_rules *rules,

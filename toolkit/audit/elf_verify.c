@@ -596,8 +596,9 @@ static enum tf_elf_verify_result read_and_verify(
 	res = tf_elf_read_exports(path, full.buf, info, names, nr);
 	if (res == TF_ELF_READ_NOT_ELF)
 		ret = TF_ELF_VERIFY_NOT_ELF;
-	else if (res == TF_ELF_READ_OK && !tf_elf_verify(info, rules, shown))
-		ret = TF_ELF_VERIFY_OK;
+	else if (res == TF_ELF_READ_OK)
+		ret = tf_elf_verify(info, rules, shown) ? TF_ELF_VERIFY_REFUSED
+							: TF_ELF_VERIFY_OK;
 	free(names);
 	tf_buf_release(&full);
 	return ret;
@@ -626,7 +627,10 @@ enum tf_elf_verify_result tf_elf_verify_file(const char *path,
 					     const char *shown,
 					     const struct tf_elf_rules *rules)
 {
-	return tf_elf_verify_file_need(path, shown, rules, NULL);
+	enum tf_elf_verify_result ret =
+		tf_elf_verify_file_need(path, shown, rules, NULL);
+
+	return ret == TF_ELF_VERIFY_REFUSED ? TF_ELF_VERIFY_FAILED : ret;
 }
 
 void tf_elf_need_release(struct tf_elf_need *need)
@@ -773,7 +777,7 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 			continue;
 		res = read_and_verify(files[i].src, files[i].dst, &r, &info);
 		elf[i] = res == TF_ELF_VERIFY_OK;
-		if (res == TF_ELF_VERIFY_FAILED)
+		if (res == TF_ELF_VERIFY_FAILED || res == TF_ELF_VERIFY_REFUSED)
 			ret = -1;
 		else if (res == TF_ELF_VERIFY_OK && compute && loadable(&info))
 			note_need(&r, &info, files[i].dst, &need);

@@ -371,6 +371,7 @@ static void elf_copy_chunk(struct elf_copy *c, const char *chunk, size_t n,
 static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 			   const char *name, int ok)
 {
+	enum tf_elf_verify_result res;
 	int ret = 0;
 
 	if (c->fd < 0)
@@ -385,15 +386,17 @@ static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 		ret = tf_verify_defect(v, name,
 				       "cannot copy it to check it as ELF: %s",
 				       strerror(errno));
-	/* Every ELF file is checked and its code audited, each refusal
-	   said: the wheel fails at the end (verify_archive). */
-	else if (ok &&
-		 tf_elf_verify_file_need(c->path, name, &v->elf, &v->need) ==
-			 TF_ELF_VERIFY_FAILED)
-		v->elf_refused++;
-	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
-			       TF_ISA_AUDIT_FAILED)
-		v->isa_refused++;
+	/* Every ELF file is checked and its code audited (if it could be
+	   read), each refusal said: the wheel fails at the end
+	   (verify_archive). */
+	else if (ok) {
+		res = tf_elf_verify_file_need(c->path, name, &v->elf, &v->need);
+		v->elf_refused += res < 0;
+		if (res != TF_ELF_VERIFY_FAILED &&
+		    tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
+			    TF_ISA_AUDIT_FAILED)
+			v->isa_refused++;
+	}
 	unlink(c->path);
 	c->fd = -1;
 	return ret;
