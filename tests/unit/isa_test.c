@@ -133,10 +133,49 @@ static void test_record(void)
 	tf_buf_release(&why);
 }
 
+/* Functions named for an extension (isa_dispatch.c): a token as a word. */
+static void test_kernel_names(void)
+{
+	static const char *const x86_yes[] = {
+		"vsum_avx2",
+		"sum.avx2",
+		"_ZN2at6native4AVX212add_kernelEv",
+		"HasAvx2",
+		"gemm_AVX512F_x",
+		"xnn_f32_gemm_ukernel_4x8__fma3_broadcast",
+		"haswell_dot",
+		"copy_sse41",
+		"x86_64_v3_impl",
+		"avx",
+	};
+	static const char *const x86_no[] = {
+		"false",       "savx2", "avxe",   "bmix",
+		"information", "skxp",  "Avxfoo", "",
+	};
+	static const char *const a64_yes[] = {
+		"add_lse",        "dot_dotprod", "sve_kernel", "kernelSve2",
+		"neon_i8mm_gemm", "crc32_arm",   "LSE",
+	};
+	static const char *const a64_no[] = {
+		"false", "else", "pulse", "crcx", "sves", "add_avx2", "",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(x86_yes) / sizeof(*x86_yes); i++)
+		CHECK(tf_isa_kernel_name(1, x86_yes[i]));
+	for (i = 0; i < sizeof(x86_no) / sizeof(*x86_no); i++)
+		CHECK(!tf_isa_kernel_name(1, x86_no[i]));
+	for (i = 0; i < sizeof(a64_yes) / sizeof(*a64_yes); i++)
+		CHECK(tf_isa_kernel_name(0, a64_yes[i]));
+	for (i = 0; i < sizeof(a64_no) / sizeof(*a64_no); i++)
+		CHECK(!tf_isa_kernel_name(0, a64_no[i]));
+}
+
 int main(void)
 {
 	test_a64();
 	test_lse_helper_names();
+	test_kernel_names();
 	test_levels();
 	test_record();
 	return unit_done();

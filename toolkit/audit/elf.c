@@ -40,7 +40,11 @@ struct reader {
 	int dynamic_section; /* has SHT_DYNAMIC */
 	int has_shoff;       /* the ELF header points at section headers */
 	int has_phnum;       /* the ELF header counts program headers */
+	const struct tf_elf_code *map; /* the file's own mapping, whose
+					  pages reading gives back; NULL */
 };
+
+static int map_file(struct reader *r, struct tf_elf_code *c);
 
 static int bad(const struct reader *r, const char *what)
 {
@@ -381,6 +385,9 @@ static int read_symbols(struct reader *r)
 		nv = vd->d_size / item_size(r, ELF_T_HALF);
 	n = d->d_size / item_size(r, ELF_T_SYM);
 	for (i = 1; i < n && i < INT_MAX; i++) {
+		/* Read through: libtensorflow_cc.so's .dynstr is 80 MB. */
+		if (r->map && !(i & 0xff))
+			tf_elf_code_drop(r->map, NULL, 0);
 		if (!gelf_getsym(d, (int)i, &sym))
 			return bad_libelf(r, "cannot read a dynamic symbol");
 		if (i >= nv || !gelf_getversym(vd, (int)i, &vs))
@@ -462,26 +469,32 @@ static enum tf_elf_read_result read_elf(const char *path, const char *shown,
 					struct tf_elf_info *out,
 					const struct want *want)
 {
-	struct reader r = {
-		NULL, shown, out, want, NULL, NULL, NULL, 0, 0, 0, 0
-	};
+	struct reader r = { NULL, shown, out, want, NULL, NULL,
+			    NULL, 0,     0,   0,    0,    NULL };
+	struct tf_elf_code m = TF_ELF_CODE_INIT; /* only its mapping */
 	enum tf_elf_read_result opened;
-	int fd, ret = 0;
+	int ret = 0;
 
 	tf_elf_info_release(out);
-	opened = open_elf(path, shown, &fd);
+	opened = open_elf(path, shown, &m.fd);
 	if (opened != TF_ELF_READ_OK)
 		return opened;
-	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!r.elf)
+	/* Mapped here, not by libelf, to give back what was read. */
+	if (map_file(&r, &m))
+		ret = -1;
+	else if (!(r.elf = elf_memory((char *)m.map, m.map_size)))
 		ret = bad_libelf(&r, "cannot read the file");
 	else if (elf_kind(r.elf) != ELF_K_ELF)
 		ret = bad(&r, "not an ELF object");
-	else if (read_header(&r) || read_segments(&r) || read_sections(&r) ||
-		 read_symbols(&r))
+	else if (read_header(&r) ||
+		 (m.droppable = !out->big_endian, r.map = &m,
+		  read_segments(&r) || read_sections(&r) || read_symbols(&r)))
 		ret = -1;
-	elf_end(r.elf);
-	close(fd);
+	if (r.elf)
+		elf_end(r.elf);
+	if (m.map)
+		munmap(m.map, m.map_size);
+	close(m.fd);
 	if (ret) {
 		tf_elf_info_release(out);
 		return TF_ELF_READ_ERROR;
@@ -574,16 +587,80 @@ const char *tf_elf_machine_name(unsigned machine, char buf[32])
 
 /* ---- code for a disassembler ---- */
 
+/* Sizeless before sized at one address: tf_elf_code_func() walks back
+   to the sized one first. Then by name: the same name for the same
+   address, whatever the order of .symtab. */
 static int cmp_func(const void *a, const void *b)
 {
 	const struct tf_elf_func *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Sized after sizeless: tf_elf_code_func() walks back to it first. */
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? 1 : -1;
 	return strcmp(x->name, y->name);
+}
+
+/* As cmp_func, but ties in symbol-table order: no name is read. */
+static int cmp_func_at(const void *a, const void *b, void *arg)
+{
+	const struct tf_elf_func *funcs = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct tf_elf_func *x = &funcs[i], *y = &funcs[j];
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? 1 : -1;
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * Sort c->funcs by cmp_func with little memory beside it: the indices
+ * are sorted (qsort's buffer is as large as what it sorts: 13 MB for
+ * jaxlib's 400,000 functions, not 1.6), the functions moved into their
+ * order in place, and only the names of functions sharing an address
+ * compared, a few runs at a time, giving their pages back as it goes.
+ */
+static void sort_funcs(struct tf_elf_code *c)
+{
+	size_t i, j, k, n = c->nr_funcs, runs = 0;
+	uint32_t *order;
+
+	if (n < 2)
+		return;
+	order = tf_malloc(n * sizeof(*order));
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_func_at, c->funcs);
+	/* Position i takes funcs[order[i]], cycle by cycle. */
+	for (i = 0; i < n; i++) {
+		struct tf_elf_func keep;
+
+		if (order[i] == i || order[i] == UINT32_MAX)
+			continue;
+		keep = c->funcs[i];
+		for (j = i; order[j] != i; j = k) {
+			k = order[j];
+			c->funcs[j] = c->funcs[k];
+			order[j] = UINT32_MAX;
+		}
+		c->funcs[j] = keep;
+		order[j] = UINT32_MAX;
+	}
+	free(order);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && c->funcs[j].addr == c->funcs[i].addr &&
+				!c->funcs[j].size == !c->funcs[i].size;
+		     j++)
+			;
+		if (j - i < 2)
+			continue;
+		qsort(c->funcs + i, j - i, sizeof(*c->funcs), cmp_func);
+		if (!(++runs & 0x7f))
+			tf_elf_code_drop(c, NULL, 0);
+	}
+	tf_elf_code_drop(c, NULL, 0);
 }
 
 static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
@@ -598,10 +675,13 @@ static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
 	if (!d || !gelf_getshdr(scn, &sh))
 		return bad_libelf(r, "cannot read a symbol table");
 	n = d->d_size / item_size(r, ELF_T_SYM);
+	if (n >= UINT32_MAX)
+		return bad(r, "too many symbols");
 	c->funcs = tf_calloc(n + 1, sizeof(*c->funcs));
 	for (i = 1; i < n && i < INT_MAX; i++) {
-		/* The names stay in the file: read through, not held. */
-		if (!(i & 0xffff))
+		/* The names stay in the file: read through, not held (256
+		   names fault in 16 MB at most, in any order). */
+		if (!(i & 0xff))
 			tf_elf_code_drop(c, NULL, 0);
 		if (!gelf_getsym(d, (int)i, &sym))
 			return bad_libelf(r, "cannot read a symbol");
@@ -613,12 +693,14 @@ static int read_funcs(struct reader *r, Elf_Scn *scn, struct tf_elf_code *c)
 		if (!name || !*name)
 			continue;
 		c->funcs[nr].addr = sym.st_value;
-		c->funcs[nr].size = sym.st_size;
+		c->funcs[nr].size = sym.st_size > UINT_MAX
+					    ? UINT_MAX
+					    : (unsigned)sym.st_size;
 		c->funcs[nr].ifunc = type == STT_GNU_IFUNC;
 		c->funcs[nr++].name = name;
 	}
 	c->nr_funcs = nr;
-	qsort(c->funcs, nr, sizeof(*c->funcs), cmp_func);
+	sort_funcs(c);
 	return 0;
 }
 
@@ -684,7 +766,7 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	struct reader r = { NULL, shown, &info, NULL, NULL, NULL,
-			    NULL, 0,     0,     0,    0 };
+			    NULL, 0,     0,     0,    0,    NULL };
 	enum tf_elf_read_result opened;
 	int ret = 0;
 
@@ -802,7 +884,10 @@ int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
 			continue;
 		n = d->d_size / sh.sh_entsize;
 		for (i = 1; i < n && i < INT_MAX; i++) {
-			if (!(i & 0xffff))
+			/* Names need not be in symbol order (a linker may
+			   merge their tails), and each fault maps the
+			   64 KB around it: 256 names are 16 MB at most. */
+			if (!(i & 0xff))
 				tf_elf_code_drop(c, NULL, 0);
 			if (!gelf_getsym(d, (int)i, &sym) ||
 			    !(s = elf_strptr(c->elf, sh.sh_link,

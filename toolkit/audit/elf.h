@@ -185,9 +185,12 @@ int tf_elf_verify(const struct tf_elf_info *info,
 
 /* What verifying one file gave (tf_elf_verify_file()). */
 enum tf_elf_verify_result {
-	TF_ELF_VERIFY_OK = 0,      /* an ELF file that passes */
-	TF_ELF_VERIFY_NOT_ELF = 1, /* not ELF: nothing to check */
-	TF_ELF_VERIFY_FAILED = -1, /* refused, or unreadable: printed */
+	TF_ELF_VERIFY_OK = 0,       /* an ELF file that passes */
+	TF_ELF_VERIFY_NOT_ELF = 1,  /* not ELF: nothing to check */
+	TF_ELF_VERIFY_FAILED = -1,  /* refused, or unreadable: printed */
+	TF_ELF_VERIFY_REFUSED = -2, /* read, and refused by the rules:
+				       printed (tf_elf_verify_file_need()
+				       only; the others say FAILED) */
 };
 
 /*
@@ -199,6 +202,39 @@ enum tf_elf_verify_result {
 enum tf_elf_verify_result tf_elf_verify_file(const char *path,
 					     const char *shown,
 					     const struct tf_elf_rules *rules);
+
+/*
+ * What the files of a manylinux wheel need, folded file by file: the
+ * newest manylinux policy one of them needs, and why.
+ */
+struct tf_elf_need {
+	unsigned minor;    /* glibc minor of that policy; 0: the oldest */
+	struct tf_buf why; /* "pkg/a.so needs GLIBC_2.34 (symbol 'x')" */
+};
+
+#define TF_ELF_NEED_INIT       \
+	{                      \
+		0, TF_BUF_INIT \
+	}
+
+/*
+ * tf_elf_verify_file(), but REFUSED, not FAILED, for a file that was
+ * read and breaks a rule (so its code can still be audited); and when
+ * the file passes, is loadable and the rules' platform is manylinux,
+ * fold what it needs into need (if not NULL), as tf_elf_verify_wheel()
+ * does to compute a platform.
+ */
+enum tf_elf_verify_result tf_elf_verify_file_need(
+	const char *path, const char *shown, const struct tf_elf_rules *rules,
+	struct tf_elf_need *need);
+/*
+ * Append to out the tag of the lowest manylinux policy for the rules'
+ * architecture that need allows ("manylinux_2_17_x86_64.
+ * manylinux2014_x86_64"); returns why (borrowed from need, or static).
+ */
+const char *tf_elf_need_tag(const struct tf_elf_rules *rules,
+			    const struct tf_elf_need *need, struct tf_buf *out);
+void tf_elf_need_release(struct tf_elf_need *need);
 
 /*
  * Check every file of a wheel (src on disk, dst inside the wheel; files
@@ -239,9 +275,11 @@ struct tf_elf_code_section {
 
 /* A function symbol, to name where an instruction is. */
 struct tf_elf_func {
-	unsigned long long addr, size; /* st_value, st_size (0: unknown) */
+	unsigned long long addr; /* st_value */
 	const char *name; /* borrowed from the mapped file: a 90 MB .strtab
 			     is not copied */
+	unsigned size;    /* st_size (0: unknown; no function is 4 GB): 24
+			     bytes a function, for 700,000 of them */
 	int ifunc;        /* STT_GNU_IFUNC: addr is its resolver */
 };
 

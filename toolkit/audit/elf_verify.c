@@ -596,10 +596,30 @@ static enum tf_elf_verify_result read_and_verify(
 	res = tf_elf_read_exports(path, full.buf, info, names, nr);
 	if (res == TF_ELF_READ_NOT_ELF)
 		ret = TF_ELF_VERIFY_NOT_ELF;
-	else if (res == TF_ELF_READ_OK && !tf_elf_verify(info, rules, shown))
-		ret = TF_ELF_VERIFY_OK;
+	else if (res == TF_ELF_READ_OK)
+		ret = tf_elf_verify(info, rules, shown) ? TF_ELF_VERIFY_REFUSED
+							: TF_ELF_VERIFY_OK;
 	free(names);
 	tf_buf_release(&full);
+	return ret;
+}
+
+static void note_need(const struct tf_elf_rules *rules,
+		      const struct tf_elf_info *info, const char *shown,
+		      struct tf_elf_need *need);
+
+enum tf_elf_verify_result tf_elf_verify_file_need(
+	const char *path, const char *shown, const struct tf_elf_rules *rules,
+	struct tf_elf_need *need)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	enum tf_elf_verify_result ret =
+		read_and_verify(path, shown, rules, &info);
+
+	if (ret == TF_ELF_VERIFY_OK && need &&
+	    rules->platform.kind == TF_PLATFORM_MANYLINUX && loadable(&info))
+		note_need(rules, &info, shown, need);
+	tf_elf_info_release(&info);
 	return ret;
 }
 
@@ -607,22 +627,21 @@ enum tf_elf_verify_result tf_elf_verify_file(const char *path,
 					     const char *shown,
 					     const struct tf_elf_rules *rules)
 {
-	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	enum tf_elf_verify_result ret =
-		read_and_verify(path, shown, rules, &info);
+		tf_elf_verify_file_need(path, shown, rules, NULL);
 
-	tf_elf_info_release(&info);
-	return ret;
+	return ret == TF_ELF_VERIFY_REFUSED ? TF_ELF_VERIFY_FAILED : ret;
 }
 
-/* What decides a computed platform: the newest policy a file needs. */
-struct need {
-	unsigned minor;    /* glibc minor of that policy; 0: the oldest */
-	struct tf_buf why; /* "pkg/a.so needs GLIBC_2.34 (symbol 'x')" */
-};
+void tf_elf_need_release(struct tf_elf_need *need)
+{
+	tf_buf_release(&need->why);
+	need->minor = 0;
+}
 
-static void raise_need(struct need *need, unsigned minor, const char *shown,
-		       const char *what, const struct tf_elf_version *v)
+static void raise_need(struct tf_elf_need *need, unsigned minor,
+		       const char *shown, const char *what,
+		       const struct tf_elf_version *v)
 {
 	if (minor <= need->minor)
 		return;
@@ -636,7 +655,7 @@ static void raise_need(struct need *need, unsigned minor, const char *shown,
 /* Fold one checked file's versions and libraries into need. */
 static void note_need(const struct tf_elf_rules *rules,
 		      const struct tf_elf_info *info, const char *shown,
-		      struct need *need)
+		      struct tf_elf_need *need)
 {
 	size_t i, n = 0, driver, nv = info->nr_versions;
 	const struct tf_elf_version **vs = tf_calloc(nv, sizeof(*vs));
@@ -705,13 +724,12 @@ static int check_export_files(const struct tf_elf_rules *rules,
 	return 0;
 }
 
-static void computed_tag(const struct tf_elf_rules *rules,
-			 const struct need *need, struct tf_buf *out)
+const char *tf_elf_need_tag(const struct tf_elf_rules *rules,
+			    const struct tf_elf_need *need, struct tf_buf *out)
 {
 	enum tf_arch arch = rules->platform.arch;
 	const struct tf_manylinux_policy *oldest = tf_manylinux_oldest(arch);
 	const struct tf_manylinux_policy *p = oldest;
-	size_t start = out->len;
 
 	if (need->minor > oldest->glibc_minor)
 		p = tf_manylinux_find(arch, need->minor);
@@ -719,9 +737,17 @@ static void computed_tag(const struct tf_elf_rules *rules,
 		BUG("no manylinux policy 2_%u for %s", need->minor,
 		    tf_arch_name(arch));
 	tf_manylinux_tag(p, out);
+	return p != oldest ? need->why.buf : "no file needs a newer policy";
+}
+
+static void computed_tag(const struct tf_elf_rules *rules,
+			 const struct tf_elf_need *need, struct tf_buf *out)
+{
+	size_t start = out->len;
+	const char *why = tf_elf_need_tag(rules, need, out);
+
 	verbose("%s%splatform %s: %s", rules->context ? rules->context : "",
-		rules->context ? ": " : "", out->buf + start,
-		p != oldest ? need->why.buf : "no file needs a newer policy");
+		rules->context ? ": " : "", out->buf + start, why);
 }
 
 int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
@@ -730,7 +756,7 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 {
 	struct tf_elf_rules r = *rules;
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
-	struct need need = { 0, TF_BUF_INIT };
+	struct tf_elf_need need = TF_ELF_NEED_INIT;
 	const char **names = tf_calloc(nr_files, sizeof(*names));
 	unsigned char *elf = tf_calloc(nr_files, 1);
 	int compute = r.platform.kind == TF_PLATFORM_MANYLINUX &&
@@ -751,7 +777,7 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 			continue;
 		res = read_and_verify(files[i].src, files[i].dst, &r, &info);
 		elf[i] = res == TF_ELF_VERIFY_OK;
-		if (res == TF_ELF_VERIFY_FAILED)
+		if (res == TF_ELF_VERIFY_FAILED || res == TF_ELF_VERIFY_REFUSED)
 			ret = -1;
 		else if (res == TF_ELF_VERIFY_OK && compute && loadable(&info))
 			note_need(&r, &info, files[i].dst, &need);
@@ -761,7 +787,7 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 	if (!ret && compute)
 		computed_tag(&r, &need, platform_out);
 	tf_elf_info_release(&info);
-	tf_buf_release(&need.why);
+	tf_elf_need_release(&need);
 	free(names);
 	free(elf);
 	return ret ? -1 : 0;

@@ -3,11 +3,12 @@
 #include <capstone.h>
 #include <dlfcn.h>
 #include <elf.h>
-#include <fnmatch.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf.h"
 #include "isa_guard.h"
@@ -354,9 +355,29 @@ static void *capstone_sym(void *lib, const char *name)
 	return f;
 }
 
+/*
+ * Capstone writes every instruction's text (mnemonic, operands) through
+ * the vsnprintf it is given: a seventh of a scan's time, for text the
+ * scan reads only for the instructions it reports. While cs_quiet is
+ * set in a thread, nothing is written there (the details, groups and
+ * operands, are the same: checked over 5 million instructions of
+ * jaxlib); the reported ones are decoded again to be named.
+ */
+static _Thread_local int cs_quiet;
+
+static int cs_format(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	if (!cs_quiet)
+		return vsnprintf(buf, n, fmt, ap);
+	if (n)
+		buf[0] = '\0';
+	return 0;
+}
+
 static void capstone_load(void)
 {
 	struct capstone *c = &capstone;
+	cs_opt_mem mem = { malloc, calloc, realloc, free, cs_format };
 	void *lib = dlopen(TF_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!lib) {
@@ -372,18 +393,38 @@ static void capstone_load(void)
 	*(void **)&c->free = capstone_sym(lib, "cs_free");
 	*(void **)&c->close = capstone_sym(lib, "cs_close");
 	/* Never dlclose'd: it stays for the process, as if linked. */
+	if (c->option && c->option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
+		snprintf(c->why, sizeof(c->why),
+			 "%s: cannot set its memory functions",
+			 TF_CAPSTONE_SONAME);
 }
 
+/* One thread's scan of a part of the code. */
 struct scan {
 	struct tf_isa_report *rep;
 	const struct tf_elf_code *code;
 	csh cs;
-	cs_insn *insn;
+	cs_insn *insn;               /* the instruction at hand, unformatted */
+	cs_insn *text;               /* a reported one, decoded again */
 	struct tf_isa_guards guards; /* run-time dispatch recognised */
 	struct tf_isa_dispatch disp; /* and shown, without a declaration */
 };
 
-/* Count one instruction of a feature in count, keeping the first. */
+/* The mnemonic of the x86 instruction at hand (s->insn), formatted. */
+static void x86_mnemonic(struct scan *s, char *out, size_t n)
+{
+	const uint8_t *p = s->insn->bytes;
+	size_t left = s->insn->size;
+	uint64_t addr = s->insn->address;
+
+	cs_quiet = 0;
+	if (capstone.disasm_iter(s->cs, &p, &left, &addr, s->text))
+		snprintf(out, n, "%s", s->text->mnemonic);
+	cs_quiet = 1;
+}
+
+/* Count one instruction of a feature in count, keeping the first;
+   mnemonic NULL: the x86 instruction at hand, formatted if kept. */
 static void note(struct scan *s, size_t *count, struct tf_isa_hit *h,
 		 unsigned long long addr, const char *mnemonic)
 {
@@ -397,7 +438,10 @@ static void note(struct scan *s, size_t *count, struct tf_isa_hit *h,
 	h->addr = addr;
 	h->function = fn ? tf_strdup(fn->name) : NULL;
 	h->offset = fn ? addr - fn->addr : 0;
-	snprintf(h->mnemonic, sizeof(h->mnemonic), "%s", mnemonic);
+	if (mnemonic)
+		snprintf(h->mnemonic, sizeof(h->mnemonic), "%s", mnemonic);
+	else
+		x86_mnemonic(s, h->mnemonic, sizeof(h->mnemonic));
 }
 
 static void hit(struct scan *s, int f, unsigned long long addr,
@@ -497,8 +541,9 @@ static void resolvers(struct scan *s, enum tf_isa_family family)
 	}
 }
 
-/* Every DROP_STEP bytes a scan gives back the pages behind it. */
-#define DROP_STEP (4u << 20)
+/* Every DROP_STEP bytes a scan gives back the pages behind it (and the
+   names it read: each fault maps the 64 KB around it). */
+#define DROP_STEP (1u << 20)
 
 static void drop_behind(struct scan *s, const uint8_t **done, const uint8_t *p)
 {
@@ -509,14 +554,16 @@ static void drop_behind(struct scan *s, const uint8_t **done, const uint8_t *p)
 	*done = p;
 }
 
-static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
+/* Scan sec from offset `from` to the first instruction at `to` or after. */
+static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec,
+		     size_t from, size_t to)
 {
-	const uint8_t *p = sec->bytes, *done = p;
-	size_t left = sec->size;
-	uint64_t addr = sec->addr;
+	const uint8_t *p = sec->bytes + from, *done = p, *end = sec->bytes + to;
+	size_t left = sec->size - from;
+	uint64_t addr = sec->addr + from;
 	int f;
 
-	while (left) {
+	while (p < end) {
 		drop_behind(s, &done, p);
 		if (!capstone.disasm_iter(s->cs, &p, &left, &addr, s->insn)) {
 			/* Data in code, or newer than capstone 4: skip a byte. */
@@ -529,11 +576,14 @@ static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec)
 		s->rep->nr_insns++;
 		if (s->insn->id == X86_INS_CPUID ||
 		    s->insn->id == X86_INS_XGETBV)
-			tf_isa_dispatch_cpuid(&s->disp, s->insn->mnemonic,
+			tf_isa_dispatch_cpuid(&s->disp,
+					      s->insn->id == X86_INS_CPUID
+						      ? "cpuid"
+						      : "xgetbv",
 					      s->insn->address);
 		f = x86_classify(s->insn);
 		if (f >= 0)
-			hit(s, f, s->insn->address, s->insn->mnemonic);
+			hit(s, f, s->insn->address, NULL);
 		else
 			x86_legacy(s, s->insn);
 	}
@@ -557,11 +607,12 @@ static void hit_a64(struct scan *s, const struct tf_elf_code_section *sec,
 	s->rep->accepted_by[f] = by;
 }
 
-static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec)
+static void scan_a64(struct scan *s, const struct tf_elf_code_section *sec,
+		     size_t from, size_t to)
 {
-	const uint8_t *p = sec->bytes, *done = p;
-	size_t left = sec->size & ~(size_t)3;
-	uint64_t addr = sec->addr;
+	const uint8_t *p = sec->bytes + from, *done = p;
+	size_t left = (to & ~(size_t)3) - from;
+	uint64_t addr = sec->addr + from;
 	char name[32];
 	unsigned w;
 	int f;
@@ -614,7 +665,220 @@ static int open_cs(struct scan *s, enum tf_isa_family family)
 	if (err != CS_ERR_OK)
 		return error("capstone: %s", capstone.strerror(err));
 	s->insn = capstone.malloc(s->cs);
+	s->text = capstone.malloc(s->cs);
 	return 0;
+}
+
+static void close_cs(struct scan *s)
+{
+	capstone.free(s->insn, 1);
+	capstone.free(s->text, 1);
+	capstone.close(&s->cs);
+}
+
+/* ---- threads: each scans a part of the code ---- */
+
+/* A place in the code: a section's index and an offset in it. */
+struct place {
+	size_t sec, off;
+};
+
+struct worker {
+	struct scan s;
+	struct tf_isa_report rep; /* what its part holds */
+	struct place from, to;    /* its part: from up to to */
+	int x86;
+	pthread_t thread;
+	int started; /* 1: a thread of its own runs it */
+};
+
+/* At least this much code for each thread. */
+#define PART_MIN (8u << 20)
+#define MAX_THREADS 4
+
+/* How many threads scan code of `total` bytes: the online CPUs (at most
+   MAX_THREADS), one per PART_MIN; TFBUILD_ISA_THREADS sets it (tests). */
+static size_t nr_threads(size_t total)
+{
+	const char *env = getenv("TFBUILD_ISA_THREADS");
+	long n;
+
+	if (env && *env >= '1' && *env <= '9') {
+		n = strtol(env, NULL, 10);
+		return n > 64 ? 64 : (size_t)n;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	if (n > (long)(total / PART_MIN))
+		n = (long)(total / PART_MIN);
+	return n < 1 ? 1 : (size_t)n;
+}
+
+/* The first function starting at addr or after it, or NULL. */
+static const struct tf_elf_func *func_from(const struct tf_elf_code *c,
+					   unsigned long long addr)
+{
+	size_t lo = 0, hi = c->nr_funcs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->funcs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nr_funcs ? &c->funcs[lo] : NULL;
+}
+
+/*
+ * Where a part starting `want` bytes into the code (its sections one
+ * after the other) starts: on an instruction, which on x86-64 only a
+ * function's start is known to be (else the next section's start).
+ */
+static struct place place_at(const struct tf_elf_code *c, int x86, size_t want)
+{
+	struct place at = { c->nr_sections, 0 };
+	const struct tf_elf_func *fn;
+	size_t i;
+
+	for (i = 0; i < c->nr_sections; i++) {
+		const struct tf_elf_code_section *sec = &c->sections[i];
+
+		if (want >= sec->size) {
+			want -= sec->size;
+			continue;
+		}
+		at.sec = i;
+		if (!x86) {
+			at.off = want & ~(size_t)3;
+			return at;
+		}
+		fn = func_from(c, sec->addr + want);
+		if (fn && fn->addr < sec->addr + sec->size) {
+			at.off = (size_t)(fn->addr - sec->addr);
+			return at;
+		}
+		at.sec = i + 1;
+		return at;
+	}
+	return at;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	const struct tf_elf_code *c = w->s.code;
+	size_t i;
+
+	cs_quiet = 1;
+	for (i = w->from.sec; i < c->nr_sections && i <= w->to.sec; i++) {
+		size_t from = i == w->from.sec ? w->from.off : 0,
+		       to = i == w->to.sec ? w->to.off : c->sections[i].size;
+
+		if (from >= to)
+			continue;
+		if (w->x86)
+			scan_x86(&w->s, &c->sections[i], from, to);
+		else
+			scan_a64(&w->s, &c->sections[i], from, to);
+	}
+	cs_quiet = 0;
+	return NULL;
+}
+
+/* Add a part's count and first hit of a feature to the whole's. */
+static void merge_hit(size_t *count, struct tf_isa_hit *h, size_t add,
+		      struct tf_isa_hit *from)
+{
+	if (!add)
+		return;
+	if (!*count || from->addr < h->addr) {
+		free(h->function);
+		*h = *from;
+		from->function = NULL;
+	}
+	*count += add;
+}
+
+static void merge(struct scan *s, struct worker *w)
+{
+	struct tf_isa_report *out = s->rep, *p = &w->rep;
+	int f;
+
+	for (f = 0; f < TF_ISA_NR; f++) {
+		merge_hit(&out->count[f], &out->first[f], p->count[f],
+			  &p->first[f]);
+		if (p->accepted[f])
+			out->accepted_by[f] = p->accepted_by[f];
+		merge_hit(&out->accepted[f], &out->first_accepted[f],
+			  p->accepted[f], &p->first_accepted[f]);
+		if (p->chosen[f] &&
+		    (!out->chosen[f] ||
+		     p->first_chosen[f].addr < out->first_chosen[f].addr))
+			out->chosen_by[f] = p->chosen_by[f];
+		merge_hit(&out->chosen[f], &out->first_chosen[f], p->chosen[f],
+			  &p->first_chosen[f]);
+		merge_hit(&out->outside[f], &out->first_outside[f],
+			  p->outside[f], &p->first_outside[f]);
+	}
+	out->nr_insns += p->nr_insns;
+	out->nr_unknown += p->nr_unknown;
+	out->nr_legacy += p->nr_legacy;
+	s->guards.lse_unconfirmed += w->s.guards.lse_unconfirmed;
+	tf_isa_dispatch_join(&s->disp, &w->s.disp);
+	tf_isa_report_release(&w->rep);
+}
+
+/*
+ * Scan the code in parts, one thread each (the calling thread takes the
+ * first), and merge what they found in address order: the same report
+ * as one scan from start to end, where the parts start on function
+ * starts (x86-64) or words (aarch64).
+ */
+static int scan_parts(struct scan *s, enum tf_isa_family family)
+{
+	const struct tf_elf_code *c = s->code;
+	size_t i, n, total = 0;
+	struct worker *w;
+	int ret = 0;
+
+	for (i = 0; i < c->nr_sections; i++)
+		total += c->sections[i].size;
+	n = nr_threads(total);
+	w = tf_calloc(n, sizeof(*w));
+	for (i = 0; i < n; i++) {
+		struct tf_isa_report empty = TF_ISA_REPORT_INIT;
+		struct tf_isa_guards guards = TF_ISA_GUARDS_INIT(c);
+
+		w[i].rep = empty;
+		w[i].s.rep = &w[i].rep;
+		w[i].s.code = c;
+		w[i].s.guards = guards;
+		w[i].x86 = family == TF_ISA_X86_64;
+		w[i].from = place_at(c, w[i].x86, total / n * i);
+		w[i].to = i + 1 < n ? place_at(c, w[i].x86, total / n * (i + 1))
+				    : (struct place){ c->nr_sections, 0 };
+		if (!ret && open_cs(&w[i].s, family))
+			ret = -1;
+		else if (!ret)
+			tf_isa_dispatch_fork(&s->disp, &w[i].s.disp);
+	}
+	for (i = 1; !ret && i < n; i++)
+		w[i].started = !pthread_create(&w[i].thread, NULL, work, &w[i]);
+	for (i = 0; !ret && i < n; i++) {
+		if (i == 0 || !w[i].started)
+			work(&w[i]);
+		else
+			pthread_join(w[i].thread, NULL);
+		merge(s, &w[i]);
+	}
+	for (i = 0; i < n; i++)
+		if (w[i].s.cs)
+			close_cs(&w[i].s);
+	free(w);
+	return ret;
 }
 
 static int note_level(const char *path, const char *shown)
@@ -622,7 +886,8 @@ static int note_level(const char *path, const char *shown)
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	int level = 0;
 
-	if (tf_elf_read(path, shown, &info) == TF_ELF_READ_OK)
+	/* No exports kept: libtensorflow_cc.so has 400,000. */
+	if (tf_elf_read_exports(path, shown, &info, NULL, 0) == TF_ELF_READ_OK)
 		level = tf_elf_x86_isa_level(info.x86_isa_needed);
 	tf_elf_info_release(&info);
 	return level;
@@ -632,13 +897,11 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 				    struct tf_isa_report *out)
 {
 	struct tf_elf_code code = TF_ELF_CODE_INIT;
-	struct scan s = {
-		out, &code, 0, NULL, TF_ISA_GUARDS_INIT(&code), { 0 }
-	};
+	struct scan s = { out,  &code, 0, NULL, NULL, TF_ISA_GUARDS_INIT(&code),
+			  { 0 } };
 	struct tf_buf evidence = TF_BUF_INIT;
 	enum tf_elf_read_result res;
 	enum tf_isa_family family;
-	size_t i;
 	int f;
 
 	tf_isa_report_release(out);
@@ -664,11 +927,11 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	out->from_symtab = code.from_symtab;
 	tf_isa_dispatch_init(&s.disp, &code, family == TF_ISA_X86_64);
 	resolvers(&s, family);
-	for (i = 0; i < code.nr_sections; i++) {
-		if (family == TF_ISA_X86_64)
-			scan_x86(&s, &code.sections[i]);
-		else
-			scan_a64(&s, &code.sections[i]);
+	if (scan_parts(&s, family)) {
+		tf_isa_dispatch_release(&s.disp);
+		close_cs(&s);
+		tf_elf_code_release(&code);
+		return TF_ISA_SCAN_ERROR;
 	}
 	for (f = 0; f < TF_ISA_NR; f++)
 		if (out->count[f] && features[f].level > out->level)
@@ -681,8 +944,7 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 		out->evidence = tf_buf_detach(&evidence);
 	}
 	tf_isa_dispatch_release(&s.disp);
-	capstone.free(s.insn, 1);
-	capstone.close(&s.cs);
+	close_cs(&s);
 	tf_elf_code_release(&code);
 	return TF_ISA_SCAN_OK;
 }
@@ -702,283 +964,4 @@ void tf_isa_report_release(struct tf_isa_report *out)
 	}
 	free(out->evidence);
 	*out = empty;
-}
-
-/* ---- reports and checks ---- */
-
-static void add_where(const struct tf_isa_hit *h, struct tf_buf *out)
-{
-	tf_buf_addf(out, "%s in ", h->mnemonic);
-	if (h->function)
-		tf_buf_addf(out, "%s+0x%llx", h->function, h->offset);
-	else
-		tf_buf_addstr(out, "(no symbol)");
-	tf_buf_addf(out, " at 0x%llx", h->addr);
-}
-
-/* The feature above `above`, and not in allow, found at the lowest
-   address; -1 if none. */
-static int first_above(const struct tf_isa_report *rep, int above,
-		       unsigned long long allow)
-{
-	int f, best = -1;
-
-	for (f = 0; f < TF_ISA_NR; f++)
-		if (rep->count[f] && features[f].level > above &&
-		    !(allow >> f & 1) &&
-		    (best < 0 || rep->first[f].addr < rep->first[best].addr))
-			best = f;
-	return best;
-}
-
-void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out)
-{
-	int f, n = 0;
-
-	tf_buf_addstr(out, tf_isa_level_name(rep->family, rep->level));
-	for (f = 0; f < TF_ISA_NR; f++) {
-		if (!rep->count[f])
-			continue;
-		tf_buf_addf(out, "%s %s x%zu (first ", n++ ? ";" : ":",
-			    features[f].name, rep->count[f]);
-		add_where(&rep->first[f], out);
-		tf_buf_addch(out, ')');
-	}
-	for (f = 0; f < TF_ISA_NR; f++) {
-		if (!rep->accepted[f])
-			continue;
-		tf_buf_addf(out, "; accepted: %s x%zu (first ",
-			    features[f].name, rep->accepted[f]);
-		add_where(&rep->first_accepted[f], out);
-		tf_buf_addf(out, "), %s", rep->accepted_by[f]);
-	}
-	for (f = 0, n = 0; f < TF_ISA_NR && rep->evidence; f++) {
-		if (!rep->chosen[f])
-			continue;
-		tf_buf_addf(out, "%s %s x%zu (first ",
-			    n++ ? ";" : "; chosen at run time:",
-			    features[f].name, rep->chosen[f]);
-		add_where(&rep->first_chosen[f], out);
-		tf_buf_addf(out, ", %s)", rep->chosen_by[f]);
-	}
-	if (rep->evidence)
-		tf_buf_addf(out, "; run-time checks: %s", rep->evidence);
-	if (rep->nr_unknown)
-		tf_buf_addf(out, "; %zu undecoded", rep->nr_unknown);
-}
-
-int tf_isa_dispatches(const struct tf_isa_policy *p, const char *shown)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_dispatch; i++)
-		if (!fnmatch(p->dispatch[i], shown, FNM_PATHNAME))
-			return 1;
-	return 0;
-}
-
-static int refuse(const char *context, const char *shown, struct tf_buf *msg)
-{
-	if (context)
-		error("%s: %s: %s", context, shown, msg->buf);
-	else
-		error("%s: %s", shown, msg->buf);
-	tf_buf_release(msg);
-	return -1;
-}
-
-/* The policy's minimum for family, or its baseline. */
-static int minimum_for(const struct tf_isa_policy *p, enum tf_isa_family family)
-{
-	enum tf_isa_family fam;
-	int level;
-
-	if (p->minimum && !tf_isa_level_parse(p->minimum, &fam, &level) &&
-	    fam == family)
-		return level;
-	return tf_isa_baseline(family);
-}
-
-/* The feature above `above` first found outside chosen functions. */
-static int first_outside_above(const struct tf_isa_report *rep, int above,
-			       unsigned long long allow, int *level, size_t *nr)
-{
-	int f, best = -1;
-
-	*level = above;
-	*nr = 0;
-	for (f = 0; f < TF_ISA_NR; f++) {
-		if (!rep->outside[f] || features[f].level <= above ||
-		    (allow >> f & 1))
-			continue;
-		*nr += rep->outside[f];
-		if (features[f].level > *level)
-			*level = features[f].level;
-		if (best < 0 ||
-		    rep->first_outside[f].addr < rep->first_outside[best].addr)
-			best = f;
-	}
-	return best;
-}
-
-/* The names of the features chosen at run time: "avx2, fma". */
-static void add_chosen(const struct tf_isa_report *rep, struct tf_buf *out)
-{
-	int f, n = 0;
-
-	for (f = 0; f < TF_ISA_NR; f++)
-		if (rep->chosen[f])
-			tf_buf_addf(out, "%s%s", n++ ? ", " : "",
-				    features[f].name);
-}
-
-/*
- * A file with code above min that shows run-time checks (rep->evidence):
- * passes when every such instruction is in a chosen function; is refused
- * when the code outside them is built for the level (its extension
- * instructions outnumber its SSE/SSE2 ones three to one, as in a library
- * compiled with -mavx); is undecided otherwise.
- */
-static int check_dispatch(const struct tf_isa_report *rep, const char *shown,
-			  const char *context, const struct tf_isa_policy *p,
-			  int min)
-{
-	struct tf_buf msg = TF_BUF_INIT;
-	size_t nr;
-	int level, f = first_outside_above(rep, min, p->allow, &level, &nr);
-
-	if (f < 0) {
-		add_chosen(rep, &msg);
-		(p->undecided_ok ? info : verbose)(
-			"%s%s%s: %s, with paths for %s chosen at run time "
-			"(%s)",
-			context ? context : "", context ? ": " : "", shown,
-			tf_isa_level_name(rep->family, min), msg.buf,
-			rep->evidence);
-		tf_buf_release(&msg);
-		return 0;
-	}
-	if (rep->family == TF_ISA_X86_64 && nr > 3 * rep->nr_legacy) {
-		tf_buf_addf(&msg, "needs %s (%s: ",
-			    tf_isa_level_name(rep->family, level),
-			    features[f].name);
-		add_where(&rep->first_outside[f], &msg);
-		tf_buf_addf(&msg,
-			    "), above %s: the code outside its run-time "
-			    "choices is built for it (%zu such instructions, "
-			    "%zu SSE/SSE2), though the file checks the CPU "
-			    "(%s)",
-			    tf_isa_level_name(rep->family, min), nr,
-			    rep->nr_legacy, rep->evidence);
-		return refuse(context, shown, &msg);
-	}
-	tf_buf_addf(&msg, "undecided: %zu instructions of %s (first %s: ", nr,
-		    tf_isa_level_name(rep->family, level), features[f].name);
-	add_where(&rep->first_outside[f], &msg);
-	tf_buf_addf(&msg,
-		    ") in functions the audit cannot tie to the file's "
-		    "run-time checks (%s)",
-		    rep->evidence);
-	if (!p->undecided_ok) {
-		tf_buf_addstr(&msg, ", and it does not declare run-time "
-				    "dispatch (wheels[].isa.dispatch)");
-		return refuse(context, shown, &msg);
-	}
-	tf_buf_addf(&msg,
-		    "; not refused: run it on a baseline CPU (%s) to know, "
-		    "or declare the file's dispatch",
-		    tf_isa_level_name(rep->family, min));
-	if (context)
-		warning("%s: %s: %s", context, shown, msg.buf);
-	else
-		warning("%s: %s", shown, msg.buf);
-	tf_buf_release(&msg);
-	return 0;
-}
-
-static int check_report(const struct tf_isa_report *rep, const char *shown,
-			const char *context, const struct tf_isa_policy *p)
-{
-	int min = minimum_for(p, rep->family), f;
-	struct tf_buf msg = TF_BUF_INIT;
-
-	if (tf_isa_dispatches(p, shown))
-		return 0;
-	f = first_above(rep, min, p->allow);
-	/* LSE guarded as libgcc's helpers but unnamed (stripped): the
-	   message below says how to keep their names. */
-	if (f >= 0 && rep->evidence &&
-	    !(f == TF_ISA_LSE &&
-	      rep->lse_unconfirmed == rep->count[TF_ISA_LSE]))
-		return check_dispatch(rep, shown, context, p, min);
-	if (f >= 0) {
-		tf_buf_addf(&msg, "needs %s (%s: ",
-			    tf_isa_level_name(rep->family, rep->level),
-			    features[f].name);
-		add_where(&rep->first[f], &msg);
-		tf_buf_addf(&msg,
-			    "), above %s, and does not declare run-time "
-			    "dispatch (wheels[].isa.dispatch)",
-			    tf_isa_level_name(rep->family, min));
-		if (f == TF_ISA_LSE &&
-		    rep->lse_unconfirmed == rep->count[TF_ISA_LSE])
-			tf_buf_addstr(
-				&msg,
-				"; its LSE instructions are guarded as "
-				"in libgcc's outline atomics, which "
-				"the audit accepts only where .symtab "
-				"names them: strip with "
-				"-w -K '__aarch64_*', or declare dispatch");
-		return refuse(context, shown, &msg);
-	}
-	if (rep->note_level && rep->note_level < rep->level) {
-		tf_buf_addf(&msg,
-			    "GNU property note claims %s but the code "
-			    "needs %s",
-			    tf_isa_level_name(rep->family, rep->note_level),
-			    tf_isa_level_name(rep->family, rep->level));
-		return refuse(context, shown, &msg);
-	}
-	return 0;
-}
-
-/* What rep needs, added to u (a variant's "needs less" warning). */
-static void add_usage(const struct tf_isa_report *rep, struct tf_isa_usage *u)
-{
-	int f;
-
-	for (f = 0; f < TF_ISA_NR; f++)
-		if (rep->count[f]) {
-			u->used |= 1ULL << f;
-			if (features[f].level > u->level)
-				u->level = features[f].level;
-		}
-}
-
-enum tf_isa_audit_result tf_isa_audit_file(const char *path, const char *shown,
-					   const char *context,
-					   const struct tf_isa_policy *policy)
-{
-	struct tf_isa_report rep = TF_ISA_REPORT_INIT;
-	struct tf_buf what = TF_BUF_INIT;
-	enum tf_isa_scan_result res = tf_isa_scan(path, shown, &rep);
-	enum tf_isa_audit_result ret = res == TF_ISA_SCAN_NOTHING
-					       ? TF_ISA_AUDIT_NOTHING
-					       : TF_ISA_AUDIT_FAILED;
-
-	if (res == TF_ISA_SCAN_OK) {
-		tf_isa_describe(&rep, &what);
-		verbose("%s%s%s: isa %s%s", context ? context : "",
-			context ? ": " : "", shown, what.buf,
-			tf_isa_dispatches(policy, shown) ? " (dispatches)"
-							 : "");
-		ret = check_report(&rep, shown, context, policy)
-			      ? TF_ISA_AUDIT_FAILED
-			      : TF_ISA_AUDIT_OK;
-		if (policy->usage)
-			add_usage(&rep, policy->usage);
-	}
-	tf_buf_release(&what);
-	tf_isa_report_release(&rep);
-	return ret;
 }

@@ -156,6 +156,33 @@ void tf_isa_dispatch_release(struct tf_isa_dispatch *d)
 	d->nr_targets = 0;
 }
 
+static void sort_targets(struct tf_isa_dispatch *d)
+{
+	if (!d->sorted)
+		qsort(d->targets, d->nr_targets, sizeof(*d->targets), cmp_addr);
+	d->sorted = 1;
+}
+
+void tf_isa_dispatch_fork(struct tf_isa_dispatch *d,
+			  struct tf_isa_dispatch *copy)
+{
+	sort_targets(d);
+	*copy = *d;
+	copy->known = NULL;
+	copy->have_last = 0;
+	copy->check[0] = '\0';
+}
+
+void tf_isa_dispatch_join(struct tf_isa_dispatch *d,
+			  struct tf_isa_dispatch *copy)
+{
+	if (!d->check[0])
+		memcpy(d->check, copy->check, sizeof(d->check));
+	free(copy->known);
+	copy->known = NULL;
+	copy->targets = NULL;
+}
+
 void tf_isa_dispatch_target(struct tf_isa_dispatch *d, unsigned long long addr)
 {
 	const struct tf_elf_func *fn = tf_elf_code_func(d->code, addr);
@@ -278,10 +305,7 @@ enum tf_isa_in tf_isa_dispatch_in(struct tf_isa_dispatch *d,
 
 	if (d->have_last && addr >= d->last_lo && addr < d->last_hi)
 		return d->last;
-	if (!d->sorted) {
-		qsort(d->targets, d->nr_targets, sizeof(*d->targets), cmp_addr);
-		d->sorted = 1;
-	}
+	sort_targets(d);
 	fn = tf_elf_code_func(d->code, addr);
 	if (!fn)
 		return TF_ISA_OUTSIDE;

@@ -91,6 +91,16 @@ struct tf_isa_dispatch {
 void tf_isa_dispatch_init(struct tf_isa_dispatch *d,
 			  const struct tf_elf_code *code, int x86);
 void tf_isa_dispatch_release(struct tf_isa_dispatch *d);
+/*
+ * For a scan in parts (one thread each): copy d into copy, which shares
+ * d's targets (sorted now, then only read) and has a cache and a check
+ * of its own; join each copy back, in the parts' address order, which
+ * keeps the first check found and frees the copy's own memory.
+ */
+void tf_isa_dispatch_fork(struct tf_isa_dispatch *d,
+			  struct tf_isa_dispatch *copy);
+void tf_isa_dispatch_join(struct tf_isa_dispatch *d,
+			  struct tf_isa_dispatch *copy);
 /* An address an ifunc's resolver loads: a choice if a function starts
    there. */
 void tf_isa_dispatch_target(struct tf_isa_dispatch *d, unsigned long long addr);

@@ -2,6 +2,7 @@
 #include "verifier.h"
 #include "verify.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -231,6 +232,13 @@ static int check_metadata(struct verifier *v)
 		}
 		if (check_field(v, entry, key, val) < 0)
 			goto out;
+		if (!strcasecmp(key, "Metadata-Version")) {
+			unsigned major = 0, minor = 0;
+
+			sscanf(val, "%u.%u", &major, &minor);
+			v->metadata_24 =
+				major > 2 || (major == 2 && minor >= 4);
+		}
 		if (!strcasecmp(key, "Name") && !name)
 			name = val;
 		else if (!strcasecmp(key, "Version") && !version)
@@ -562,7 +570,12 @@ static int isa_rules(struct verifier *v)
 	return ret;
 }
 
-/* Each License-File of METADATA is in the wheel, under .dist-info/licenses. */
+/*
+ * Each License-File of METADATA is in the wheel, under
+ * .dist-info/licenses. Before Metadata-Version 2.4 (PEP 639) the field
+ * was setuptools' own, its file beside METADATA: not found at either
+ * place, it is a warning there.
+ */
 static int check_license_files(const struct verifier *v)
 {
 	char *entry = tf_xstrfmt("%s/METADATA", v->distinfo.buf);
@@ -570,15 +583,25 @@ static int check_license_files(const struct verifier *v)
 	int ret = 0;
 
 	for (i = 0; !ret && i < v->license_files.nr; i++) {
+		const char *file = v->license_files.v[i];
 		char *path = tf_xstrfmt("%s/licenses/%s", v->distinfo.buf,
-					v->license_files.v[i]);
+					file),
+		     *beside = tf_xstrfmt("%s/%s", v->distinfo.buf, file);
 
-		if (!tf_verify_find_row(v, path))
+		if (tf_verify_find_row(v, path) ||
+		    (!v->metadata_24 && tf_verify_find_row(v, beside)))
+			;
+		else if (v->metadata_24)
 			ret = tf_verify_defect(v, entry,
 					       "License-File '%s' is "
 					       "not in the wheel at '%s'",
-					       v->license_files.v[i], path);
+					       file, path);
+		else
+			warning("%s: %s: License-File '%s' is not in the "
+				"wheel, at '%s' (PEP 639) or '%s'",
+				v->path, entry, file, path, beside);
 		free(path);
+		free(beside);
 	}
 	free(entry);
 	return ret;

@@ -45,6 +45,9 @@ struct verifier {
 				    pointing into metadata */
 	size_t nr_requires;
 	struct tf_strvec license_files; /* METADATA's License-File values */
+	int metadata_24;                /* 1: Metadata-Version 2.4 or later,
+					   where License-File paths are under
+					   .dist-info/licenses (PEP 639) */
 	int conventions;                /* 1: an entry a convention is about */
 	struct tf_buf variant_text;     /* .dist-info/variant.json (capped) */
 	int have_variant;
@@ -55,17 +58,22 @@ struct verifier {
 	struct tf_buf sbom_text; /* .dist-info/sboms/tfbuild.cdx.json
 				    (capped) */
 	int have_sbom;
-	int by_tfbuild; /* 1: WHEEL's Generator is tfbuild */
+	int by_tfbuild;          /* 1: WHEEL's Generator is tfbuild */
+	struct tf_elf_need need; /* the manylinux policy its ELF files
+				    need, to say with -v */
+	size_t elf_refused;      /* ELF files the platform's rules refused */
+	size_t isa_refused;      /* ELF files the ISA audit refused */
 };
 
-#define VERIFIER_INIT                                                    \
-	{                                                                \
-		NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT,      \
-			TF_BUF_INIT, TF_BUF_INIT, 0, 0, 0, NULL, 0,      \
-			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,         \
-			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,        \
-			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, \
-			TF_BUF_INIT, 0, 0, TF_BUF_INIT, 0, 0             \
+#define VERIFIER_INIT                                                       \
+	{                                                                   \
+		NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT,         \
+			TF_BUF_INIT, TF_BUF_INIT, 0, 0, 0, NULL, 0,         \
+			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,            \
+			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,           \
+			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0, \
+			TF_BUF_INIT, 0, 0, TF_BUF_INIT, 0, 0,               \
+			TF_ELF_NEED_INIT, 0, 0                              \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */

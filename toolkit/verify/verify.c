@@ -56,6 +56,7 @@ static void verifier_release(struct verifier *v)
 	v->entries = NULL;
 	tf_buf_release(&v->isa_text);
 	tf_buf_release(&v->variant_text);
+	tf_elf_need_release(&v->need);
 	free(v->isa_globs);
 	v->isa_globs = NULL;
 	v->rows = NULL;
@@ -230,7 +231,10 @@ static int capture(struct verifier *v, struct tf_wheel_reader *r,
 /*
  * A wheel just packed is not given to tf_zipcheck: pass 1 compares the
  * names its central directory lists, read as pip's zipfile reads them,
- * with its local headers', in step, and finds RECORD last.
+ * with its local headers', in step, and finds RECORD last (tfbuild
+ * writes it last). In a wheel from elsewhere RECORD elsewhere is only
+ * a warning: the wheel format encourages `.dist-info` at the end but
+ * does not require it (tensorflow-cpu and torch put it first).
  */
 static int same_central(const struct verifier *v, struct tf_zip_names *cd,
 			const struct tf_wheel_member *m,
@@ -289,8 +293,8 @@ static int scan(struct verifier *v)
 	enum tf_wheel_step step;
 	struct tf_zip_names *cd = NULL;
 	struct tf_buf why = TF_BUF_INIT;
-	char *record = NULL; /* RECORD's name once seen (packed) */
-	int ret = -1;
+	char *record = NULL; /* RECORD's name once seen */
+	int ret = -1, warned = 0;
 
 	if (!r)
 		return -1;
@@ -313,7 +317,11 @@ static int scan(struct verifier *v)
 		if (note_dist_info(v, name) < 0 || capture(v, r, m, name) < 0)
 			goto out;
 		v->conventions |= tf_conventions_relevant(name);
-		if (cd && !record && tf_verify_is_self(v, name))
+		if (!cd && record && !warned++)
+			warning("%s: %s: not the last entry of the archive "
+				"(the wheel format encourages it last)",
+				v->path, record);
+		if (!record && tf_verify_is_self(v, name))
 			record = tf_strdup(name);
 	}
 	if (step != TF_WHEEL_END) {
@@ -368,9 +376,10 @@ static void elf_copy_chunk(struct elf_copy *c, const char *chunk, size_t n,
 }
 
 /* Check a copied ELF entry against the platform's rules; -1 if it breaks one. */
-static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
+static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 			   const char *name, int ok)
 {
+	enum tf_elf_verify_result res;
 	int ret = 0;
 
 	if (c->fd < 0)
@@ -385,12 +394,17 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
 		ret = tf_verify_defect(v, name,
 				       "cannot copy it to check it as ELF: %s",
 				       strerror(errno));
-	else if (ok && tf_elf_verify_file(c->path, name, &v->elf) ==
-			       TF_ELF_VERIFY_FAILED)
-		ret = -1;
-	else if (ok && tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
-			       TF_ISA_AUDIT_FAILED)
-		ret = -1;
+	/* Every ELF file is checked and its code audited (if it could be
+	   read), each refusal said: the wheel fails at the end
+	   (verify_archive). */
+	else if (ok) {
+		res = tf_elf_verify_file_need(c->path, name, &v->elf, &v->need);
+		v->elf_refused += res < 0;
+		if (res != TF_ELF_VERIFY_FAILED &&
+		    tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
+			    TF_ISA_AUDIT_FAILED)
+			v->isa_refused++;
+	}
 	unlink(c->path);
 	c->fd = -1;
 	return ret;
@@ -400,7 +414,7 @@ static int elf_copy_finish(const struct verifier *v, struct elf_copy *c,
  * Stream the current entry through the digest RECORD names for it
  * (sha256 when it names none); libarchive checks the CRC.
  */
-static int hash_entry(const struct verifier *v, struct tf_wheel_reader *r,
+static int hash_entry(struct verifier *v, struct tf_wheel_reader *r,
 		      const char *name, const struct record_row *row,
 		      char b64[TF_DIGEST_B64_MAX], long long *size)
 {
@@ -544,12 +558,37 @@ static int check_missing(const struct verifier *v)
 	return 0;
 }
 
+/*
+ * With -v, the lowest manylinux policy the ELF files allow, as
+ * `auditwheel show` says it ("is consistent with the following platform
+ * tag"): the tag may name a newer one, never an older one (refused).
+ */
+static void say_platform(const struct verifier *v)
+{
+	struct tf_buf tag = TF_BUF_INIT;
+	const char *why;
+
+	if (v->elf.platform.kind != TF_PLATFORM_MANYLINUX || tf_verbosity < 2)
+		return;
+	if (v->elf_refused) {
+		verbose("%s: platform: its ELF files allow no manylinux tag "
+			"(refused above)",
+			v->path);
+		return;
+	}
+	why = tf_elf_need_tag(&v->elf, &v->need, &tag);
+	verbose("%s: platform: its ELF files allow %s (%s)", v->path, tag.buf,
+		why);
+	tf_buf_release(&tag);
+}
+
 static int verify_archive(struct verifier *v)
 {
 	if (scan(v) < 0 || tf_verify_distinfo(v) < 0 || check_entries(v) < 0 ||
 	    check_missing(v) < 0)
 		return -1;
-	return 0;
+	say_platform(v);
+	return v->elf_refused || v->isa_refused ? -1 : 0;
 }
 
 static int verify_wheel(const char *path, int packed)

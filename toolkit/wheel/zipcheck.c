@@ -233,13 +233,6 @@ static void lister_close(struct lister *l)
 	tf_buf_release(&l->why);
 }
 
-static int ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), m = strlen(tail);
-
-	return n >= m && !strcmp(s + n - m, tail);
-}
-
 /*
  * What the three readers found, as they went: each first defect of its
  * kind. tf_zipcheck reports the first kind in its order of precedence
@@ -248,8 +241,6 @@ static int ends_with(const char *s, const char *tail)
 struct findings {
 	struct tf_buf differ;     /* central directory vs local headers */
 	struct tf_buf raw_differ; /* zipfile's names vs local headers */
-	struct tf_buf record;     /* the first .dist-info/RECORD's name */
-	size_t record_at;         /* its index; SIZE_MAX: none */
 	uint64_t total;           /* the declared sizes' sum */
 };
 
@@ -275,12 +266,6 @@ static void note_central(const struct lister *cd, struct findings *f)
 {
 	if (cd->size[0] != '?' && cd->n > 0)
 		f->total += (uint64_t)cd->n;
-	/* Installers and streaming readers find RECORD last (PEP 427). */
-	if (f->record_at == SIZE_MAX &&
-	    ends_with(cd->name, ".dist-info/RECORD")) {
-		f->record_at = cd->nr - 1;
-		tf_buf_addstr(&f->record, cd->name);
-	}
 }
 
 static void compare_raw(struct cd_walk *raw, const struct lister *local,
@@ -337,10 +322,6 @@ static int verdict(const char *path, const struct lister *cd,
 			       "%zu entries in the central directory, %zu local headers (overlapping or hidden entries)",
 			       cd->nr, local->nr),
 		       -1;
-	if (f->record_at != SIZE_MAX && f->record_at + 1 < cd->nr)
-		return tf_buf_setf(why, "%s: not the last entry of the archive",
-				   f->record.buf),
-		       -1;
 	if (raw->state < 0)
 		return tf_buf_setf(
 			       why,
@@ -363,8 +344,7 @@ int tf_zipcheck(const char *path, struct tf_buf *why)
 {
 	struct lister cd, local;
 	struct cd_walk raw;
-	struct findings f = { TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, SIZE_MAX,
-			      0 };
+	struct findings f = { TF_BUF_INIT, TF_BUF_INIT, 0 };
 	uint64_t max;
 	int ret;
 
@@ -382,7 +362,6 @@ int tf_zipcheck(const char *path, struct tf_buf *why)
 	cd_close(&raw);
 	tf_buf_release(&f.differ);
 	tf_buf_release(&f.raw_differ);
-	tf_buf_release(&f.record);
 	return ret;
 }
 
