@@ -158,7 +158,8 @@ void tf_isa_dispatch_release(struct tf_isa_dispatch *d)
 
 static void sort_targets(struct tf_isa_dispatch *d)
 {
-	if (!d->sorted)
+	/* qsort's array may not be NULL, even with no element. */
+	if (!d->sorted && d->nr_targets)
 		qsort(d->targets, d->nr_targets, sizeof(*d->targets), cmp_addr);
 	d->sorted = 1;
 }
