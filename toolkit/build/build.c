@@ -315,8 +315,10 @@ static int start(struct sched *s, struct task *t, const char *why)
 	tf_launcher_env(t->plan, &r->env);
 	if (tf_sandbox_command(t->plan, ps, s->opts->no_sandbox,
 			       s->opts->cache_dir, s->opts->signing_key,
-			       &s->said, &r->env, &r->argv))
+			       &s->said, &r->env, &r->argv)) {
+		tf_run_release(r); /* the environment built for it */
 		return -1;
+	}
 	r->clean_env = 1;
 	r->own_group = 1;
 	r->dir = ps->cwd;
