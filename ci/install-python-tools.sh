@@ -30,8 +30,9 @@ echo "tfbuild: installing the Python tools into $venv" >&2
 rm -rf "$venv"
 mkdir -p "$top"
 /usr/bin/python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check \
-	--require-hashes --only-binary=:all: --no-deps -r "$req"
+# Every file pinned by its sha256 (--require-hashes), binaries only.
+"$venv/bin/python" -m pip install --require-hashes -r "$req" \
+	--only-binary=:all: --no-deps -q --disable-pip-version-check
 "$venv/bin/python" -m pip check >/dev/null
 echo "$want" >"$venv/.tfbuild-pins.tmp"
 mv "$venv/.tfbuild-pins.tmp" "$venv/.tfbuild-pins"
