@@ -42,8 +42,19 @@ need(matrix == {("x86_64", "native", "ubuntu-24.04"),
                 ("aarch64", "native", "ubuntu-24.04-arm"),
                 ("aarch64", "cross", "ubuntu-24.04")}, "matrix is %s" % matrix)
 need(jobs["build"]["runs-on"] == "${{ matrix.runner }}", "build not on matrix.runner")
+def image(job):
+    c = jobs[job].get("container")
+    return c.get("image") if isinstance(c, dict) else c
+
 for j in ("build", "compare"):
-    need(jobs[j].get("container") == "debian:12", j + " not in debian:12")
+    need(image(j) == "debian:12", j + " not in debian:12")
+# the build job's steps run under bubblewrap, which Docker's defaults forbid
+c = jobs["build"].get("container")
+need(isinstance(c, dict) and "--privileged" in c.get("options", "").split(),
+     "build's container cannot make the step sandbox's namespaces")
+need(not isinstance(jobs["compare"].get("container"), dict)
+     or "--privileged" not in jobs["compare"]["container"].get("options", ""),
+     "compare runs privileged, though it builds nothing")
 need("--target \"$TARGET\"" in str(jobs["build"]["steps"]), "build ignores the target")
 up = [s for s in jobs["build"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
 need(len(up) == 1 and "${{ matrix.target }}" in up[0]["with"]["name"]
