@@ -125,6 +125,9 @@ int tf_load_bad(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
  */
 int tf_load_str(struct loader *l, const char *key, yaml_node_t *n,
 		struct tf_str *out);
+/* The same for a target's name, reporting one tfbuild does not know. */
+int tf_load_target(struct loader *l, const char *key, yaml_node_t *n,
+		   struct tf_str *out);
 int tf_load_int(struct loader *l, const char *key, yaml_node_t *n,
 		long long min, long long max, long long *out);
 /* A list of strings, or a mapping of strings to strings, into the arena. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "env/env.h"
 
 /* A plain scalar "~", "null" or empty is YAML's null. */
 static int is_null(const yaml_node_t *n)
@@ -58,6 +59,22 @@ int tf_load_str(struct loader *l, const char *key, yaml_node_t *n,
 		out->style = TF_STR_PLAIN;
 	}
 	return 0;
+}
+
+int tf_load_target(struct loader *l, const char *key, yaml_node_t *n,
+		   struct tf_str *out)
+{
+	struct tf_buf known = TF_BUF_INIT;
+
+	if (tf_load_str(l, key, n, out))
+		return -1;
+	if (tf_target_is_known(out->s))
+		return 0;
+	tf_target_list(&known);
+	tf_load_bad(l, n, "'%s': unknown target '%s' (known: %s)", key, out->s,
+		    known.buf);
+	tf_buf_release(&known);
+	return -1;
 }
 
 int tf_load_int(struct loader *l, const char *key, yaml_node_t *n,

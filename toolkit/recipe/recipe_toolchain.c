@@ -75,19 +75,8 @@ int tf_load_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 		struct tf_toolchain_def *t = &all[r->nr_toolchains++];
 		yaml_node_t *k = node(l, p->key);
 
-		if (tf_load_str(l, "toolchains", k, &t->target)) {
+		if (tf_load_target(l, "toolchains", k, &t->target)) {
 			ret = -1;
-			continue;
-		}
-		if (!tf_target_is_known(t->target.s)) {
-			struct tf_buf known = TF_BUF_INIT;
-
-			tf_target_list(&known);
-			ret = tf_load_bad(
-				l, k,
-				"unknown target '%s' in 'toolchains' (known: %s)",
-				t->target.s, known.buf);
-			tf_buf_release(&known);
 			continue;
 		}
 		t->pos = pos_of(l, k);

@@ -118,20 +118,8 @@ int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
 	     p++) {
 		struct tf_str t;
 
-		if (tf_load_str(l, "target", node(l, p->key), &t)) {
+		if (tf_load_target(l, "target-wheels", node(l, p->key), &t)) {
 			ret = -1;
-			continue;
-		}
-		if (!tf_target_is_known(t.s)) {
-			struct tf_buf known = TF_BUF_INIT;
-
-			l->errors++;
-			tf_target_list(&known);
-			ret = tf_error_at(&t.pos,
-					  "'target-wheels': unknown target "
-					  "'%s' (known: %s)",
-					  t.s, known.buf);
-			tf_buf_release(&known);
 			continue;
 		}
 		if (add_list(l, node(l, p->value), t.s, t.s))
