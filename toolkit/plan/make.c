@@ -232,6 +232,7 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->packages = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_digests = (struct tf_strvec)TF_STRVEC_INIT;
 	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
+	p->emulator_loaders = (struct tf_strvec)TF_STRVEC_INIT;
 	p->wheel_pins = (struct tf_index_pins)TF_INDEX_PINS_INIT;
 	p->wheel_paths = (struct tf_strvec)TF_STRVEC_INIT;
 	if (setup_target(p, target, o->check_tools))
@@ -271,6 +272,8 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	if (o->check_tools &&
 	    (resolved = tf_sysroot_resolve(p, o)) != TF_PLAN_OK)
 		return resolved;
+	if (o->check_tools)
+		tf_emuroot_plan(p, o);
 	if (p->sysroot) {
 		/* --sysroot: Debian's cross compilers search the build
 		 * machine's /usr/include and /usr/include/<triplet> after
@@ -320,6 +323,7 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 		return TF_PLAN_RECIPE;
 	/* Only a recipe without errors gets files written for it. */
 	if ((o->check_tools && tf_sysroot_make(p)) ||
+	    (o->check_tools && tf_emuroot_make(p)) ||
 	    tf_toolfiles_write(p, o->check_tools) ||
 	    (o->check_tools && tf_hosttools_make(p)) ||
 	    (o->check_tools && tf_launcher_write(p)))
@@ -364,6 +368,7 @@ void tf_plan_release(struct tf_plan *p)
 	tf_strvec_release(&p->packages);
 	tf_strvec_release(&p->package_digests);
 	tf_strvec_release(&p->package_files);
+	tf_strvec_release(&p->emulator_loaders);
 	tf_index_pins_release(&p->wheel_pins);
 	tf_strvec_release(&p->wheel_paths);
 	tf_target_release(&p->target);

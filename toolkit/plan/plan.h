@@ -175,6 +175,11 @@ struct tf_plan {
 					(allow-listed host tools), NULL natively */
 	const char *sysroot;            /* store: root of the target packages,
 					NULL when there are none (cross only) */
+	const char *emulator_root;      /* store: the emulator's root of a
+					cross target without a sysroot
+					(emuroot.c), or NULL */
+	struct tf_strvec emulator_loaders; /* owned: its loaders, as
+					"lib/ld-..." */
 	struct tf_buf toolfiles;   /* owned: the files' contents, for stamps */
 	struct tf_strvec packages; /* owned: target packages as
 					"name:arch=version", sorted */
