@@ -826,7 +826,7 @@ static void merge(struct scan *s, struct worker *w)
 	out->nr_insns += p->nr_insns;
 	out->nr_unknown += p->nr_unknown;
 	out->nr_legacy += p->nr_legacy;
-	s->guards.lse_unconfirmed += w->s.guards.lse_unconfirmed;
+	tf_isa_guards_join(&s->guards, &w->s.guards);
 	tf_isa_dispatch_join(&s->disp, &w->s.disp);
 	tf_isa_report_release(&w->rep);
 }
@@ -928,6 +928,7 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	tf_isa_dispatch_init(&s.disp, &code, family == TF_ISA_X86_64);
 	resolvers(&s, family);
 	if (scan_parts(&s, family)) {
+		tf_isa_guards_release(&s.guards);
 		tf_isa_dispatch_release(&s.disp);
 		close_cs(&s);
 		tf_elf_code_release(&code);
@@ -939,6 +940,10 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	if (family == TF_ISA_X86_64)
 		out->note_level = note_level(path, shown);
 	out->lse_unconfirmed = s.guards.lse_unconfirmed;
+	out->lse_unnamed = s.guards.nr_sites;
+	if (s.guards.nr_sites)
+		out->lse_sites = tf_buf_detach(&s.guards.sites);
+	tf_isa_guards_release(&s.guards);
 	if (tf_isa_dispatch_evidence(&s.disp)) {
 		tf_isa_dispatch_describe(&s.disp, &evidence);
 		out->evidence = tf_buf_detach(&evidence);
@@ -963,5 +968,6 @@ void tf_isa_report_release(struct tf_isa_report *out)
 		free(out->first_outside[f].function);
 	}
 	free(out->evidence);
+	free(out->lse_sites);
 	*out = empty;
 }
