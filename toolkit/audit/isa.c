@@ -589,6 +589,13 @@ static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec,
 	}
 }
 
+static int a64_is_lse(unsigned w)
+{
+	char name[32];
+
+	return tf_isa_a64_classify(w, name) == TF_ISA_LSE;
+}
+
 /* An aarch64 instruction of feature f: accepted where a recognised
    run-time check guards it (isa_guard.h), else counted against the file. */
 static void hit_a64(struct scan *s, const struct tf_elf_code_section *sec,
@@ -850,7 +857,7 @@ static int scan_parts(struct scan *s, enum tf_isa_family family)
 	w = tf_calloc(n, sizeof(*w));
 	for (i = 0; i < n; i++) {
 		struct tf_isa_report empty = TF_ISA_REPORT_INIT;
-		struct tf_isa_guards guards = TF_ISA_GUARDS_INIT(c);
+		struct tf_isa_guards guards = TF_ISA_GUARDS_INIT(c, a64_is_lse);
 
 		w[i].rep = empty;
 		w[i].s.rep = &w[i].rep;
@@ -897,7 +904,8 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 				    struct tf_isa_report *out)
 {
 	struct tf_elf_code code = TF_ELF_CODE_INIT;
-	struct scan s = { out,  &code, 0, NULL, NULL, TF_ISA_GUARDS_INIT(&code),
+	struct scan s = { out,  &code, 0,
+			  NULL, NULL,  TF_ISA_GUARDS_INIT(&code, a64_is_lse),
 			  { 0 } };
 	struct tf_buf evidence = TF_BUF_INIT;
 	enum tf_elf_read_result res;

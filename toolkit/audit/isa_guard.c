@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isa.h"
-
 /* The 32-bit word at addr in sec, or 0 (a permanently undefined
    encoding, matching nothing below) outside it. */
 static unsigned a64_word(const struct tf_elf_code_section *sec,
@@ -154,14 +152,13 @@ static unsigned long long fallback_end(const struct tf_isa_guards *g,
 {
 	unsigned long long a;
 	int ldx = 0;
-	char name[32];
 	unsigned w;
 
 	if (a64_b(code_word(g, at), at, &a))
 		at = a;
 	for (a = at; a < at + 64; a += 4) {
 		w = code_word(g, a);
-		if (!w || tf_isa_a64_classify(w, name) == TF_ISA_LSE)
+		if (!w || g->is_lse(w))
 			return 0;
 		ldx |= a64_load_exclusive(w);
 		if (w == A64_RET)
@@ -283,14 +280,6 @@ static const char outline_atomics[] =
 	"libgcc's outline atomics, chosen at run time by "
 	"__aarch64_have_lse_atomics";
 
-/* LSE at a: 1 if the table in isa.c says so. */
-static int a64_lse(unsigned w)
-{
-	char name[32];
-
-	return w && tf_isa_a64_classify(w, name) == TF_ISA_LSE;
-}
-
 /*
  * Where the LSE instruction of a helper starting at a is, 0 if none
  * does: hints, the guard on flag, then the LSE instruction, or a `b` to
@@ -308,11 +297,11 @@ static unsigned long long helper_lse(const struct tf_isa_guards *g,
 		a += 4;
 	if (!guard_at(g, a, &f, &to, &a) || f != flag)
 		return 0;
-	if (!a64_lse(code_word(g, a)) && !a64_b(code_word(g, a), a, &lse))
+	if (!g->is_lse(code_word(g, a)) && !a64_b(code_word(g, a), a, &lse))
 		return 0;
 	if (!lse)
 		lse = a;
-	if (!a64_lse(code_word(g, lse)) || code_word(g, lse + 4) != A64_RET ||
+	if (!g->is_lse(code_word(g, lse)) || code_word(g, lse + 4) != A64_RET ||
 	    !fallback_end(g, to))
 		return 0;
 	return lse;

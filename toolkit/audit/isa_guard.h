@@ -20,6 +20,8 @@
 /* What the recognisers learnt of one file, looked up once. */
 struct tf_isa_guards {
 	const struct tf_elf_code *code; /* borrowed */
+	int (*is_lse)(unsigned word);   /* 1 if word is an LSE instruction
+					   (isa.c's table) */
 	int lse_flag_known; /* 1: lse_flag is __aarch64_have_lse_atomics'
 			       address; -1: no such flag; 0: not looked */
 	unsigned long long lse_flag;
@@ -38,9 +40,10 @@ struct tf_isa_guards {
 	size_t nr_sites;     /* all of them, listed or not */
 };
 
-#define TF_ISA_GUARDS_INIT(code)                                         \
-	{                                                                \
-		(code), 0, 0, -1, 0, 0, 0, 0, NULL, 0, 0, TF_BUF_INIT, 0 \
+#define TF_ISA_GUARDS_INIT(code, is_lse)                            \
+	{                                                           \
+		(code), (is_lse), 0, 0, -1, 0, 0, 0, 0, NULL, 0, 0, \
+			TF_BUF_INIT, 0                              \
 	}
 
 /* Free what g owns; safe twice. */
