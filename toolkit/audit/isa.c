@@ -589,6 +589,13 @@ static void scan_x86(struct scan *s, const struct tf_elf_code_section *sec,
 	}
 }
 
+static int a64_is_lse(unsigned w)
+{
+	char name[32];
+
+	return tf_isa_a64_classify(w, name) == TF_ISA_LSE;
+}
+
 /* An aarch64 instruction of feature f: accepted where a recognised
    run-time check guards it (isa_guard.h), else counted against the file. */
 static void hit_a64(struct scan *s, const struct tf_elf_code_section *sec,
@@ -826,7 +833,7 @@ static void merge(struct scan *s, struct worker *w)
 	out->nr_insns += p->nr_insns;
 	out->nr_unknown += p->nr_unknown;
 	out->nr_legacy += p->nr_legacy;
-	s->guards.lse_unconfirmed += w->s.guards.lse_unconfirmed;
+	tf_isa_guards_join(&s->guards, &w->s.guards);
 	tf_isa_dispatch_join(&s->disp, &w->s.disp);
 	tf_isa_report_release(&w->rep);
 }
@@ -850,7 +857,7 @@ static int scan_parts(struct scan *s, enum tf_isa_family family)
 	w = tf_calloc(n, sizeof(*w));
 	for (i = 0; i < n; i++) {
 		struct tf_isa_report empty = TF_ISA_REPORT_INIT;
-		struct tf_isa_guards guards = TF_ISA_GUARDS_INIT(c);
+		struct tf_isa_guards guards = TF_ISA_GUARDS_INIT(c, a64_is_lse);
 
 		w[i].rep = empty;
 		w[i].s.rep = &w[i].rep;
@@ -897,7 +904,8 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 				    struct tf_isa_report *out)
 {
 	struct tf_elf_code code = TF_ELF_CODE_INIT;
-	struct scan s = { out,  &code, 0, NULL, NULL, TF_ISA_GUARDS_INIT(&code),
+	struct scan s = { out,  &code, 0,
+			  NULL, NULL,  TF_ISA_GUARDS_INIT(&code, a64_is_lse),
 			  { 0 } };
 	struct tf_buf evidence = TF_BUF_INIT;
 	enum tf_elf_read_result res;
@@ -928,6 +936,7 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	tf_isa_dispatch_init(&s.disp, &code, family == TF_ISA_X86_64);
 	resolvers(&s, family);
 	if (scan_parts(&s, family)) {
+		tf_isa_guards_release(&s.guards);
 		tf_isa_dispatch_release(&s.disp);
 		close_cs(&s);
 		tf_elf_code_release(&code);
@@ -939,6 +948,10 @@ enum tf_isa_scan_result tf_isa_scan(const char *path, const char *shown,
 	if (family == TF_ISA_X86_64)
 		out->note_level = note_level(path, shown);
 	out->lse_unconfirmed = s.guards.lse_unconfirmed;
+	out->lse_unnamed = s.guards.nr_sites;
+	if (s.guards.nr_sites)
+		out->lse_sites = tf_buf_detach(&s.guards.sites);
+	tf_isa_guards_release(&s.guards);
 	if (tf_isa_dispatch_evidence(&s.disp)) {
 		tf_isa_dispatch_describe(&s.disp, &evidence);
 		out->evidence = tf_buf_detach(&evidence);
@@ -963,5 +976,6 @@ void tf_isa_report_release(struct tf_isa_report *out)
 		free(out->first_outside[f].function);
 	}
 	free(out->evidence);
+	free(out->lse_sites);
 	*out = empty;
 }

@@ -104,6 +104,12 @@ struct tf_isa_report {
 	size_t lse_unconfirmed; /* LSE instructions (in count) guarded as in
 				   libgcc's outline atomics, in no helper
 				   named by .symtab: a stripped file */
+	size_t lse_unnamed;     /* of accepted[TF_ISA_LSE]: where no helper's
+			       name covers it (unnamed, BOLT's split or
+			       patched helpers) */
+	char *lse_sites;        /* owned: the first few of those, "0x7f0-0x824
+			       unnamed, same guard as __aarch64_cas8_acq;
+			       ...", or NULL */
 	/*
 	 * Run-time dispatch the file shows without a declaration
 	 * (docs/isa.md): count[f] splits into chosen[f], in functions tied
@@ -121,12 +127,12 @@ struct tf_isa_report {
 			       NULL: the file shows no run-time choice */
 };
 
-#define TF_ISA_REPORT_INIT                                                 \
-	{                                                                  \
-		TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, 0, 0, 0, \
-			{ 0 }, { { 0, NULL, 0, "" } }, { NULL }, 0, { 0 }, \
-			{ { 0, NULL, 0, "" } }, { NULL }, { 0 },           \
-			{ { 0, NULL, 0, "" } }, 0, NULL                    \
+#define TF_ISA_REPORT_INIT                                                   \
+	{                                                                    \
+		TF_ISA_NONE, 0, 0, { 0 }, { { 0, NULL, 0, "" } }, 0, 0, 0,   \
+			{ 0 }, { { 0, NULL, 0, "" } }, { NULL }, 0, 0, NULL, \
+			{ 0 }, { { 0, NULL, 0, "" } }, { NULL }, { 0 },      \
+			{ { 0, NULL, 0, "" } }, 0, NULL                      \
 	}
 
 /* What scanning a file gave (tf_isa_scan()). */

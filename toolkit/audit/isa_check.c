@@ -57,6 +57,12 @@ void tf_isa_describe(const struct tf_isa_report *rep, struct tf_buf *out)
 			    tf_isa_feature_name(f), rep->accepted[f]);
 		add_where(&rep->first_accepted[f], out);
 		tf_buf_addf(out, "), %s", rep->accepted_by[f]);
+		if (f == TF_ISA_LSE && rep->lse_unnamed)
+			tf_buf_addf(out,
+				    "; %zu of them where no helper's name "
+				    "covers them: %s%s",
+				    rep->lse_unnamed, rep->lse_sites,
+				    rep->lse_unnamed > 6 ? "; ..." : "");
 	}
 	for (f = 0, n = 0; f < TF_ISA_NR && rep->evidence; f++) {
 		if (!rep->chosen[f])

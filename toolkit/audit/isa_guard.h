@@ -15,10 +15,13 @@
 #include <stddef.h>
 
 #include "elf.h"
+#include "base/base.h"
 
 /* What the recognisers learnt of one file, looked up once. */
 struct tf_isa_guards {
 	const struct tf_elf_code *code; /* borrowed */
+	int (*is_lse)(unsigned word);   /* 1 if word is an LSE instruction
+					   (isa.c's table) */
 	int lse_flag_known; /* 1: lse_flag is __aarch64_have_lse_atomics'
 			       address; -1: no such flag; 0: not looked */
 	unsigned long long lse_flag;
@@ -27,12 +30,27 @@ struct tf_isa_guards {
 	int written;       /* 1: code stores to written_flag */
 	unsigned long long written_flag;
 	size_t lse_unconfirmed; /* LSE guards seen in a stripped file */
+	const struct tf_elf_func **helpers; /* owned array of borrowed: the
+					       functions named as helpers */
+	size_t nr_helpers;
+	int helpers_known;   /* 1: helpers were looked up */
+	struct tf_buf sites; /* "0x7f0-0x824 unnamed, same guard as
+				__aarch64_cas8_acq": LSE accepted where no
+				helper's name covers it, the first few */
+	size_t nr_sites;     /* all of them, listed or not */
 };
 
-#define TF_ISA_GUARDS_INIT(code)             \
-	{                                    \
-		(code), 0, 0, -1, 0, 0, 0, 0 \
+#define TF_ISA_GUARDS_INIT(code, is_lse)                            \
+	{                                                           \
+		(code), (is_lse), 0, 0, -1, 0, 0, 0, 0, NULL, 0, 0, \
+			TF_BUF_INIT, 0                              \
 	}
+
+/* Free what g owns; safe twice. */
+void tf_isa_guards_release(struct tf_isa_guards *g);
+/* Add part's counts and sites (which follow g's in address order) to
+   g's, and release part. */
+void tf_isa_guards_join(struct tf_isa_guards *g, struct tf_isa_guards *part);
 
 /*
  * Recognisers: each is given an instruction above the baseline at addr
@@ -43,8 +61,16 @@ struct tf_isa_guards {
  * atomics, chosen at run time by __aarch64_have_lse_atomics" if it sits
  * in one of libgcc's helpers (named so by .symtab) behind the helper's
  * test of that flag, which the file defines, sets from getauxval and
- * stores to. Behind such a guard in a file without .symtab (stripped),
- * it counts in g->lse_unconfirmed and gives NULL.
+ * stores to. Where no helper's name covers it, the same if the code
+ * shows a helper all the same, on that flag (added to g->sites):
+ * - unnamed: the guard right before it, `ret` after it, and an LL/SC
+ *   fallback without LSE (a helper whose symbol was stripped);
+ * - the start of HELPER.cold.N, which HELPER's guard branches to (BOLT
+ *   split the helper);
+ * - behind BOLT's patch of a helper's entry (adrp, add, br x16 to the
+ *   helper's new copy, which has the guard): code no call reaches.
+ * Behind such a guard in a file without .symtab (stripped), it counts
+ * in g->lse_unconfirmed and gives NULL.
  */
 const char *tf_isa_outline_atomic(struct tf_isa_guards *g,
 				  const struct tf_elf_code_section *sec,
