@@ -140,9 +140,13 @@ expect_success 'not on a terminal: plain lines with timings, no escape sequences
 	! grep -q "$ESC" err && ! grep -q "$ESC" log
 '
 
+# A terminal that can colour and redraw, whatever the suite was started
+# from (a CI job's TERM=dumb, GITHUB_ACTIONS, NO_COLOR).
+tty_env() { env -u NO_COLOR -u GITHUB_ACTIONS TERM=xterm "$@"; }
+
 expect_success 'NO_COLOR and --color=never: no escape sequences, even on a terminal' '
-	NO_COLOR=1 script -qec "$TFBUILD recipe proj/bad.yaml" /dev/null >tty1 2>&1;
-	script -qec "$TFBUILD --color=never recipe proj/bad.yaml" /dev/null >tty2 2>&1;
+	tty_env NO_COLOR=1 script -qec "$TFBUILD recipe proj/bad.yaml" /dev/null >tty1 2>&1;
+	tty_env script -qec "$TFBUILD --color=never recipe proj/bad.yaml" /dev/null >tty2 2>&1;
 	grep -q "unknown key" tty1 && grep -q "unknown key" tty2 &&
 	! grep -q "$ESC" tty1 && ! grep -q "$ESC" tty2
 '
@@ -150,17 +154,24 @@ expect_success 'NO_COLOR and --color=never: no escape sequences, even on a termi
 expect_success '--color=always colours the messages; a terminal does too' '
 	"$TFBUILD" --color=always recipe proj/bad.yaml 2>err; test $? = 3 &&
 	grep -q "$ESC\[1;31mtfbuild:$ESC\[0m proj/bad.yaml:6:5: unknown key" err &&
-	script -qec "$TFBUILD recipe proj/bad.yaml" /dev/null >tty 2>&1; test $? = 3 &&
+	tty_env script -qec "$TFBUILD recipe proj/bad.yaml" /dev/null >tty 2>&1; test $? = 3 &&
 	grep -q "$ESC\[1;31mtfbuild:" tty
 '
 
 expect_success 'on a terminal: a status line redrawn in place, the error in full' '
 	rm -rf proj/build &&
-	script -qec "$TFBUILD --color=never recipe proj/slow.yaml" /dev/null >tty 2>&1; test $? = 5 &&
+	tty_env script -qec "$TFBUILD --color=never recipe proj/slow.yaml" /dev/null >tty 2>&1; test $? = 5 &&
 	grep -q "$(printf "\r")$ESC\[K.*steps: x86_64/slow [0-9.]*s" tty &&
 	grep -q "tfbuild: step ${q}broken${q} for x86_64 failed with exit status 3; last lines of its log:$(printf "\r")$" tty &&
 	grep -q "^the compiler said: something long and important went wrong here" tty &&
 	grep -q "^tfbuild: full log: " tty
+'
+
+expect_success 'TERM=dumb: a terminal that cannot redraw gets plain lines, no colour' '
+	rm -rf proj/build &&
+	env -u NO_COLOR -u GITHUB_ACTIONS TERM=dumb script -qec "$TFBUILD recipe proj/slow.yaml" /dev/null >tty 2>&1; test $? = 5 &&
+	grep -q "^tfbuild: building slow for x86_64" tty &&
+	! grep -q "$ESC" tty
 '
 
 test_done

@@ -99,15 +99,22 @@ nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 if ! $nobody bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all true 2>/dev/null; then
 	skip "an unprivileged user cannot make a sandbox here (user namespaces not allowed)"
 else
+	# nobody must reach the recipe and the binary: the checkout may be
+	# in a home directory of mode 0700 (root's), so both go to a
+	# directory of their own in /tmp.
+	nb=$(mktemp -d "${TMPDIR:-/tmp}/t2122-nobody.XXXXXX")
+	at_exit "rm -rf '$nb'"
 	expect_success 'as an unprivileged user (nobody) the sandbox holds too' '
-		mkdir -p nb/home && chmod 777 nb nb/home && echo untouched >nb/outside && chmod 666 nb/outside &&
-		sed "s|echo one >|echo pwned >$TRASH/nb/outside \|\| true; echo one >|" r.yaml >nb/r.yaml &&
-		chmod 644 nb/r.yaml &&
-		(cd nb && HOME=$TRASH/nb/home $nobody "$TFBUILD" recipe --cache cache r.yaml) 2>err &&
-		test "$(cat nb/outside)" = untouched &&
-		grep -q "Read-only file system" nb/build/r/x86_64/logs/one.log &&
-		(cd nb && HOME=$TRASH/nb/home $nobody "$TFBUILD" recipe --sandbox=off --force --cache cache r.yaml) 2>err &&
-		test "$(cat nb/outside)" = pwned
+		chmod 755 "$nb" && cp "$TFBUILD" "$nb/tfbuild" &&
+		mkdir -p "$nb/r/home" && chmod 777 "$nb/r" "$nb/r/home" &&
+		echo untouched >"$nb/r/outside" && chmod 666 "$nb/r/outside" &&
+		sed "s|echo one >|echo pwned >$nb/r/outside \|\| true; echo one >|" r.yaml >"$nb/r/r.yaml" &&
+		chmod 644 "$nb/r/r.yaml" &&
+		(cd "$nb/r" && HOME=$nb/r/home $nobody "$nb/tfbuild" recipe --cache cache r.yaml) 2>err &&
+		test "$(cat "$nb/r/outside")" = untouched &&
+		grep -q "Read-only file system" "$nb/r/build/r/x86_64/logs/one.log" &&
+		(cd "$nb/r" && HOME=$nb/r/home $nobody "$nb/tfbuild" recipe --sandbox=off --force --cache cache r.yaml) 2>err &&
+		test "$(cat "$nb/r/outside")" = pwned
 	'
 fi
 
