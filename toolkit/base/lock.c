@@ -333,5 +333,6 @@ int tf_lock_gc_leftover(const char *name)
 	pid = strtol(gc + 4, &end, 10);
 	if (errno || *end || end == gc + 4 || pid <= 0)
 		return 0;
-	return pid == (long)getpid() || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+	return pid == (long)getpid() ||
+	       (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
 }
