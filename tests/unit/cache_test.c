@@ -198,6 +198,26 @@ static void test_lru(void)
 	CHECK_INT(tf_store_lru_pick(v, 0, 0), 0);
 }
 
+/* One order across kinds: the clock, then the kind, then the path. */
+static void test_gc_order(void)
+{
+	struct tf_gc_item v[] = {
+		{ TF_GC_STORE, 0, "blob", 10, 200, 0 },
+		{ TF_GC_SITES, 0, "/s/site", 10, 100, 0 },
+		{ TF_GC_ROOTS, 1, "/r/debs/b.deb", 10, 200, 0 },
+		{ TF_GC_DOWNLOADS, 0, "/c/sha256/x", 10, 100, 7 },
+		{ TF_GC_ROOTS, 1, "/r/debs/a.deb", 10, 200, 0 },
+	};
+
+	tf_gc_order(v, 5);
+	CHECK_STR(v[0].path, "/s/site");
+	CHECK_STR(v[1].path, "/c/sha256/x");
+	CHECK_STR(v[2].path, "blob");
+	CHECK_STR(v[3].path, "/r/debs/a.deb");
+	CHECK_STR(v[4].path, "/r/debs/b.deb");
+	tf_gc_order(v, 0);
+}
+
 static void test_relocate(void)
 {
 	static const char *const from[] = { "/b", "/b/tree", "/c", NULL };
@@ -245,6 +265,7 @@ int main(void)
 	test_signed(dir);
 	test_trust_file(dir);
 	test_lru();
+	test_gc_order();
 	test_relocate();
 	test_sizes();
 	tf_rm_rf(dir);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,4 +233,106 @@ void tf_lock_release(struct tf_lock *l)
 	l->created = NULL;
 	tf_buf_release(&dir);
 	tf_buf_release(&up);
+}
+
+/* ---- cache entries in use, and their removal by gc ---- */
+
+/* Descriptors held until the process ends: what this run uses. */
+static int *held;
+static size_t nr_held;
+
+static int flock_retry(int fd, int how)
+{
+	while (flock(fd, how) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int tf_lock_use(const char *path, const char *stamp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0
+				       : error_errno("cannot open '%s'", path);
+	/* gc holds its exclusive lock only while it renames or unlinks. */
+	if (flock_retry(fd, LOCK_SH) < 0) {
+		error_errno("cannot lock '%s'", path);
+		close(fd);
+		return -1;
+	}
+	/* Removed (or replaced) while we waited: then it is gone for us. */
+	if (!still_there(fd, path) ||
+	    (stamp ? utimensat(fd, stamp, NULL, 0) : futimens(fd, NULL)) < 0) {
+		close(fd);
+		return 0;
+	}
+	held = tf_realloc(held, (nr_held + 1) * sizeof(*held));
+	held[nr_held++] = fd;
+	return 1;
+}
+
+enum tf_lock_evict_result tf_lock_evict(const char *path)
+{
+	struct tf_buf tmp = TF_BUF_INIT, dir = TF_BUF_INIT;
+	enum tf_lock_evict_result ret = TF_LOCK_EVICTED;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		return TF_LOCK_EVICTED;
+	if (fd < 0) {
+		error_errno("cannot open '%s'", path);
+		return TF_LOCK_FAILED;
+	}
+	if (flock_retry(fd, LOCK_EX | LOCK_NB) < 0) {
+		int busy = errno == EWOULDBLOCK;
+
+		if (!busy)
+			error_errno("cannot lock '%s'", path);
+		close(fd);
+		return busy ? TF_LOCK_IN_USE : TF_LOCK_FAILED;
+	}
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0 && errno != ENOENT) {
+			error_errno("cannot remove '%s'", path);
+			ret = TF_LOCK_FAILED;
+		}
+		close(fd);
+		return ret;
+	}
+	tf_path_dirname(&dir, path);
+	tf_buf_addf(&tmp, "%s/.%s.gc-%ld", dir.buf, tf_path_basename(path),
+		    (long)getpid());
+	/* Renamed while locked: a reader waiting on the old name wakes up
+	   to find it gone, and makes it again. */
+	if (rename(path, tmp.buf) < 0) {
+		error_errno("cannot rename '%s' to '%s'", path, tmp.buf);
+		ret = TF_LOCK_FAILED;
+	}
+	close(fd);
+	if (ret == TF_LOCK_EVICTED && tf_rm_rf(tmp.buf) < 0)
+		ret = TF_LOCK_FAILED;
+	tf_buf_release(&tmp);
+	tf_buf_release(&dir);
+	return ret;
+}
+
+int tf_lock_gc_leftover(const char *name)
+{
+	const char *gc = strstr(name, ".gc-");
+	char *end;
+	long pid;
+
+	if (*name != '.' || !gc)
+		return 0;
+	while (strstr(gc + 1, ".gc-"))
+		gc = strstr(gc + 1, ".gc-");
+	errno = 0;
+	pid = strtol(gc + 4, &end, 10);
+	if (errno || *end || end == gc + 4 || pid <= 0)
+		return 0;
+	return pid == (long)getpid() ||
+	       (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
 }

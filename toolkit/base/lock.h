@@ -69,4 +69,41 @@ void tf_lock_release(struct tf_lock *l);
  */
 pid_t tf_lock_holder_in(const char *proc_locks, dev_t dev, ino_t ino);
 
+/*
+ * Cache entries in use (docs/cache.md, "In use"): a download, target
+ * root or target site this run reads is held with a shared flock(2) on
+ * a close-on-exec descriptor of its own, kept until the process ends,
+ * so `tfbuild cache gc`, which locks exclusively without waiting before
+ * it removes anything (tf_lock_evict), skips it. Using it also moves
+ * its least-recently-used clock: the mtime of stamp, a file inside the
+ * directory path (NULL: path itself), is set to now.
+ *
+ * Returns 1 when held; 0 when path is missing, has no stamp (not
+ * complete), or was removed or replaced while this waited for the lock
+ * (gc had it): the caller makes it again; -1 after reporting.
+ */
+int tf_lock_use(const char *path, const char *stamp);
+
+/* What tf_lock_evict gives. */
+enum tf_lock_evict_result {
+	TF_LOCK_EVICTED, /* removed, or gone already */
+	TF_LOCK_IN_USE,  /* a process holds it (tf_lock_use): left alone */
+	TF_LOCK_FAILED,  /* could not remove it (reported) */
+};
+
+/*
+ * Remove path unless a process holds it: take an exclusive flock
+ * without waiting; then unlink a file, or rename a directory to
+ * ".NAME.gc-PID" beside it (readers see all of it or none) and remove
+ * that tree. A gc killed meanwhile leaves only that temporary, which
+ * tf_lock_gc_leftover recognizes.
+ */
+enum tf_lock_evict_result tf_lock_evict(const char *path);
+
+/*
+ * 1 if name is a temporary ".NAME.gc-PID" of a gc whose process is no
+ * longer running (or is this one): safe to remove.
+ */
+int tf_lock_gc_leftover(const char *name);
+
 #endif

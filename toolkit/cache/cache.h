@@ -21,6 +21,7 @@
  * and the step builds; only verified bytes are used or kept.
  */
 
+#include "gc.h"
 #include "sign.h"
 #include "store.h"
 

@@ -335,8 +335,7 @@ static int list_blob(const char *path, const char *name, void *arg)
 	return 0;
 }
 
-/* Unlink a blob unless someone holds it: 1 removed, 0 in use. */
-static int evict(const struct tf_store *s, const char *hex)
+int tf_store_evict(const struct tf_store *s, const char *hex)
 {
 	struct tf_buf path = TF_BUF_INIT;
 	int fd, removed = 0;
@@ -401,6 +400,26 @@ static int sweep_tmp(const struct tf_store *s)
 	return 0;
 }
 
+int tf_store_list(const struct tf_store *s, struct tf_store_blob **v,
+		  size_t *nr)
+{
+	struct blobs b = { NULL, 0 };
+	int ret = each_file(s, "cas", list_blob, &b);
+
+	*v = b.v;
+	*nr = b.nr;
+	return ret;
+}
+
+int tf_store_sweep(const struct tf_store *s)
+{
+	struct ac_sweep w = { s };
+	int ret = each_file(s, "ac", sweep_entry, &w);
+
+	sweep_tmp(s);
+	return ret;
+}
+
 int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
 		size_t *skipped, long long *freed)
 {
@@ -414,7 +433,7 @@ int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
 	ret = each_file(s, "cas", list_blob, &b);
 	n = ret ? 0 : tf_store_lru_pick(b.v, b.nr, max_size);
 	for (i = 0; i < n; i++) {
-		if (evict(s, b.v[i].hex)) {
+		if (tf_store_evict(s, b.v[i].hex)) {
 			(*evicted)++;
 			*freed += b.v[i].size;
 		} else {

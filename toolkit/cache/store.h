@@ -111,6 +111,14 @@ size_t tf_store_lru_pick(struct tf_store_blob *v, size_t nr,
  */
 int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
 		size_t *skipped, long long *freed);
+/* Every blob of the store into *v (owned, free()) and *nr. */
+int tf_store_list(const struct tf_store *s, struct tf_store_blob **v,
+		  size_t *nr);
+/* Unlink blob hex unless a process holds it: 1 removed (or gone), 0 in
+   use. */
+int tf_store_evict(const struct tf_store *s, const char *hex);
+/* Drop action entries whose blob is gone, and temp files a day old. */
+int tf_store_sweep(const struct tf_store *s);
 /* Remove everything in the store (locked blobs too: their readers keep
    their open files). */
 int tf_store_clear(const struct tf_store *s);

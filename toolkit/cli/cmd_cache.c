@@ -12,12 +12,14 @@
 #include "fetch/fetch.h"
 
 const char tf_usage_cache[] =
-	"Look after the local store of step outputs under the cache\n"
-	"directory, which every recipe and build tree of this machine shares:\n"
-	"  stats              entries, archives and bytes in the store\n"
-	"  gc --max-size SIZE evict least-recently-used archives until the\n"
-	"                     store holds at most SIZE (e.g. 10G, 500M);\n"
-	"                     archives in use by a running build are skipped\n"
+	"Look after the cache directory, which every recipe and build tree\n"
+	"of this machine shares: the local store of step outputs, downloads\n"
+	"(sha256/), target roots with their .debs, and target sites:\n"
+	"  stats              what each of them holds: count and bytes\n"
+	"  gc --max-size SIZE remove the least recently used of all of them,\n"
+	"                     in one order, until the cache holds at most\n"
+	"                     SIZE (e.g. 10G, 500M, 0); what a running build\n"
+	"                     uses is skipped and counted as in use\n"
 	"  clear              remove everything in the store\n"
 	"  verify             hash every download (sha256/) and archive\n"
 	"                     again and check each matches its name, and\n"
@@ -27,12 +29,14 @@ const char tf_usage_cache[] =
 	"                     PREFIX.key (private, for --signing-key) and\n"
 	"                     PREFIX.pub (public, for --trust); or for wheel\n"
 	"                     attestations: recipe --attestation-key and\n"
-	"                     verify --attestation-trust (docs/publishing.md)\n";
+	"                     verify --attestation-trust (docs/publishing.md)\n"
+	"Target roots and sites are found as a run finds them: under the\n"
+	"cache, or under $TF_SYSROOT_CACHE when that is set.\n";
 
 const struct tf_opt tf_opts_cache[] = {
 	TF_OPT_CACHE,
 	{ 0, "max-size", TF_OPT_STRING, TF_ARG(max_size), "SIZE",
-	  "gc: the most the store may hold (bytes, or with k, M, G, T)", NULL,
+	  "gc: the most the cache may hold (bytes, or with k, M, G, T)", NULL,
 	  0, 0 },
 	TF_OPT_END,
 };
@@ -48,21 +52,44 @@ static char *cache_dir(const struct tf_args *a)
 	return tf_xstrfmt("%s/.cache/tfbuild", home && *home ? home : "/tmp");
 }
 
-static int stats(const struct tf_store *s)
+static int stats(const struct tf_store *s, const struct tf_gc_dirs *d)
 {
 	struct tf_store_stats st;
+	struct tf_gc_count k[TF_GC_KINDS];
+	long long total = 0;
+	int i;
 
-	if (tf_store_stats(s, &st))
+	if (tf_store_stats(s, &st) || tf_gc_usage(s, d, k))
 		return TF_EXIT_FAILURE;
 	printf("store: %s\nentries: %zu\narchives: %zu\nbytes: %lld\n", s->dir,
 	       st.entries, st.blobs, st.bytes);
+	printf("downloads: %zu, %lld bytes (%s/sha256)\n",
+	       k[TF_GC_DOWNLOADS].nr, k[TF_GC_DOWNLOADS].bytes, d->cache);
+	printf("target roots: %zu, and %zu .debs, %lld bytes (%s)\n",
+	       k[TF_GC_ROOTS].nr, k[TF_GC_ROOTS].debs, k[TF_GC_ROOTS].bytes,
+	       d->roots);
+	printf("target sites: %zu, %lld bytes (%s)\n", k[TF_GC_SITES].nr,
+	       k[TF_GC_SITES].bytes, d->sites);
+	for (i = 0; i < TF_GC_KINDS; i++)
+		total += k[i].bytes;
+	printf("total bytes: %lld\n", total);
 	return TF_EXIT_OK;
 }
 
-static int gc(const struct tf_store *s, const char *max, const struct tf_cmd *c)
+static void busy(const struct tf_gc_count *c)
 {
-	long long limit = tf_store_parse_size(max), freed;
-	size_t evicted, skipped;
+	if (c->busy)
+		printf(", skipped %zu in use", c->busy);
+	printf("\n");
+}
+
+static int gc(const struct tf_store *s, const struct tf_gc_dirs *d,
+	      const char *max, const struct tf_cmd *c)
+{
+	long long limit = tf_store_parse_size(max);
+	struct tf_gc_report r;
+	const struct tf_gc_count *k = r.kind;
+	int ret;
 
 	if (!max)
 		return tf_usage_error(c, "gc needs --max-size SIZE");
@@ -71,13 +98,25 @@ static int gc(const struct tf_store *s, const char *max, const struct tf_cmd *c)
 			c,
 			"--max-size wants a size such as 500M or 10G, not '%s'",
 			max);
-	if (tf_store_gc(s, limit, &evicted, &skipped, &freed))
-		return TF_EXIT_FAILURE;
-	printf("evicted %zu archives (%lld bytes)", evicted, freed);
-	if (skipped)
-		printf(", skipped %zu in use", skipped);
-	printf("\n");
-	return TF_EXIT_OK;
+	ret = tf_gc_run(s, d, limit, &r);
+	printf("evicted %zu archives (%lld bytes)", k[TF_GC_STORE].nr,
+	       k[TF_GC_STORE].bytes);
+	busy(&k[TF_GC_STORE]);
+	printf("removed %zu downloads (%lld bytes)", k[TF_GC_DOWNLOADS].nr,
+	       k[TF_GC_DOWNLOADS].bytes);
+	busy(&k[TF_GC_DOWNLOADS]);
+	printf("removed %zu target roots and %zu .debs (%lld bytes)",
+	       k[TF_GC_ROOTS].nr, k[TF_GC_ROOTS].debs, k[TF_GC_ROOTS].bytes);
+	busy(&k[TF_GC_ROOTS]);
+	printf("removed %zu target sites (%lld bytes)", k[TF_GC_SITES].nr,
+	       k[TF_GC_SITES].bytes);
+	busy(&k[TF_GC_SITES]);
+	if (r.temps)
+		printf("removed %zu temporaries left by killed runs (%lld "
+		       "bytes)\n",
+		       r.temps, r.temp_bytes);
+	printf("the cache holds %lld bytes\n", r.left);
+	return ret ? TF_EXIT_FAILURE : TF_EXIT_OK;
 }
 
 static int keygen(const char *prefix)
@@ -96,6 +135,7 @@ int cmd_cache(struct tf_args *a)
 {
 	const struct tf_cmd *c = tf_cmd_find("cache");
 	struct tf_store s = TF_STORE_INIT;
+	struct tf_gc_dirs d = TF_GC_DIRS_INIT;
 	const char *what = a->args.nr ? a->args.v[0] : NULL;
 	size_t want = what && !strcmp(what, "keygen") ? 2 : 1;
 	char *dir;
@@ -123,10 +163,11 @@ int cmd_cache(struct tf_args *a)
 		free(dir);
 		return TF_EXIT_FAILURE;
 	}
+	tf_gc_dirs_find(&d, dir);
 	if (!strcmp(what, "stats"))
-		ret = stats(&s);
+		ret = stats(&s, &d);
 	else if (!strcmp(what, "gc"))
-		ret = gc(&s, a->max_size, c);
+		ret = gc(&s, &d, a->max_size, c);
 	else if (!strcmp(what, "clear"))
 		ret = tf_store_clear(&s) ? TF_EXIT_FAILURE : TF_EXIT_OK;
 	else {
@@ -138,6 +179,7 @@ int cmd_cache(struct tf_args *a)
 			error("%d corrupt downloads in %s/sha256", dl, dir);
 		ret = bad || dl ? TF_EXIT_FAILURE : TF_EXIT_OK;
 	}
+	tf_gc_dirs_release(&d);
 	tf_store_release(&s);
 	free(dir);
 	return ret;

@@ -509,6 +509,17 @@ static int cache_lookup(const struct tf_fetch_opts *o, const char *label,
 	}
 	if (!S_ISREG(st.st_mode))
 		return error("%s: '%s' is not a regular file", label, dest);
+	/* Held until the run ends, and marked used (the LRU clock): gc
+	   skips it. Gone meanwhile (gc removed it): fetch it again. */
+	switch (tf_lock_use(dest, NULL)) {
+	case 0:
+		verbose("%s: '%s' was removed meanwhile", label, dest);
+		return 0;
+	case 1:
+		break;
+	default:
+		return -1;
+	}
 	if (!o->recheck) {
 		verbose("%s: in the cache: %s", label, dest);
 		return 1;
@@ -659,7 +670,7 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 	     const char *sha256, struct tf_buf *path_out)
 {
 	struct tf_buf dest = TF_BUF_INIT;
-	int ret = -1, hit;
+	int ret = -1, hit, tries;
 
 	if (!o->cache_dir)
 		BUG("tf_fetch without a cache_dir");
@@ -670,13 +681,25 @@ int tf_fetch(const struct tf_fetch_opts *o, const char *label,
 	tf_path_join(&dest, o->cache_dir, "sha256/");
 	tf_buf_addstr(&dest, sha256);
 	hit = cache_lookup(o, label, dest.buf, sha256);
-	if (hit > 0)
-		ret = 0;
-	else if (!hit && o->offline)
-		error("%s: not in the cache and --offline given (sha256 %s)",
-		      label, sha256);
-	else if (!hit)
-		ret = fetch_any(o, label, urls, shown, nurls, sha256, dest.buf);
+	/* A download is held like a hit; gc may remove it before that. */
+	for (tries = 0; !hit && tries < 3; tries++) {
+		if (o->offline) {
+			error("%s: not in the cache and --offline given "
+			      "(sha256 %s)",
+			      label, sha256);
+			hit = -1;
+		} else if (fetch_any(o, label, urls, shown, nurls, sha256,
+				     dest.buf)) {
+			hit = -1;
+		} else {
+			hit = tf_lock_use(dest.buf, NULL);
+		}
+	}
+	if (!hit)
+		error("%s: '%s' was removed each time it was fetched; is "
+		      "'tfbuild cache gc' running in a loop?",
+		      label, dest.buf);
+	ret = hit > 0 ? 0 : -1;
 	if (!ret)
 		tf_buf_addstr(path_out, dest.buf);
 	tf_buf_release(&dest);
@@ -706,7 +729,7 @@ int tf_fetch_adopt(const struct tf_fetch_opts *o, const char *label,
 {
 	struct tf_buf tmpdir = TF_BUF_INIT, tmp = TF_BUF_INIT,
 		      dest = TF_BUF_INIT;
-	int in = -1, fd = -1, ret = -1;
+	int in = -1, fd = -1, ret = -1, held;
 	struct tf_sha256 *h = tf_sha256_new();
 	unsigned char md[TF_SHA256_LEN];
 	static char block[1 << 16];
@@ -750,6 +773,12 @@ int tf_fetch_adopt(const struct tf_fetch_opts *o, const char *label,
 	tf_path_join(&dest, o->cache_dir, "sha256/");
 	tf_buf_addstr(&dest, hex);
 	ret = commit_file(label, fd, tmp.buf, dest.buf);
+	/* Held for the run, as a cache hit is. */
+	if (!ret && (held = tf_lock_use(dest.buf, NULL)) <= 0)
+		ret = held < 0 ? -1
+			       : error("%s: '%s' was removed as soon as it "
+				       "was stored; run again",
+				       label, dest.buf);
 	if (!ret)
 		tf_buf_addstr(path_out, dest.buf);
 out:

@@ -19,6 +19,10 @@
  * is trusted without re-hashing unless .recheck is set: whoever uses the
  * file re-hashes it first (tf_fetch_cached_check), since a build step
  * running as the same user could have written it (docs/cache.md).
+ * Every cached file a process uses (a hit, a download, an adopted file)
+ * is held with a shared lock until it ends and its mtime set to now
+ * (tf_lock_use, base/lock.h): `tfbuild cache gc` removes downloads
+ * least recently used first and never one a running process holds.
  */
 
 #include "url.h"

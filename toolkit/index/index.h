@@ -97,7 +97,10 @@ struct tf_index_wheel {
  * beside it and renamed; members that are absolute, hold "..", or are
  * links or special files are refused, naming the wheel and the member;
  * executables stay executable (0755, else 0644) and every file gets the
- * fixed time 1980-01-01. 0, or -1 after reporting.
+ * fixed time 1980-01-01. The site is then held with a shared lock until
+ * the process ends and marked used (.tfbuild-wheels' mtime; see
+ * tf_lock_use), so `tfbuild cache gc` leaves it. 0, or -1 after
+ * reporting.
  */
 int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
 		       size_t n);

@@ -154,17 +154,15 @@ out:
 	return ret;
 }
 
-int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
-		       size_t n)
+/* Unpack the wheels into a temporary directory and rename it to site. */
+static int make_site(const char *site, const struct tf_index_wheel *wheels,
+		     size_t n)
 {
 	struct tf_buf marker = TF_BUF_INIT, parent = TF_BUF_INIT,
 		      tmp = TF_BUF_INIT, list = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
-	tf_buf_setf(&marker, "%s/.tfbuild-wheels", site);
-	if (tf_path_exists(marker.buf))
-		goto out;
 	tf_path_dirname(&parent, site);
 	ret = tf_mkdir_p(parent.buf);
 	if (!ret)
@@ -190,10 +188,30 @@ int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
 		tf_rm_rf(tmp.buf);
 	if (tmp.len)
 		tf_signals_temp_forget(tmp.buf);
-out:
 	tf_buf_release(&marker);
 	tf_buf_release(&parent);
 	tf_buf_release(&tmp);
 	tf_buf_release(&list);
 	return ret;
+}
+
+int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
+		       size_t n)
+{
+	int tries, held = 0;
+
+	/* Held (and marked used) for the whole run, so gc leaves it; one
+	   that gc removes between making and holding is made again. */
+	for (tries = 0; tries < 4; tries++) {
+		held = tf_lock_use(site, ".tfbuild-wheels");
+		if (held || tries == 3)
+			break;
+		if (make_site(site, wheels, n))
+			return -1;
+	}
+	if (!held)
+		return error("the site '%s' was removed each time it was made; "
+			     "is 'tfbuild cache gc' running in a loop?",
+			     site);
+	return held < 0 ? -1 : 0;
 }

@@ -6,6 +6,7 @@
 #include "sysroot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,6 +694,9 @@ static int download(struct tf_plan *p, const char *debs)
 			ret = error("apt-get download did not give '%s' (%s)",
 				    p->package_files.v[i], p->packages.v[i]);
 		}
+		/* The LRU clock of a .deb: its mtime, set when used. */
+		if (!ret)
+			utimensat(AT_FDCWD, path.buf, NULL, 0);
 	}
 	if (tmp.len) {
 		tf_rm_rf(tmp.buf);
@@ -845,20 +849,21 @@ static int unpack(struct tf_plan *p, const char *debs, const char *root)
 	return ret;
 }
 
-int tf_sysroot_make(struct tf_plan *p)
+/* Unpack the root into a temporary directory and rename it into place. */
+static int make_root(struct tf_plan *p)
 {
-	struct tf_buf marker = TF_BUF_INIT, debs = TF_BUF_INIT,
-		      tmp = TF_BUF_INIT, parent = TF_BUF_INIT;
+	struct tf_buf debs = TF_BUF_INIT, tmp = TF_BUF_INIT,
+		      parent = TF_BUF_INIT;
 	int ret = 0;
 
-	if (!p->sysroot)
-		return 0;
-	tf_buf_setf(&marker, "%s/.tfbuild-packages", p->sysroot);
-	if (tf_path_exists(marker.buf))
-		goto out;
 	tf_path_dirname(&parent, p->sysroot);
 	tf_buf_setf(&debs, "%s/debs", parent.buf);
-	ret = download(p, debs.buf);
+	/* gc removes no .deb while a run that makes a root holds debs/. */
+	ret = tf_mkdir_p(debs.buf);
+	if (!ret && tf_lock_use(debs.buf, NULL) < 0)
+		ret = -1;
+	if (!ret)
+		ret = download(p, debs.buf);
 	if (!ret)
 		ret = tf_mkdtemp_temp(parent.buf, "root", &tmp);
 	if (!ret) {
@@ -876,10 +881,31 @@ int tf_sysroot_make(struct tf_plan *p)
 		tf_rm_rf(tmp.buf);
 	if (tmp.len)
 		tf_signals_temp_forget(tmp.buf);
-out:
-	tf_buf_release(&marker);
 	tf_buf_release(&debs);
 	tf_buf_release(&tmp);
 	tf_buf_release(&parent);
 	return ret;
+}
+
+int tf_sysroot_make(struct tf_plan *p)
+{
+	int tries, held = 0;
+
+	if (!p->sysroot)
+		return 0;
+	/* Held (and marked used) for the whole run, so gc leaves it; one
+	   that gc removes between making and holding is made again. */
+	for (tries = 0; tries < 4; tries++) {
+		held = tf_lock_use(p->sysroot, ".tfbuild-packages");
+		if (held || tries == 3)
+			break;
+		if (make_root(p))
+			return -1;
+	}
+	if (!held)
+		return error("target %s: the root '%s' was removed each time "
+			     "it was made; is 'tfbuild cache gc' running in a "
+			     "loop?",
+			     p->target.name, p->sysroot);
+	return held < 0 ? -1 : 0;
 }

@@ -37,7 +37,12 @@
  */
 enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
 				       const struct tf_plan_opts *o);
-/* Download and unpack p->sysroot if it is not there yet. 0 or -1. */
+/*
+ * Download and unpack p->sysroot if it is not there yet, then hold it
+ * with a shared lock until the process ends and mark it used
+ * (.tfbuild-packages' mtime; tf_lock_use), so `tfbuild cache gc`
+ * leaves it. 0 or -1.
+ */
 int tf_sysroot_make(struct tf_plan *p);
 /* Where roots live: TF_SYSROOT_CACHE, or <cache>/target-roots (malloc'ed). */
 char *tf_sysroot_cache(const struct tf_plan_opts *o);
