@@ -88,6 +88,14 @@ expect_success 'the same root is reused by the next run, which has nothing to do
 	ls -d "$cache"/target-roots/emulator-* >roots && test $(wc -l <roots) = 1
 '
 
+expect_success 'cache gc removes it like a target root; the next run makes it again' '
+	"$TFBUILD" cache gc --max-size 0 --cache "$cache" >gc &&
+	grep -x "removed 1 target roots and 0 .debs ([0-9]* bytes)" gc &&
+	! ls -d "$cache"/target-roots/emulator-* 2>/dev/null &&
+	"$TFBUILD" recipe --target aarch64 --cache "$cache" --build-dir b --out w --force emu.yaml 2>err3 &&
+	test -f "$(cat roots)/.tfbuild-emulator"
+'
+
 if test -e "$zlib"; then
 	expect_success 'a library only the build machine has for the target is still found, with the cross libc' '
 		sed -e "s|^  - name: emulator|  - name: zlib\n    source: fix\n    timeout: 60s\n    baseline: false\n    run: \\|\n      \\\$CC \\\$CFLAGS \\\$LDFLAGS -pthread -o \"\\\$BUILDDIR/zver\" zver.c $zlib\n      \\\$EMULATOR \"\\\$BUILDDIR/zver\"\n&|" emu.yaml >z.yaml &&

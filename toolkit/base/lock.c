@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "log.h"
 #include "path.h"
+#include "signals.h"
 
 #define MAX_RETRIES 20           /* directory replaced under us, in a row */
 #define PROC_LOCKS_CAP (4 << 20) /* bytes of /proc/locks worth reading */
@@ -335,4 +336,54 @@ int tf_lock_gc_leftover(const char *name)
 		return 0;
 	return pid == (long)getpid() ||
 	       (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}
+
+/* Fill a temporary directory beside path and rename it into place. */
+static int make_dir(const char *path, const char *prefix,
+		    int (*fill)(const char *tmp, void *arg), void *arg)
+{
+	struct tf_buf parent = TF_BUF_INIT, tmp = TF_BUF_INIT;
+	int ret;
+
+	tf_path_dirname(&parent, path);
+	ret = tf_mkdir_p(parent.buf);
+	if (!ret)
+		ret = tf_mkdtemp_temp(parent.buf, prefix, &tmp);
+	if (!ret) {
+		chmod(tmp.buf, 0755);
+		ret = fill(tmp.buf, arg);
+	}
+	/* Another run may have finished the same one first: keep it. */
+	if (!ret && rename(tmp.buf, path) < 0 && errno != ENOTEMPTY &&
+	    errno != EEXIST)
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, path);
+	if (tmp.len && tf_path_exists(tmp.buf))
+		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
+	tf_buf_release(&parent);
+	tf_buf_release(&tmp);
+	return ret;
+}
+
+int tf_lock_use_made(const char *path, const char *stamp, const char *prefix,
+		     const char *what, int (*fill)(const char *tmp, void *arg),
+		     void *arg)
+{
+	int tries, got = 0;
+
+	/* Held (and marked used) for the whole run, so gc leaves it; one
+	   that gc removes between making and holding is made again. */
+	for (tries = 0; tries < 4; tries++) {
+		got = tf_lock_use(path, stamp);
+		if (got || tries == 3)
+			break;
+		if (make_dir(path, prefix, fill, arg))
+			return -1;
+	}
+	if (!got)
+		return error("%s '%s' was removed each time it was made; is "
+			     "'tfbuild cache gc' running in a loop?",
+			     what, path);
+	return got < 0 ? -1 : 0;
 }

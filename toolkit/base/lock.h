@@ -84,6 +84,20 @@ pid_t tf_lock_holder_in(const char *proc_locks, dev_t dev, ino_t ino);
  */
 int tf_lock_use(const char *path, const char *stamp);
 
+/*
+ * A directory of the cache made once and shared (a target root, a site,
+ * an emulator root), held for this run as tf_lock_use does. If it is
+ * not there, fill(TMP, arg) fills a temporary directory beside it (named
+ * after prefix, mode 0755), writing stamp last, and TMP is renamed into
+ * place; a run that finished the same one first wins. One that gc
+ * removes before it is held is made again, three times at most; what
+ * names it in the error then ("the site", "target aarch64: the root").
+ * 0, or -1 after reporting.
+ */
+int tf_lock_use_made(const char *path, const char *stamp, const char *prefix,
+		     const char *what, int (*fill)(const char *tmp, void *arg),
+		     void *arg);
+
 /* What tf_lock_evict gives. */
 enum tf_lock_evict_result {
 	TF_LOCK_EVICTED, /* removed, or gone already */

@@ -154,43 +154,32 @@ out:
 	return ret;
 }
 
-/* Unpack the wheels into a temporary directory and rename it to site. */
-static int make_site(const char *site, const struct tf_index_wheel *wheels,
-		     size_t n)
+struct site_wheels {
+	const char *site;
+	const struct tf_index_wheel *wheels;
+	size_t n;
+};
+
+/* Unpack the wheels into tmp, the site's temporary directory. */
+static int fill_site(const char *tmp, void *arg)
 {
-	struct tf_buf marker = TF_BUF_INIT, parent = TF_BUF_INIT,
-		      tmp = TF_BUF_INIT, list = TF_BUF_INIT;
+	const struct site_wheels *sw = arg;
+	struct tf_buf marker = TF_BUF_INIT, list = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
-	tf_path_dirname(&parent, site);
-	ret = tf_mkdir_p(parent.buf);
-	if (!ret)
-		ret = tf_mkdtemp_temp(parent.buf, "site", &tmp);
-	if (!ret) {
-		chmod(tmp.buf, 0755);
-		info("unpacking %zu wheel%s into %s", n, n == 1 ? "" : "s",
-		     site);
+	info("unpacking %zu wheel%s into %s", sw->n, sw->n == 1 ? "" : "s",
+	     sw->site);
+	for (i = 0; !ret && i < sw->n; i++) {
+		ret = unpack(&sw->wheels[i], tmp);
+		tf_buf_addf(&list, "%s %s\n", sw->wheels[i].sha256,
+			    sw->wheels[i].file);
 	}
-	for (i = 0; !ret && i < n; i++) {
-		ret = unpack(&wheels[i], tmp.buf);
-		tf_buf_addf(&list, "%s %s\n", wheels[i].sha256, wheels[i].file);
-	}
-	tf_buf_setf(&marker, "%s/.tfbuild-wheels", tmp.buf);
+	tf_buf_setf(&marker, "%s/.tfbuild-wheels", tmp);
 	if (!ret)
 		ret = tf_write_file_atomic(marker.buf, list.buf, list.len,
 					   0644);
-	/* Another run may have finished the same site first: keep it. */
-	if (!ret && rename(tmp.buf, site) < 0 && errno != ENOTEMPTY &&
-	    errno != EEXIST)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, site);
-	if (tmp.len && tf_path_exists(tmp.buf))
-		tf_rm_rf(tmp.buf);
-	if (tmp.len)
-		tf_signals_temp_forget(tmp.buf);
 	tf_buf_release(&marker);
-	tf_buf_release(&parent);
-	tf_buf_release(&tmp);
 	tf_buf_release(&list);
 	return ret;
 }
@@ -198,20 +187,8 @@ static int make_site(const char *site, const struct tf_index_wheel *wheels,
 int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
 		       size_t n)
 {
-	int tries, held = 0;
+	struct site_wheels sw = { site, wheels, n };
 
-	/* Held (and marked used) for the whole run, so gc leaves it; one
-	   that gc removes between making and holding is made again. */
-	for (tries = 0; tries < 4; tries++) {
-		held = tf_lock_use(site, ".tfbuild-wheels");
-		if (held || tries == 3)
-			break;
-		if (make_site(site, wheels, n))
-			return -1;
-	}
-	if (!held)
-		return error("the site '%s' was removed each time it was made; "
-			     "is 'tfbuild cache gc' running in a loop?",
-			     site);
-	return held < 0 ? -1 : 0;
+	return tf_lock_use_made(site, ".tfbuild-wheels", "site", "the site",
+				fill_site, &sw);
 }

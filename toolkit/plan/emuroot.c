@@ -23,11 +23,8 @@
 #include "sysroot.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/base.h"
@@ -106,8 +103,10 @@ static int link_to(const char *target, const char *root, const char *name)
 	return ret;
 }
 
-static int fill(const struct tf_plan *p, const char *root)
+/* The root's files, in tmp; the stamp (what it stands for) last. */
+static int fill(const char *root, void *arg)
 {
+	const struct tf_plan *p = arg;
 	const char *tr = p->target.triplet;
 	struct tf_buf a = TF_BUF_INIT, b = TF_BUF_INIT;
 	size_t i;
@@ -115,6 +114,9 @@ static int fill(const struct tf_plan *p, const char *root)
 
 	tf_buf_setf(&a, "%s/usr/lib", root);
 	ret = tf_mkdir_p(a.buf);
+	tf_buf_setf(&a, "%s/lib", root);
+	if (!ret)
+		ret = tf_mkdir_p(a.buf);
 	tf_buf_setf(&a, "%s/lib64", root);
 	if (!ret)
 		ret = tf_mkdir_p(a.buf);
@@ -135,6 +137,10 @@ static int fill(const struct tf_plan *p, const char *root)
 		tf_buf_setf(&a, "/usr/%s/%s", tr, p->emulator_loaders.v[i]);
 		ret = link_to(a.buf, root, p->emulator_loaders.v[i]);
 	}
+	tf_buf_setf(&a, "%s/" TF_EMUROOT_STAMP, root);
+	tf_buf_setf(&b, "the emulator's root for /usr/%s\n", tr);
+	if (!ret)
+		ret = tf_write_file_atomic(a.buf, b.buf, b.len, 0644);
 	tf_buf_release(&a);
 	tf_buf_release(&b);
 	return ret;
@@ -142,38 +148,14 @@ static int fill(const struct tf_plan *p, const char *root)
 
 int tf_emuroot_make(struct tf_plan *p)
 {
-	struct tf_buf tmp = TF_BUF_INIT, parent = TF_BUF_INIT,
-		      marker = TF_BUF_INIT;
-	int ret = 0;
+	struct tf_buf what = TF_BUF_INIT;
+	int ret;
 
 	if (!p->emulator_root)
 		return 0;
-	tf_buf_setf(&marker, "%s/etc/ld.so.cache", p->emulator_root);
-	if (tf_path_exists(marker.buf))
-		goto out;
-	tf_path_dirname(&parent, p->emulator_root);
-	ret = tf_mkdir_p(parent.buf);
-	if (!ret)
-		ret = tf_mkdtemp_temp(parent.buf, "emulator", &tmp);
-	if (!ret) {
-		chmod(tmp.buf, 0755);
-		tf_buf_setf(&marker, "%s/lib", tmp.buf);
-		ret = tf_mkdir_p(marker.buf);
-	}
-	if (!ret)
-		ret = fill(p, tmp.buf);
-	/* Another run may have made the same root first: keep that one. */
-	if (!ret && rename(tmp.buf, p->emulator_root) < 0 &&
-	    errno != ENOTEMPTY && errno != EEXIST)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
-				  p->emulator_root);
-	if (tmp.len && tf_path_exists(tmp.buf))
-		tf_rm_rf(tmp.buf);
-	if (tmp.len)
-		tf_signals_temp_forget(tmp.buf);
-out:
-	tf_buf_release(&tmp);
-	tf_buf_release(&parent);
-	tf_buf_release(&marker);
+	tf_buf_setf(&what, "target %s: the emulator's root", p->target.name);
+	ret = tf_lock_use_made(p->emulator_root, TF_EMUROOT_STAMP, "emulator",
+			       what.buf, fill, p);
+	tf_buf_release(&what);
 	return ret;
 }

@@ -849,63 +849,41 @@ static int unpack(struct tf_plan *p, const char *debs, const char *root)
 	return ret;
 }
 
-/* Unpack the root into a temporary directory and rename it into place. */
-static int make_root(struct tf_plan *p)
+/* Download the packages and unpack them into tmp, the root's
+   temporary directory. */
+static int fill_root(const char *tmp, void *arg)
 {
-	struct tf_buf debs = TF_BUF_INIT, tmp = TF_BUF_INIT,
-		      parent = TF_BUF_INIT;
-	int ret = 0;
+	struct tf_plan *p = arg;
+	struct tf_buf debs = TF_BUF_INIT;
+	int ret;
 
-	tf_path_dirname(&parent, p->sysroot);
-	tf_buf_setf(&debs, "%s/debs", parent.buf);
+	tf_path_dirname(&debs, p->sysroot);
+	tf_buf_addstr(&debs, "/debs");
 	/* gc removes no .deb while a run that makes a root holds debs/. */
 	ret = tf_mkdir_p(debs.buf);
 	if (!ret && tf_lock_use(debs.buf, NULL) < 0)
 		ret = -1;
 	if (!ret)
 		ret = download(p, debs.buf);
-	if (!ret)
-		ret = tf_mkdtemp_temp(parent.buf, "root", &tmp);
 	if (!ret) {
 		info("target %s: unpacking %zu packages into %s",
 		     p->target.name, p->packages.nr, p->sysroot);
-		chmod(tmp.buf, 0755);
-		ret = unpack(p, debs.buf, tmp.buf);
+		ret = unpack(p, debs.buf, tmp);
 	}
-	/* Another run may have finished the same root first: keep that one. */
-	if (!ret && rename(tmp.buf, p->sysroot) < 0 && errno != ENOTEMPTY &&
-	    errno != EEXIST)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
-				  p->sysroot);
-	if (tmp.len && tf_path_exists(tmp.buf))
-		tf_rm_rf(tmp.buf);
-	if (tmp.len)
-		tf_signals_temp_forget(tmp.buf);
 	tf_buf_release(&debs);
-	tf_buf_release(&tmp);
-	tf_buf_release(&parent);
 	return ret;
 }
 
 int tf_sysroot_make(struct tf_plan *p)
 {
-	int tries, held = 0;
+	struct tf_buf what = TF_BUF_INIT;
+	int ret;
 
 	if (!p->sysroot)
 		return 0;
-	/* Held (and marked used) for the whole run, so gc leaves it; one
-	   that gc removes between making and holding is made again. */
-	for (tries = 0; tries < 4; tries++) {
-		held = tf_lock_use(p->sysroot, ".tfbuild-packages");
-		if (held || tries == 3)
-			break;
-		if (make_root(p))
-			return -1;
-	}
-	if (!held)
-		return error("target %s: the root '%s' was removed each time "
-			     "it was made; is 'tfbuild cache gc' running in a "
-			     "loop?",
-			     p->target.name, p->sysroot);
-	return held < 0 ? -1 : 0;
+	tf_buf_setf(&what, "target %s: the root", p->target.name);
+	ret = tf_lock_use_made(p->sysroot, ".tfbuild-packages", "root",
+			       what.buf, fill_root, p);
+	tf_buf_release(&what);
+	return ret;
 }

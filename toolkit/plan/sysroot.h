@@ -55,6 +55,8 @@ char *tf_sysroot_cache(const struct tf_plan_opts *o);
  * (0 or -1).
  */
 void tf_emuroot_plan(struct tf_plan *p, const struct tf_plan_opts *o);
+/* The file that marks an emulator's root complete, and its LRU clock. */
+#define TF_EMUROOT_STAMP ".tfbuild-emulator"
 int tf_emuroot_make(struct tf_plan *p);
 
 #endif
