@@ -96,6 +96,12 @@ expect_success 'cache gc removes it like a target root; the next run makes it ag
 	test -f "$(cat roots)/.tfbuild-emulator"
 '
 
+expect_success 'one without its stamp (an older tfbuild'"'"'s, or half made) is replaced' '
+	rm "$(cat roots)/.tfbuild-emulator" && touch "$(cat roots)/stale" &&
+	"$TFBUILD" recipe --target aarch64 --cache "$cache" --build-dir b --out w --force emu.yaml 2>err4 &&
+	test -f "$(cat roots)/.tfbuild-emulator" && ! test -e "$(cat roots)/stale"
+'
+
 if test -e "$zlib"; then
 	expect_success 'a library only the build machine has for the target is still found, with the cross libc' '
 		sed -e "s|^  - name: emulator|  - name: zlib\n    source: fix\n    timeout: 60s\n    baseline: false\n    run: \\|\n      \\\$CC \\\$CFLAGS \\\$LDFLAGS -pthread -o \"\\\$BUILDDIR/zver\" zver.c $zlib\n      \\\$EMULATOR \"\\\$BUILDDIR/zver\"\n&|" emu.yaml >z.yaml &&

@@ -263,9 +263,13 @@ int tf_lock_use(const char *path, const char *stamp)
 		close(fd);
 		return -1;
 	}
-	/* Removed (or replaced) while we waited: then it is gone for us. */
+	/* Removed (or replaced) while we waited: then it is gone for us;
+	   so is a directory without its stamp (not complete). A clock
+	   that cannot move (a cache of another user's, or on a read-only
+	   mount) leaves it held all the same. */
 	if (!still_there(fd, path) ||
-	    (stamp ? utimensat(fd, stamp, NULL, 0) : futimens(fd, NULL)) < 0) {
+	    ((stamp ? utimensat(fd, stamp, NULL, 0) : futimens(fd, NULL)) < 0 &&
+	     errno == ENOENT)) {
 		close(fd);
 		return 0;
 	}
@@ -338,8 +342,20 @@ int tf_lock_gc_leftover(const char *name)
 	       (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
 }
 
+/* 1 if directory path has its stamp: it is complete. */
+static int has_stamp(const char *path, const char *stamp)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	int ret;
+
+	tf_path_join(&b, path, stamp);
+	ret = tf_path_exists(b.buf);
+	tf_buf_release(&b);
+	return ret;
+}
+
 /* Fill a temporary directory beside path and rename it into place. */
-static int make_dir(const char *path, const char *prefix,
+static int make_dir(const char *path, const char *stamp, const char *prefix,
 		    int (*fill)(const char *tmp, void *arg), void *arg)
 {
 	struct tf_buf parent = TF_BUF_INIT, tmp = TF_BUF_INIT;
@@ -353,10 +369,20 @@ static int make_dir(const char *path, const char *prefix,
 		chmod(tmp.buf, 0755);
 		ret = fill(tmp.buf, arg);
 	}
-	/* Another run may have finished the same one first: keep it. */
-	if (!ret && rename(tmp.buf, path) < 0 && errno != ENOTEMPTY &&
-	    errno != EEXIST)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, path);
+	/* Another run may have finished the same one first: keep it. One
+	   without its stamp is no run's (left by an older tfbuild): it
+	   goes, as gc would remove it. */
+	if (!ret && rename(tmp.buf, path) < 0) {
+		if (errno != ENOTEMPTY && errno != EEXIST)
+			ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+					  path);
+		else if (!has_stamp(path, stamp) &&
+			 tf_lock_evict(path) == TF_LOCK_EVICTED &&
+			 rename(tmp.buf, path) < 0 && errno != ENOTEMPTY &&
+			 errno != EEXIST)
+			ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+					  path);
+	}
 	if (tmp.len && tf_path_exists(tmp.buf))
 		tf_rm_rf(tmp.buf);
 	if (tmp.len)
@@ -378,7 +404,7 @@ int tf_lock_use_made(const char *path, const char *stamp, const char *prefix,
 		got = tf_lock_use(path, stamp);
 		if (got || tries == 3)
 			break;
-		if (make_dir(path, prefix, fill, arg))
+		if (make_dir(path, stamp, prefix, fill, arg))
 			return -1;
 	}
 	if (!got)
