@@ -95,7 +95,7 @@ expect_success 'a run fills the store, the downloads, a root and a site' '
 	grep -q "^target roots: 1, and [1-9][0-9]* .debs, [1-9][0-9]* bytes ($TRASH/roots)$" stats &&
 	grep -q "^target sites: 1, [1-9][0-9]* bytes ($TRASH/roots/target-sites)$" stats &&
 	total=$(sed -n "s/^total bytes: //p" stats) &&
-	sum=$(sed -n "s/^bytes: //p;s/^[a-z ]*: .* \([0-9]*\) bytes (.*/\1/p" stats | paste -sd+ | bc) &&
+	sum=$(sed -n "s/^bytes: //p;s/^[a-z ]*: .* \([0-9]*\) bytes (.*/\1/p" stats | awk "{ s += \$1 } END { print s }") &&
 	test "$total" = "$sum" &&
 	test "$(stat -c %Y roots/arm64-*/.tfbuild-packages)" -ge "$(date -d "-1 hour" +%s)"
 '
