@@ -89,11 +89,11 @@ expect_success 'the toolchain files name the target tools, flags and emulator' '
 	grep -qx "set(CMAKE_C_COMPILER \"/usr/bin/aarch64-linux-gnu-gcc\")" $t &&
 	grep -qx "set(CMAKE_RANLIB \"/usr/bin/aarch64-linux-gnu-ranlib\" CACHE FILEPATH \"\")" $t &&
 	grep -q "^set(CMAKE_C_FLAGS_INIT \".*-ffile-prefix-map=$TRASH/$A=/tfbuild/aarch64" $t &&
-	grep -x "set(CMAKE_CROSSCOMPILING_EMULATOR \"qemu-aarch64;-L;.*/target-roots/emulator-aarch64-linux-gnu-[0-9a-f]*\")" $t &&
+	grep -x "set(CMAKE_CROSSCOMPILING_EMULATOR \"qemu-aarch64;-L;$TRASH/$A/toolchain/emulator-root\")" $t &&
 	grep -qx "set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY \"ONLY\")" $t &&
 	m=$A/toolchain/meson-cross.ini &&
 	grep -qx "c = '"'"'/usr/bin/aarch64-linux-gnu-gcc'"'"'" $m &&
-	grep -x "exe_wrapper = \['"'"'qemu-aarch64'"'"', '"'"'-L'"'"', '"'"'.*/target-roots/emulator-aarch64-linux-gnu-[0-9a-f]*'"'"'\]" $m &&
+	grep -x "exe_wrapper = \['"'"'qemu-aarch64'"'"', '"'"'-L'"'"', '"'"'$TRASH/$A/toolchain/emulator-root'"'"'\]" $m &&
 	grep -qx "cpu_family = '"'"'aarch64'"'"'" $m &&
 	grep -q "^c_args = .*-ffile-prefix-map=$TRASH/$A=/tfbuild/aarch64" $m
 '

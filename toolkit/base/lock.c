@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -250,6 +251,32 @@ static int flock_retry(int fd, int how)
 	return 0;
 }
 
+/*
+ * Move the LRU clock of what fd holds (the mtime of stamp inside it, or
+ * its own) to now, unless it is already within the hour: as relatime
+ * moves atime at most once a day, so that a no-op rebuild, which finds
+ * everything it needs, writes nothing. A clock that cannot move (a
+ * cache of another user's, or on a read-only mount) leaves it held all
+ * the same. 0 if stamp is missing: not complete.
+ */
+static int move_clock(int fd, const char *stamp)
+{
+	struct timespec now;
+	struct stat st;
+
+	if ((stamp ? fstatat(fd, stamp, &st, 0) : fstat(fd, &st)) < 0)
+		return errno != ENOENT;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (st.st_mtim.tv_sec <= now.tv_sec &&
+	    st.st_mtim.tv_sec > now.tv_sec - 3600)
+		return 1;
+	if (stamp)
+		utimensat(fd, stamp, NULL, 0);
+	else
+		futimens(fd, NULL);
+	return 1;
+}
+
 int tf_lock_use(const char *path, const char *stamp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -264,12 +291,8 @@ int tf_lock_use(const char *path, const char *stamp)
 		return -1;
 	}
 	/* Removed (or replaced) while we waited: then it is gone for us;
-	   so is a directory without its stamp (not complete). A clock
-	   that cannot move (a cache of another user's, or on a read-only
-	   mount) leaves it held all the same. */
-	if (!still_there(fd, path) ||
-	    ((stamp ? utimensat(fd, stamp, NULL, 0) : futimens(fd, NULL)) < 0 &&
-	     errno == ENOENT)) {
+	   so is a directory without its stamp (not complete). */
+	if (!still_there(fd, path) || !move_clock(fd, stamp)) {
 		close(fd);
 		return 0;
 	}

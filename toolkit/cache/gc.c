@@ -216,9 +216,6 @@ static void root(struct items *it, const char *dir, const char *name,
 	(void)dir;
 	if (!strcmp(name, "debs"))
 		each(path, it, deb);
-	else if (!strncmp(name, "emulator-", 9))
-		/* An emulator's root (plan/emuroot.c): a few links. */
-		tree(it, TF_GC_ROOTS, path, ".tfbuild-emulator");
 	else if (strcmp(name, "resolved") && strcmp(name, "target-sites"))
 		tree(it, TF_GC_ROOTS, path, ".tfbuild-packages");
 }

@@ -12,25 +12,33 @@
  * that libc, another build than its loader (2.36-8cross1 against
  * 2.36-9+deb12u14), and hangs in its first pthread_create.
  *
- * So the prefix is a directory of tfbuild's beside the target roots,
- * as target roots are made: an empty etc/ld.so.cache, and
- * lib/<triplet> and usr/lib/<triplet> (the loader's own search
- * directories) and the loader itself linked to the cross toolchain's
- * lib/. Every other path still falls through to the build machine, so a
- * library only the build machine has for the target is still found,
- * with the cross libc.
+ * So the prefix is a directory of tfbuild's in the target's build tree,
+ * beside the toolchain files, fixed up as target roots are: an empty
+ * etc/ld.so.cache, and lib/<triplet> and usr/lib/<triplet> (the
+ * loader's own search directories) and the loader itself linked to the
+ * cross toolchain's lib/. Every other path still falls through to the
+ * build machine, so a library only the build machine has for the target
+ * is still found, with the cross libc. In the build tree (locked for
+ * the run) rather than the cache, its path is the same whatever cache a
+ * run is given, as the toolchain files' are.
  */
 #include "sysroot.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/base.h"
 #include "internal.h"
 
-/* The loaders in PREFIX/lib and PREFIX/lib64, as "lib/ld-...\n" lines. */
+/* The file that says what the root stands for; written last. */
+#define STAMP ".tfbuild-emulator"
+
+/* The loaders in PREFIX/lib and PREFIX/lib64, as "lib/ld-..." . */
 static void loaders(const char *prefix, struct tf_strvec *out)
 {
 	static const char *const dirs[] = { "lib", "lib64" };
@@ -54,16 +62,12 @@ static void loaders(const char *prefix, struct tf_strvec *out)
 	tf_buf_release(&b);
 }
 
-void tf_emuroot_plan(struct tf_plan *p, const struct tf_plan_opts *o)
+void tf_emuroot_plan(struct tf_plan *p)
 {
 	struct tf_target *t = &p->target;
 	struct tf_strvec lds = TF_STRVEC_INIT;
-	struct tf_buf key = TF_BUF_INIT;
-	unsigned char md[TF_SHA256_LEN];
-	char hex[TF_SHA256_HEX_LEN + 1], *cache, *dflt;
-	size_t i;
+	char *dflt = tf_xstrfmt("/usr/%s", t->triplet);
 
-	dflt = tf_xstrfmt("/usr/%s", t->triplet);
 	/* Only the cross toolchain's own prefix: a root of the user's
 	 * (toolchains: sysroot) or of target packages is left as it is. */
 	if (t->native || p->sysroot || t->sysroot || !*t->emulator ||
@@ -72,23 +76,26 @@ void tf_emuroot_plan(struct tf_plan *p, const struct tf_plan_opts *o)
 	loaders(dflt, &lds);
 	if (!lds.nr)
 		goto out;
-	tf_buf_addf(&key, "emulator root 1\nprefix %s\n", dflt);
-	for (i = 0; i < lds.nr; i++)
-		tf_buf_addf(&key, "loader %s\n", lds.v[i]);
-	tf_sha256_buf(key.buf, key.len, md);
-	tf_sha256_hex(md, hex);
-	cache = tf_sysroot_cache(o);
-	p->emulator_root = tf_plan_keepf(p, "%s/emulator-%s-%.16s", cache,
-					 t->triplet, hex);
+	p->emulator_root =
+		tf_plan_keepf(p, "%s/toolchain/emulator-root", p->dir);
 	p->emulator_loaders = lds;
 	lds = (struct tf_strvec)TF_STRVEC_INIT;
 	free(t->emulator_prefix);
 	t->emulator_prefix = tf_strdup(p->emulator_root);
-	free(cache);
 out:
 	tf_strvec_release(&lds);
-	tf_buf_release(&key);
 	free(dflt);
+}
+
+/* What the stamp says: the prefix and the loaders the root links. */
+static void describe(const struct tf_plan *p, struct tf_buf *out)
+{
+	size_t i;
+
+	tf_buf_addf(out, "the emulator's root for /usr/%s\n",
+		    p->target.triplet);
+	for (i = 0; i < p->emulator_loaders.nr; i++)
+		tf_buf_addf(out, "loader %s\n", p->emulator_loaders.v[i]);
 }
 
 static int link_to(const char *target, const char *root, const char *name)
@@ -103,26 +110,20 @@ static int link_to(const char *target, const char *root, const char *name)
 	return ret;
 }
 
-/* The root's files, in tmp; the stamp (what it stands for) last. */
-static int fill(const char *root, void *arg)
+/* The root's files in root; the stamp last. */
+static int fill(const struct tf_plan *p, const char *root,
+		const struct tf_buf *stamp)
 {
-	const struct tf_plan *p = arg;
+	static const char *const dirs[] = { "lib", "lib64", "usr/lib", "etc" };
 	const char *tr = p->target.triplet;
 	struct tf_buf a = TF_BUF_INIT, b = TF_BUF_INIT;
 	size_t i;
 	int ret = 0;
 
-	tf_buf_setf(&a, "%s/usr/lib", root);
-	ret = tf_mkdir_p(a.buf);
-	tf_buf_setf(&a, "%s/lib", root);
-	if (!ret)
+	for (i = 0; !ret && i < sizeof(dirs) / sizeof(*dirs); i++) {
+		tf_buf_setf(&a, "%s/%s", root, dirs[i]);
 		ret = tf_mkdir_p(a.buf);
-	tf_buf_setf(&a, "%s/lib64", root);
-	if (!ret)
-		ret = tf_mkdir_p(a.buf);
-	tf_buf_setf(&a, "%s/etc", root);
-	if (!ret)
-		ret = tf_mkdir_p(a.buf);
+	}
 	tf_buf_setf(&a, "%s/etc/ld.so.cache", root);
 	if (!ret)
 		ret = tf_write_file_atomic(a.buf, "", 0, 0644);
@@ -137,10 +138,9 @@ static int fill(const char *root, void *arg)
 		tf_buf_setf(&a, "/usr/%s/%s", tr, p->emulator_loaders.v[i]);
 		ret = link_to(a.buf, root, p->emulator_loaders.v[i]);
 	}
-	tf_buf_setf(&a, "%s/" TF_EMUROOT_STAMP, root);
-	tf_buf_setf(&b, "the emulator's root for /usr/%s\n", tr);
+	tf_buf_setf(&a, "%s/" STAMP, root);
 	if (!ret)
-		ret = tf_write_file_atomic(a.buf, b.buf, b.len, 0644);
+		ret = tf_write_file_atomic(a.buf, stamp->buf, stamp->len, 0644);
 	tf_buf_release(&a);
 	tf_buf_release(&b);
 	return ret;
@@ -148,14 +148,43 @@ static int fill(const char *root, void *arg)
 
 int tf_emuroot_make(struct tf_plan *p)
 {
-	struct tf_buf what = TF_BUF_INIT;
-	int ret;
+	struct tf_buf want = TF_BUF_INIT, have = TF_BUF_INIT, tmp = TF_BUF_INIT,
+		      path = TF_BUF_INIT;
+	int ret = 0;
 
 	if (!p->emulator_root)
 		return 0;
-	tf_buf_setf(&what, "target %s: the emulator's root", p->target.name);
-	ret = tf_lock_use_made(p->emulator_root, TF_EMUROOT_STAMP, "emulator",
-			       what.buf, fill, p);
-	tf_buf_release(&what);
+	describe(p, &want);
+	tf_buf_setf(&path, "%s/" STAMP, p->emulator_root);
+	/* As it should be: nothing to write (a no-op run writes nothing). */
+	if (tf_path_exists(path.buf) && tf_read_file(path.buf, &have) == 0 &&
+	    have.len == want.len && !memcmp(have.buf, want.buf, want.len))
+		goto out;
+	/* Missing, half made or for another toolchain: made anew beside,
+	   then renamed in (the build tree is this run's alone). */
+	tf_buf_reset(&path);
+	tf_path_dirname(&path, p->emulator_root);
+	ret = tf_mkdir_p(path.buf);
+	if (!ret)
+		ret = tf_mkdtemp_temp(path.buf, "emulator-root", &tmp);
+	if (!ret) {
+		chmod(tmp.buf, 0755);
+		ret = fill(p, tmp.buf, &want);
+	}
+	if (!ret && tf_path_exists(p->emulator_root) &&
+	    tf_rm_rf(p->emulator_root) < 0)
+		ret = error_errno("cannot remove '%s'", p->emulator_root);
+	if (!ret && rename(tmp.buf, p->emulator_root) < 0)
+		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+				  p->emulator_root);
+	if (tmp.len && tf_path_exists(tmp.buf))
+		tf_rm_rf(tmp.buf);
+	if (tmp.len)
+		tf_signals_temp_forget(tmp.buf);
+out:
+	tf_buf_release(&want);
+	tf_buf_release(&have);
+	tf_buf_release(&tmp);
+	tf_buf_release(&path);
 	return ret;
 }

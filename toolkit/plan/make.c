@@ -273,7 +273,7 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	    (resolved = tf_sysroot_resolve(p, o)) != TF_PLAN_OK)
 		return resolved;
 	if (o->check_tools)
-		tf_emuroot_plan(p, o);
+		tf_emuroot_plan(p);
 	if (p->sysroot) {
 		/* --sysroot: Debian's cross compilers search the build
 		 * machine's /usr/include and /usr/include/<triplet> after

@@ -394,7 +394,7 @@ static const char *keep(struct tf_plan *p, char *s)
 	return s;
 }
 
-char *tf_sysroot_cache(const struct tf_plan_opts *o)
+static char *root_cache(const struct tf_plan_opts *o)
 {
 	const char *env = getenv("TF_SYSROOT_CACHE");
 
@@ -611,7 +611,7 @@ enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
 		add_root(&c, "python3-minimal", NULL);
 		add_root(&c, "libpython3-stdlib", NULL);
 	}
-	cache = tf_sysroot_cache(o);
+	cache = root_cache(o);
 	saved = saved_path(&c, cache);
 	if (load_saved(p, saved) == 0) {
 		verbose("target %s: packages as resolved in %s", p->target.name,

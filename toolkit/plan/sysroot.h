@@ -44,19 +44,14 @@ enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
  * leaves it. 0 or -1.
  */
 int tf_sysroot_make(struct tf_plan *p);
-/* Where roots live: TF_SYSROOT_CACHE, or <cache>/target-roots (malloc'ed). */
-char *tf_sysroot_cache(const struct tf_plan_opts *o);
-
 /*
  * emuroot.c: for a cross target without a target root, set
- * p->emulator_root (and the target's emulator prefix) to a root of
- * tfbuild's whose loader, libc and ld.so.cache are the cross
- * toolchain's only; tf_emuroot_make makes it if it is not there yet
- * (0 or -1).
+ * p->emulator_root (and the target's emulator prefix) to a root in the
+ * build tree whose loader, libc and ld.so.cache are the cross
+ * toolchain's only; tf_emuroot_make makes it if it is not as it should
+ * be (0 or -1).
  */
-void tf_emuroot_plan(struct tf_plan *p, const struct tf_plan_opts *o);
-/* The file that marks an emulator's root complete, and its LRU clock. */
-#define TF_EMUROOT_STAMP ".tfbuild-emulator"
+void tf_emuroot_plan(struct tf_plan *p);
 int tf_emuroot_make(struct tf_plan *p);
 
 #endif
