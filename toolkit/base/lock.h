@@ -85,8 +85,8 @@ pid_t tf_lock_holder_in(const char *proc_locks, dev_t dev, ino_t ino);
 int tf_lock_use(const char *path, const char *stamp);
 
 /*
- * A directory of the cache made once and shared (a target root, a site,
- * an emulator root), held for this run as tf_lock_use does. If it is
+ * A directory of the cache made once and shared (a target root, a site),
+ * held for this run as tf_lock_use does. If it is
  * not there, fill(TMP, arg) fills a temporary directory beside it (named
  * after prefix, mode 0755), writing stamp last, and TMP is renamed into
  * place; a run that finished the same one first wins. One that gc
