@@ -420,33 +420,6 @@ int tf_store_sweep(const struct tf_store *s)
 	return ret;
 }
 
-int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
-		size_t *skipped, long long *freed)
-{
-	struct blobs b = { NULL, 0 };
-	struct ac_sweep w = { s };
-	size_t i, n;
-	int ret;
-
-	*evicted = *skipped = 0;
-	*freed = 0;
-	ret = each_file(s, "cas", list_blob, &b);
-	n = ret ? 0 : tf_store_lru_pick(b.v, b.nr, max_size);
-	for (i = 0; i < n; i++) {
-		if (tf_store_evict(s, b.v[i].hex)) {
-			(*evicted)++;
-			*freed += b.v[i].size;
-		} else {
-			(*skipped)++;
-		}
-	}
-	free(b.v);
-	if (!ret)
-		ret = each_file(s, "ac", sweep_entry, &w);
-	sweep_tmp(s);
-	return ret;
-}
-
 int tf_store_clear(const struct tf_store *s)
 {
 	static const char *const sub[] = { "ac", "cas", "tmp", NULL };

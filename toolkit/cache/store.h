@@ -103,14 +103,6 @@ struct tf_store_blob {
  */
 size_t tf_store_lru_pick(struct tf_store_blob *v, size_t nr,
 			 long long max_size);
-/*
- * Evict least-recently-used blobs until the store holds at most max_size
- * bytes, skipping blobs in use (locked); then drop action entries whose
- * blob is gone and temporary files a day old. Counts into *evicted,
- * *skipped and *freed.
- */
-int tf_store_gc(const struct tf_store *s, long long max_size, size_t *evicted,
-		size_t *skipped, long long *freed);
 /* Every blob of the store into *v (owned, free()) and *nr. */
 int tf_store_list(const struct tf_store *s, struct tf_store_blob **v,
 		  size_t *nr);
