@@ -198,6 +198,10 @@ struct tf_isa_policy {
 				     extensions (isa_variant.c) */
 	struct tf_isa_usage *usage; /* NULL, or what the audited files need
 				       is added to it */
+	int dispatch_shown;         /* 1 (a variant wheel): a file declared in
+			       dispatch passes only if its code shows run-time
+			       checks of the CPU, else it is held to the
+			       minimum as if undeclared */
 };
 
 /* What the files audited under one policy need, added up. */
@@ -206,9 +210,9 @@ struct tf_isa_usage {
 	unsigned long long used; /* features (1 << TF_ISA_*) found */
 };
 
-#define TF_ISA_POLICY_INIT                \
-	{                                 \
-		NULL, 0, NULL, 0, 0, NULL \
+#define TF_ISA_POLICY_INIT                   \
+	{                                    \
+		NULL, 0, NULL, 0, 0, NULL, 0 \
 	}
 
 /* The name of the record inside NAME-VERSION.dist-info/. */

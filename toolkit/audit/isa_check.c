@@ -215,7 +215,8 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 	int min = minimum_for(p, rep->family), f;
 	struct tf_buf msg = TF_BUF_INIT;
 
-	if (tf_isa_dispatches(p, shown))
+	if (tf_isa_dispatches(p, shown) &&
+	    (!p->dispatch_shown || rep->evidence))
 		return 0;
 	f = first_above(rep, min, p->allow);
 	/* LSE guarded as libgcc's helpers but unnamed (stripped): the
@@ -229,10 +230,17 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 			    tf_isa_level_name(rep->family, rep->level),
 			    tf_isa_feature_name(f));
 		add_where(&rep->first[f], &msg);
-		tf_buf_addf(&msg,
-			    "), above %s, and does not declare run-time "
-			    "dispatch (wheels[].isa.dispatch)",
-			    tf_isa_level_name(rep->family, min));
+		if (tf_isa_dispatches(p, shown))
+			tf_buf_addf(&msg,
+				    "), above %s, and declares run-time "
+				    "dispatch but shows no check of the CPU: "
+				    "a variant is held to its label",
+				    tf_isa_level_name(rep->family, min));
+		else
+			tf_buf_addf(&msg,
+				    "), above %s, and does not declare "
+				    "run-time dispatch (wheels[].isa.dispatch)",
+				    tf_isa_level_name(rep->family, min));
 		if (f == TF_ISA_LSE &&
 		    rep->lse_unconfirmed == rep->count[TF_ISA_LSE])
 			tf_buf_addstr(

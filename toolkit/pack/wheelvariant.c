@@ -27,19 +27,23 @@ void tf_pack_variant_policy(const struct tf_plan *p,
 {
 	struct tf_isa_claim c;
 	enum tf_isa_family fam;
-	int lc, lm;
+	int lm;
 
 	if (!pw->def->variant || tf_plan_variant_claim(pw->def->variant, &c) ||
 	    c.family == TF_ISA_NONE)
 		return;
-	/* The higher of the label's level and an `isa.minimum`. */
+	/* The label alone: an installer reads it, not `isa.minimum`, and
+	   verify holds the code to it the same way (verify/distvariant.c). */
 	if (pol->minimum && !tf_isa_level_parse(pol->minimum, &fam, &lm) &&
 	    fam == c.family && lm > c.level)
-		lc = lm;
-	else
-		lc = c.level;
-	c.level = lc;
+		warning("wheel '%s' for %s, variant '%s': isa.minimum %s is "
+			"above the label's level and is not counted: a "
+			"variant's code is held to its label",
+			pw->spec.name, p->target.name,
+			pw->def->variant->label.s, pol->minimum);
+	pol->minimum = NULL;
 	tf_isa_claim_policy(&c, family_of(p), pol);
+	pol->dispatch_shown = 1;
 	memset(usage, 0, sizeof(*usage));
 	pol->usage = usage;
 }

@@ -15,8 +15,10 @@
 
 /*
  * The audit policy of wheel pw's variant: the level its properties claim
- * becomes the minimum, the extensions they name are allowed, and what
- * the files need is added to *usage. Nothing for an unlabelled wheel.
+ * becomes the minimum (an `isa.minimum` above it is not counted, with a
+ * warning), the extensions they name are allowed, a declared dispatch
+ * counts only where the code shows run-time checks, and what the files
+ * need is added to *usage. Nothing for an unlabelled wheel.
  */
 void tf_pack_variant_policy(const struct tf_plan *p,
 			    const struct tf_plan_wheel *pw,

@@ -548,6 +548,9 @@ static int isa_rules(struct verifier *v)
 	/* A wheel from elsewhere had no recipe to declare its dispatch: what
 	   the audit cannot decide is said, not refused (docs/isa.md). */
 	v->isa.undecided_ok = !v->packed;
+	/* The platform's level, before the record raises it: a variant's
+	   label sets its own (distvariant.c). */
+	v->platform_isa_level = v->elf.isa_level;
 	if (!v->have_isa)
 		return tf_verify_variant(v);
 	tf_buf_addf(&entry, "%s/%s", v->distinfo.buf, TF_ISA_RECORD);

@@ -62,15 +62,50 @@ out:
 	return ret;
 }
 
+/*
+ * The label's claim on the CPU is the level the code is held to, and
+ * nothing else: tfbuild-isa is a file in the wheel like variant.json,
+ * and a Minimum above the label (a wheel built for x86-64-v3, relabelled
+ * x86_64_v1) would let the code through while an installer reads the
+ * label and gives the wheel to older CPUs. Its dispatch declarations
+ * count only for files whose code shows run-time checks of the CPU.
+ * A label that claims nothing of the CPU leaves the record's rules.
+ */
+static void label_policy(struct verifier *v, struct tf_isa_claim *c,
+			 enum tf_isa_family want)
+{
+	enum tf_isa_family fam;
+	int lm;
+
+	if (c->family != want) {
+		verbose("%s: variant '%s'", v->path, v->wn.label);
+		return;
+	}
+	if (v->isa.minimum && !tf_isa_level_parse(v->isa.minimum, &fam, &lm) &&
+	    fam == want && lm > c->level)
+		verbose("%s: %s/%s: Minimum %s is above variant '%s': not "
+			"counted, the code is held to the label",
+			v->path, v->distinfo.buf, TF_ISA_RECORD, v->isa.minimum,
+			v->wn.label);
+	v->isa.minimum = NULL;
+	tf_isa_claim_policy(c, want, &v->isa);
+	v->isa.dispatch_shown = 1;
+	v->elf.isa_level = v->platform_isa_level;
+	if (want == TF_ISA_X86_64 && c->level > v->elf.isa_level)
+		v->elf.isa_level = c->level;
+	verbose("%s: variant '%s'%s%s", v->path, v->wn.label,
+		v->isa.minimum ? ", claiming " : "",
+		v->isa.minimum ? v->isa.minimum : "");
+}
+
 int tf_verify_variant(struct verifier *v)
 {
 	struct tf_buf why = TF_BUF_INIT, entry = TF_BUF_INIT;
 	struct tf_strvec props = TF_STRVEC_INIT;
 	struct tf_isa_claim c = TF_ISA_CLAIM_INIT;
-	struct tf_isa_policy pol = TF_ISA_POLICY_INIT;
-	enum tf_isa_family fam, want;
+	enum tf_isa_family want;
 	size_t n = strlen(v->wn.platform), i;
-	int ret = 0, lc, lm;
+	int ret = 0;
 
 	tf_buf_addf(&entry, "%s/variant.json", v->distinfo.buf);
 	if (!v->wn.label && !v->have_variant)
@@ -110,20 +145,7 @@ int tf_verify_variant(struct verifier *v)
 				       "the platform tag's");
 		goto out;
 	}
-	/* The label's level, or the record's minimum if higher. */
-	if (v->isa.minimum && !tf_isa_level_parse(v->isa.minimum, &fam, &lm) &&
-	    fam == want && lm > c.level)
-		lc = lm;
-	else
-		lc = c.level;
-	c.level = lc;
-	pol.minimum = v->isa.minimum;
-	tf_isa_claim_policy(&c, want, &pol);
-	v->isa.minimum = pol.minimum;
-	v->isa.allow = pol.allow;
-	verbose("%s: variant '%s'%s%s", v->path, v->wn.label,
-		pol.minimum ? ", claiming " : "",
-		pol.minimum ? pol.minimum : "");
+	label_policy(v, &c, want);
 	ret = check_index(v, &props);
 out:
 	tf_strvec_release(&props);

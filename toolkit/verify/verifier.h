@@ -63,6 +63,8 @@ struct verifier {
 				    need, to say with -v */
 	size_t elf_refused;      /* ELF files the platform's rules refused */
 	size_t isa_refused;      /* ELF files the ISA audit refused */
+	int platform_isa_level;  /* the x86-64 level the platform tag allows,
+				    before tfbuild-isa's Minimum */
 };
 
 #define VERIFIER_INIT                                                       \
@@ -73,7 +75,7 @@ struct verifier {
 			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,           \
 			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0, \
 			TF_BUF_INIT, 0, 0, TF_BUF_INIT, 0, 0,               \
-			TF_ELF_NEED_INIT, 0, 0                              \
+			TF_ELF_NEED_INIT, 0, 0, 0                           \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
