@@ -4,11 +4,14 @@
  */
 #include "zipout.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libdeflate.h>
 #include <minizip/zip.h>
@@ -81,6 +84,8 @@ struct worker {
 struct tf_zipout {
 	zipFile zf;    /* owned */
 	char *context; /* owned */
+	char *path;    /* owned: the archive's, for its ZIP64 end records */
+	uint64_t nr_entries; /* headers written */
 	int level;
 	size_t out_cap;     /* size of each slot's out */
 	struct slot *slots; /* owned ring of nr_slots */
@@ -349,6 +354,7 @@ static int write_part(struct tf_zipout *z, const struct slot *s,
 			    -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, NULL, 0,
 			    (3 << 8) | 20, 0, pt->zip64) != ZIP_OK)
 			return zip_fail(z, "write the header of", pt->name);
+		z->nr_entries++;
 		free(z->wname);
 		z->wname = tf_strdup(pt->name);
 		z->crc = 0;
@@ -523,6 +529,7 @@ struct tf_zipout *tf_zipout_open(const char *path, int level, int jobs,
 		z->slots[i].in = tf_malloc(TF_ZIPOUT_BLOCK);
 		z->slots[i].out = tf_malloc(z->out_cap);
 	}
+	z->path = tf_strdup(path);
 	z->zf = zipOpen64(path, APPEND_STATUS_CREATE);
 	if (!z->zf) {
 		error_errno("%s: cannot create '%s'", context, path);
@@ -673,6 +680,68 @@ static void stop_workers(struct tf_zipout *z)
 	z->threaded = 0;
 }
 
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	while (n--) {
+		*p++ = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/*
+ * minizip (1.1, Debian's) writes 0xffff for the entry count from 65,535
+ * entries on, but the ZIP64 end records only for an archive past 4 GiB:
+ * a reader that takes the count from the end record (tfbuild's own, and
+ * APPNOTE 4.4.21-22 says 0xffff means "see the ZIP64 record") finds no
+ * count. The ZIP64 end record and its locator go in before the end
+ * record, the file's last 22 bytes (zipClose writes no comment). An
+ * archive of fewer entries is not touched: its bytes stay as they were.
+ */
+static int zip64_end(const struct tf_zipout *z)
+{
+	unsigned char b[56 + 20 + 22], *loc = b + 56, *e = b + 76;
+	int fd = open(z->path, O_RDWR | O_CLOEXEC), ret = -1;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 42 ||
+	    pread(fd, loc, 42, st.st_size - 42) != 42 || memcmp(e, "PK\5\6", 4))
+		goto out;
+	ret = 0;
+	if (get_le(e + 10, 2) != 0xffff || !memcmp(loc, "PK\6\7", 4))
+		goto out;
+	memset(b, 0, 76);
+	memcpy(b, "PK\6\6", 4);
+	put_le(b + 4, 44, 8);             /* the rest of the record's size */
+	put_le(b + 12, (3 << 8) | 45, 2); /* made by Unix, ZIP64's 4.5 */
+	put_le(b + 14, 45, 2);            /* needed to extract */
+	put_le(b + 24, z->nr_entries, 8);
+	put_le(b + 32, z->nr_entries, 8);
+	put_le(b + 40, get_le(e + 12, 4), 8); /* the directory's size */
+	put_le(b + 48, get_le(e + 16, 4), 8); /* and where it starts */
+	memcpy(loc, "PK\6\7", 4);
+	put_le(loc + 8, (uint64_t)st.st_size - 22, 8);
+	put_le(loc + 16, 1, 4); /* disks */
+	if (lseek(fd, st.st_size - 22, SEEK_SET) < 0 ||
+	    tf_write_all(fd, b, sizeof(b)) < 0)
+		ret = -1;
+out:
+	if (ret < 0)
+		error_errno("%s: cannot write the ZIP64 end records of '%s'",
+			    z->context, z->path);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int tf_zipout_close(struct tf_zipout *z)
 {
 	int ret = tf_zipout_flush(z);
@@ -682,6 +751,8 @@ int tf_zipout_close(struct tf_zipout *z)
 			    z->context);
 	else if (ret)
 		zipClose(z->zf, NULL);
+	else if (z->nr_entries >= 0xffff)
+		ret = zip64_end(z);
 	z->zf = NULL;
 	tf_zipout_free(z);
 	return ret;
@@ -712,5 +783,6 @@ void tf_zipout_free(struct tf_zipout *z)
 	free(z->slots);
 	free(z->workers);
 	free(z->context);
+	free(z->path);
 	free(z);
 }
