@@ -10,18 +10,63 @@ kind (':' below; 'sub|GLOB|OLD|NEW' when the text holds a ':'):
                       GLOB (fnmatch), RECORD excepted
   drop-line:GLOB:TEXT drop the lines starting with TEXT from those members
   nul:OLD             after writing, put a NUL byte in the entry name OLD
-                      (its first '#' becomes NUL, in both headers)
-  method:PATH:N       after writing, say compression method N for PATH
-                      (stored bytes, method field patched, in both headers)
+                      (its first '#' becomes NUL, in both headers); RECORD
+                      lists it cut at the NUL, as zipfile reads it
+  method:PATH:N       compress PATH with method N for real: 8 deflate,
+                      12 bzip2, 14 lzma (zipfile's), 93 zstd (libzstd
+                      through ctypes), any other: stored bytes with the
+                      method field patched, in both headers
 RECORD is rewritten with every changed member's sha256 and size; the
-members are stored (method 0), in their order.
+other members are stored (method 0), in their order.
 """
 import base64
+import ctypes
 import fnmatch
 import hashlib
 import struct
 import sys
 import zipfile
+
+
+class Zstd:
+    """zipfile's compressor interface over libzstd's one-shot API."""
+
+    lib = None
+
+    def __init__(self):
+        if not Zstd.lib:
+            Zstd.lib = ctypes.CDLL('libzstd.so.1')
+            Zstd.lib.ZSTD_compressBound.restype = ctypes.c_size_t
+            Zstd.lib.ZSTD_compress.restype = ctypes.c_size_t
+        self.data = b''
+
+    def compress(self, data):
+        self.data += data
+        return b''
+
+    def flush(self):
+        cap = Zstd.lib.ZSTD_compressBound(ctypes.c_size_t(len(self.data)))
+        out = ctypes.create_string_buffer(cap)
+        n = Zstd.lib.ZSTD_compress(out, ctypes.c_size_t(cap), self.data,
+                                   ctypes.c_size_t(len(self.data)), 3)
+        return out.raw[:n]
+
+
+def allow_zstd():
+    get, check = zipfile._get_compressor, zipfile._check_compression
+    zipfile._get_compressor = lambda t, *a: Zstd() if t == 93 else get(t, *a)
+    zipfile._check_compression = lambda t: None if t == 93 else check(t)
+
+
+def methods(edits):
+    """{PATH: N} of the method edits."""
+    out = {}
+    for e in edits:
+        kind, rest, sep = split(e)
+        if kind == 'method':
+            path, n = rest.rsplit(sep, 1)
+            out[path] = int(n)
+    return out
 
 
 def record_line(path, data):
@@ -54,9 +99,13 @@ def edit_members(members, edits):
                     m[1] = b'\n'.join(keep)
 
 
-def fix_record(members):
+def fix_record(members, edits):
+    """RECORD true again; a name given a NUL is listed as cut there."""
+    cut = {split(e)[1] for e in edits if split(e)[0] == 'nul'}
     rec = [m for m in members if m[0].filename.endswith('.dist-info/RECORD')][0]
-    lines = [record_line(m[0].filename, m[1]) for m in members if m is not rec]
+    lines = [record_line(m[0].filename.split('#')[0]
+                         if m[0].filename in cut else m[0].filename, m[1])
+             for m in members if m is not rec]
     rec[1] = ('\n'.join(lines + [f'{rec[0].filename},,']) + '\n').encode()
 
 
@@ -66,32 +115,45 @@ def patch_headers(out, edits):
         kind, rest, sep = split(e)
         if kind == 'nul':
             name = rest.encode()
-            bad = name.replace(b'#', b'\0', 1)
-            assert data.count(name) >= 2, name
-            data[:] = data.replace(name, bad)
-        elif kind == 'method':
+            for i, noff, _ in headers(data, name):
+                data[noff:noff + len(name)] = name.replace(b'#', b'\0', 1)
+        elif kind == 'method' and int(rest.rsplit(sep, 1)[1]) not in REAL:
             path, n = rest.rsplit(sep, 1)
-            name = path.encode()
-            # signature, offsets of the method, the name's length, the name
-            for sig, moff, loff, noff in ((b'PK\3\4', 8, 26, 30),
-                                          (b'PK\1\2', 10, 28, 46)):
-                i = data.find(sig)
-                while i >= 0:
-                    ln = struct.unpack_from('<H', data, i + loff)[0]
-                    if data[i + noff:i + noff + ln] == name:
-                        struct.pack_into('<H', data, i + moff, int(n))
-                    i = data.find(sig, i + 4)
+            for i, _, moff in headers(data, path.encode()):
+                struct.pack_into('<H', data, i + moff, int(n))
     open(out, 'wb').write(data)
+
+
+def headers(data, name):
+    """(start, where the name is, the method's offset) of name's headers."""
+    found = []
+    # signature, offsets of the method, the name's length, the name
+    for sig, moff, loff, noff in ((b'PK\3\4', 8, 26, 30),
+                                  (b'PK\1\2', 10, 28, 46)):
+        i = data.find(sig)
+        while i >= 0:
+            ln = struct.unpack_from('<H', data, i + loff)[0]
+            if data[i + noff:i + noff + ln] == name:
+                found.append((i, i + noff, moff))
+            i = data.find(sig, i + 4)
+    assert len(found) == 2, (name, found)
+    return found
+
+
+REAL = (8, 12, 14, 93)
 
 
 def main(src, out, *edits):
     with zipfile.ZipFile(src) as z:
         members = [[zi, z.read(zi)] for zi in z.infolist()]
     edit_members(members, edits)
-    fix_record(members)
+    fix_record(members, edits)
+    how = methods(edits)
+    allow_zstd()
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_STORED) as z:
         for zi, data in members:
-            zi.compress_type = zipfile.ZIP_STORED
+            n = how.get(zi.filename, 0)
+            zi.compress_type = n if n in REAL else zipfile.ZIP_STORED
             z.writestr(zi, data)
     patch_headers(out, edits)
 

@@ -328,7 +328,7 @@ static int check_wheel_file(struct verifier *v)
 {
 	char *entry = tf_xstrfmt("%s/WHEEL", v->distinfo.buf);
 	char *pos = v->wheel.buf, *key, *val;
-	const char *version = NULL;
+	const char *version = NULL, *purelib = NULL;
 	struct tf_strvec got = TF_STRVEC_INIT, want = TF_STRVEC_INIT;
 	int ret = -1;
 
@@ -343,6 +343,20 @@ static int check_wheel_file(struct verifier *v)
 			tf_strvec_push(&got, val);
 		else if (!strcasecmp(key, "Generator"))
 			v->by_tfbuild = !strncmp(val, "tfbuild ", 8);
+		else if (!strcasecmp(key, "Root-Is-Purelib") && !purelib)
+			purelib = val;
+	}
+	/* The wheel format requires it: it says where the root installs. */
+	if (!purelib) {
+		tf_verify_defect(v, entry, "no Root-Is-Purelib field");
+		goto out;
+	}
+	if (strcasecmp(purelib, "true") && strcasecmp(purelib, "false")) {
+		tf_verify_defect(v, entry,
+				 "Root-Is-Purelib '%s' is not 'true' or "
+				 "'false'",
+				 purelib);
+		goto out;
 	}
 	if (!version) {
 		tf_verify_defect(v, entry, "no Wheel-Version field");

@@ -76,7 +76,9 @@ struct cd_walk {
 	int fd; /* owned */
 	uint64_t off, count, i;
 	int state;          /* 0: more to read, 1: at the end, -1: bad */
-	struct tf_buf name; /* the last name read */
+	struct tf_buf name; /* the last name read, up to a NUL in it */
+	size_t name_len;    /* its length in the header */
+	unsigned method;    /* its compression method */
 	unsigned char *buf; /* owned: CD_CHUNK bytes of the file, from at */
 	uint64_t at;
 	size_t len;
@@ -161,6 +163,8 @@ static void cd_next(struct cd_walk *w)
 	}
 	w->name.buf[n] = 0;
 	w->name.len = strlen(w->name.buf);
+	w->name_len = n;
+	w->method = (unsigned)le(h + 10, 2);
 	w->off += 46 + n + le(h + 30, 2) + le(h + 32, 2);
 	w->i++;
 }
@@ -241,6 +245,7 @@ static void lister_close(struct lister *l)
 struct findings {
 	struct tf_buf differ;     /* central directory vs local headers */
 	struct tf_buf raw_differ; /* zipfile's names vs local headers */
+	struct tf_buf bad_entry;  /* a name or method no installer takes */
 	uint64_t total;           /* the declared sizes' sum */
 };
 
@@ -268,10 +273,50 @@ static void note_central(const struct lister *cd, struct findings *f)
 		f->total += (uint64_t)cd->n;
 }
 
+/*
+ * What pip's zipfile cannot install, in the central directory's own
+ * bytes: a NUL in a name (zipfile cuts the name there, so the file
+ * lands under another path than the one listed), and a compression
+ * method other than stored (0) and deflate (8). Python's zipfile also
+ * reads bzip2 (12) and lzma (14), but only where CPython was built with
+ * those modules, and other installers need not; zstd (93) and the rest
+ * it cannot read at all (docs/security.md).
+ */
+static void check_raw(const struct cd_walk *raw, struct findings *f)
+{
+	const char *n = raw->name.buf;
+
+	if (raw->state || f->bad_entry.len)
+		return;
+	if (raw->name.len != raw->name_len)
+		tf_buf_setf(
+			&f->bad_entry,
+			"%s: the entry name holds a NUL byte after '%s' "
+			"(%zu bytes in all): Python's zipfile cuts it there",
+			n, n, raw->name_len);
+	else if (raw->method != 0 && raw->method != 8)
+		tf_buf_setf(&f->bad_entry,
+			    "%s: compressed with method %u (%s): a wheel's "
+			    "entries are stored (0) or deflated (8), what "
+			    "every installer reads",
+			    n, raw->method,
+			    raw->method == 12 || raw->method == 14
+				    ? raw->method == 12
+					      ? "bzip2, which pip reads only "
+						"where CPython has its bz2 "
+						"module"
+					      : "lzma, which pip reads only "
+						"where CPython has its lzma "
+						"module"
+			    : raw->method == 93 ? "zstd, which pip cannot read"
+						: "which pip cannot read");
+}
+
 static void compare_raw(struct cd_walk *raw, const struct lister *local,
 			struct findings *f)
 {
 	cd_next(raw);
+	check_raw(raw, f);
 	if (raw->state || f->raw_differ.len ||
 	    !strcmp(raw->name.buf, local->name))
 		return;
@@ -300,8 +345,10 @@ static void walk(struct lister *cd, struct lister *local, struct cd_walk *raw,
 		if (cd->state && local->state)
 			break;
 	}
-	while (!raw->state)
+	while (!raw->state) {
 		cd_next(raw);
+		check_raw(raw, f);
+	}
 }
 
 static int verdict(const char *path, const struct lister *cd,
@@ -329,6 +376,8 @@ static int verdict(const char *path, const struct lister *cd,
 		       -1;
 	if (f->raw_differ.len)
 		return tf_buf_setf(why, "%s", f->raw_differ.buf), -1;
+	if (f->bad_entry.len)
+		return tf_buf_setf(why, "%s", f->bad_entry.buf), -1;
 	if (f->total > max)
 		return tf_buf_setf(
 			       why,
@@ -344,7 +393,7 @@ int tf_zipcheck(const char *path, struct tf_buf *why)
 {
 	struct lister cd, local;
 	struct cd_walk raw;
-	struct findings f = { TF_BUF_INIT, TF_BUF_INIT, 0 };
+	struct findings f = { TF_BUF_INIT, TF_BUF_INIT, TF_BUF_INIT, 0 };
 	uint64_t max;
 	int ret;
 
@@ -362,6 +411,7 @@ int tf_zipcheck(const char *path, struct tf_buf *why)
 	cd_close(&raw);
 	tf_buf_release(&f.differ);
 	tf_buf_release(&f.raw_differ);
+	tf_buf_release(&f.bad_entry);
 	return ret;
 }
 

@@ -8,8 +8,9 @@
  * installer (pip reads the central directory with Python's zipfile) and
  * a streaming reader (the local headers) must see the same wheel. Both
  * listings come from the wheel reader (wheelread.h: libarchive's
- * seekable and streamable zip readers); zipcheck.c parses nothing itself
- * but the fixed 22-byte end record, to refuse data after it.
+ * seekable and streamable zip readers); zipcheck.c parses itself only
+ * the end records and the central directory's fixed headers, as
+ * Python's zipfile reads them.
  */
 
 /*
@@ -17,8 +18,10 @@
  * last 22 bytes (no comment, nothing appended), the same entries in
  * the same order with the same sizes in its central directory and its
  * local headers (no two central entries sharing one local header, no
- * name that differs), and at most TFBUILD_VERIFY_MAX_BYTES uncompressed
- * bytes in all. Else -1 with why filled ("demo/x.py: ...").
+ * name that differs), no NUL in a central directory name, every entry
+ * stored or deflated (what every installer reads), and at most
+ * TFBUILD_VERIFY_MAX_BYTES uncompressed bytes in all. Else -1 with why
+ * filled ("demo/x.py: ...").
  */
 int tf_zipcheck(const char *path, struct tf_buf *why);
 
