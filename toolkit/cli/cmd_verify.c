@@ -148,6 +148,16 @@ static int check_missing(const struct expected *e)
 	return bad;
 }
 
+/* 1 if path is a regular file, looked at without blocking on a FIFO. */
+static int is_regular(const char *path)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int ret = !tf_path_regular_check(path, &why);
+
+	tf_buf_release(&why);
+	return ret;
+}
+
 /* Is this wheel listed, with the digest it has? */
 static int check_listed(const struct expected *e, const char *wheel)
 {
@@ -157,7 +167,8 @@ static int check_listed(const struct expected *e, const char *wheel)
 
 	if (!want)
 		return error("%s: not listed in %s", wheel, e->path);
-	if (tf_sha256_file(wheel, md, NULL))
+	/* A FIFO would block the digest: tf_verify_wheel said what it is. */
+	if (!is_regular(wheel) || tf_sha256_file(wheel, md, NULL))
 		return -1;
 	tf_sha256_hex(md, hex);
 	if (strcmp(hex, want))
@@ -209,6 +220,10 @@ static int check_attestation(const char *wheel)
 	if (!tf_path_exists(path))
 		ret = error("%s: no attestation beside it (%s)", wheel,
 			    tf_path_basename(path));
+	else if (!is_regular(wheel))
+		ret = -1; /* said by tf_verify_wheel */
+	else if (tf_cmd_regular_file(path))
+		ret = -1;
 	else
 		ret = tf_attest_wheel_verify(path, wheel, attest_trust, key_id);
 	if (!ret)

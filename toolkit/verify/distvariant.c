@@ -42,7 +42,10 @@ static int check_index(struct verifier *v, const struct tf_strvec *props)
 	tf_buf_addstr(&path, "-variants.json");
 	if (access(path.buf, F_OK))
 		goto out;
-	if (tf_read_file(path.buf, &text))
+	/* Opened without blocking first: a FIFO there would hang verify. */
+	if (tf_path_regular_check(path.buf, &why))
+		ret = tf_verify_defect(v, NULL, "%s", why.buf);
+	else if (tf_read_file(path.buf, &text))
 		ret = -1;
 	else if (tf_variant_json_read(text.buf, v->wn.label, 0, &there, &why))
 		ret = tf_verify_defect(v, NULL, "%s: %s", path.buf, why.buf);
