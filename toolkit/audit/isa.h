@@ -199,9 +199,8 @@ struct tf_isa_policy {
 	struct tf_isa_usage *usage; /* NULL, or what the audited files need
 				       is added to it */
 	int dispatch_shown;         /* 1 (a variant wheel): a file declared in
-			       dispatch passes only if its code shows run-time
-			       checks of the CPU, else it is held to the
-			       minimum as if undeclared */
+			       dispatch is judged as if undeclared: only the
+			       run-time checks its code shows count */
 };
 
 /* What the files audited under one policy need, added up. */

@@ -193,8 +193,13 @@ static int check_dispatch(const struct tf_isa_report *rep, const char *shown,
 		    "run-time checks (%s)",
 		    rep->evidence);
 	if (!p->undecided_ok) {
-		tf_buf_addstr(&msg, ", and it does not declare run-time "
-				    "dispatch (wheels[].isa.dispatch)");
+		tf_buf_addstr(&msg,
+			      tf_isa_dispatches(p, shown)
+				      ? ", and a variant's declared dispatch "
+					"counts only for what the audit ties "
+					"to them"
+				      : ", and it does not declare run-time "
+					"dispatch (wheels[].isa.dispatch)");
 		return refuse(context, shown, &msg);
 	}
 	tf_buf_addf(&msg,
@@ -215,8 +220,9 @@ static int check_report(const struct tf_isa_report *rep, const char *shown,
 	int min = minimum_for(p, rep->family), f;
 	struct tf_buf msg = TF_BUF_INIT;
 
-	if (tf_isa_dispatches(p, shown) &&
-	    (!p->dispatch_shown || rep->evidence))
+	/* In a variant wheel a declaration alone proves nothing: the
+	   file's own run-time checks are judged below, as if undeclared. */
+	if (tf_isa_dispatches(p, shown) && !p->dispatch_shown)
 		return 0;
 	f = first_above(rep, min, p->allow);
 	/* LSE guarded as libgcc's helpers but unnamed (stripped): the
