@@ -1,12 +1,9 @@
 /*
- * A target's wheels from the package index (`target-wheels`): their pins
- * read from the lock file beside the recipe when the plan is made, so a
- * requirement without one is a recipe error before anything runs; then,
- * when the run fetches, each wheel got into the download cache (pip
- * only on a miss), and unpacked into ${target_site}, a directory of
- * tfbuild's cache keyed by the target and the pinned digests.
+ * Provisioning a target's wheels from the package index (plan/wheelpins.c
+ * reads their pins): each wheel got into the download cache (pip only on
+ * a miss), then unpacked into ${target_site}.
  */
-#include "internal.h"
+#include "sysroot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,40 +12,6 @@
 #include "base/base.h"
 #include "env/env.h"
 #include "index/index.h"
-
-void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out)
-{
-	const char *base = tf_path_basename(r->path);
-	size_t n = strlen(base);
-
-	if (n > 5 && !strcmp(base + n - 5, ".yaml"))
-		n -= 5;
-	else if (n > 4 && !strcmp(base + n - 4, ".yml"))
-		n -= 4;
-	tf_buf_setf(out, "%s/%.*s.lock.json", r->dir, (int)n, base);
-}
-
-/* The lock file as the user would type it: beside the recipe as given. */
-static void lock_shown(const struct tf_recipe *r, struct tf_buf *out)
-{
-	struct tf_buf full = TF_BUF_INIT, dir = TF_BUF_INIT;
-
-	tf_plan_lock_path(r, &full);
-	tf_path_dirname(&dir, r->path);
-	if (strchr(r->path, '/'))
-		tf_buf_setf(out, "%s/%s", dir.buf, tf_path_basename(full.buf));
-	else
-		tf_buf_setf(out, "%s", tf_path_basename(full.buf));
-	tf_buf_release(&full);
-	tf_buf_release(&dir);
-}
-
-int tf_plan_wants_wheel(const struct tf_plan *p, size_t i)
-{
-	const struct tf_target_wheel *w = &p->recipe->target_wheels[i];
-
-	return !w->target || !strcmp(w->target, p->target.name);
-}
 
 /* glibc's minor version in the target's features.h; 0 if unknown. */
 static unsigned target_glibc(const struct tf_plan *p)
@@ -70,7 +33,8 @@ static unsigned target_glibc(const struct tf_plan *p)
 	return minor;
 }
 
-int tf_plan_compat_target(const struct tf_plan *p, struct tf_compat_target *t)
+int tf_provision_compat_target(const struct tf_plan *p,
+			       struct tf_compat_target *t)
 {
 	int major = p->py_major, minor = p->py_minor;
 
@@ -101,77 +65,8 @@ int tf_plan_compat_target(const struct tf_plan *p, struct tf_compat_target *t)
 	return 0;
 }
 
-/* ${target_site}: the cache's site of exactly these pins. */
-static const char *site_dir(struct tf_plan *p, const char *cache)
-{
-	struct tf_sha256 *h = tf_sha256_new();
-	unsigned char md[TF_SHA256_LEN];
-	char hex[TF_SHA256_HEX_LEN + 1];
-	const char *root = getenv("TF_SYSROOT_CACHE");
-	size_t i;
-
-	tf_sha256_update(h, p->target.name, strlen(p->target.name) + 1);
-	for (i = 0; i < p->wheel_pins.nr; i++) {
-		tf_sha256_update(h, p->wheel_pins.v[i].file,
-				 strlen(p->wheel_pins.v[i].file) + 1);
-		tf_sha256_update(h, p->wheel_pins.v[i].sha256,
-				 TF_SHA256_HEX_LEN);
-	}
-	tf_sha256_final(h, md);
-	tf_sha256_hex(md, hex);
-	if (root && *root == '/')
-		return tf_plan_keepf(p, "%s/target-sites/%s-%.16s", root,
-				     p->target.name, hex);
-	return tf_plan_keepf(p, "%s/target-sites/%s-%.16s", cache,
-			     p->target.name, hex);
-}
-
-enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
-					  const struct tf_plan_opts *o)
-{
-	const struct tf_recipe *r = p->recipe;
-	struct tf_index_pins all = TF_INDEX_PINS_INIT;
-	struct tf_buf path = TF_BUF_INIT, shown = TF_BUF_INIT;
-	enum tf_plan_result ret = TF_PLAN_OK;
-	size_t i, wanted = 0;
-
-	for (i = 0; i < r->nr_target_wheels; i++)
-		wanted += tf_plan_wants_wheel(p, i);
-	if (!wanted)
-		return TF_PLAN_OK;
-	tf_plan_lock_path(r, &path);
-	lock_shown(r, &shown);
-	if (tf_index_pins_read(path.buf, &all))
-		ret = TF_PLAN_RECIPE;
-	for (i = 0; !ret && i < r->nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &r->target_wheels[i];
-		const struct tf_index_pin *pin;
-
-		if (!tf_plan_wants_wheel(p, i))
-			continue;
-		pin = tf_index_pins_find(&all, p->target.name, w->req.s);
-		if (pin)
-			tf_index_pins_set(&p->wheel_pins, pin->target,
-					  pin->requirement, pin->file,
-					  pin->sha256);
-		else if (!o->unpinned)
-			tf_error_at(&w->req.pos,
-				    "target wheel '%s' has no pin for target "
-				    "%s in %s; run 'tfbuild lock %s'",
-				    w->req.s, p->target.name, shown.buf,
-				    r->path);
-	}
-	if (!ret && p->wheel_pins.nr < wanted && !o->unpinned)
-		ret = TF_PLAN_RECIPE;
-	if (!ret && o->cache_dir && p->wheel_pins.nr == wanted)
-		p->site = site_dir(p, o->cache_dir);
-	tf_index_pins_release(&all);
-	tf_buf_release(&path);
-	tf_buf_release(&shown);
-	return ret;
-}
-
-int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
+int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
+			      struct tf_provision *pv)
 {
 	struct tf_index_opts io = { NULL, NULL, fo };
 	struct tf_compat_target t;
@@ -179,11 +74,11 @@ int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 	size_t i, j;
 	int ret = 0;
 
-	if (!p->wheel_pins.nr || p->wheel_paths.nr == p->wheel_pins.nr)
+	if (!p->wheel_pins.nr || pv->fetched)
 		return 0;
-	if (tf_plan_compat_target(p, &t))
+	if (tf_provision_compat_target(p, &t))
 		return -1;
-	tf_strvec_release(&p->wheel_paths);
+	tf_strvec_release(&pv->wheel_paths);
 	for (i = 0; !ret && i < p->wheel_pins.nr; i++) {
 		struct tf_index_pin *pin = &p->wheel_pins.v[i];
 
@@ -197,13 +92,14 @@ int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 				   p->recipe->target_wheels[j].version, pin,
 				   &path);
 		if (!ret)
-			tf_strvec_push(&p->wheel_paths, path.buf);
+			tf_strvec_push(&pv->wheel_paths, path.buf);
 	}
+	pv->fetched = !ret;
 	tf_buf_release(&path);
 	return ret;
 }
 
-int tf_plan_site_make(struct tf_plan *p)
+int tf_provision_site(const struct tf_plan *p, const struct tf_provision *pv)
 {
 	struct tf_index_wheel *w;
 	size_t i;
@@ -211,11 +107,11 @@ int tf_plan_site_make(struct tf_plan *p)
 
 	if (!p->site)
 		return 0;
-	if (p->wheel_paths.nr != p->wheel_pins.nr)
+	if (pv->wheel_paths.nr != p->wheel_pins.nr)
 		BUG("target wheels unpacked before they were fetched");
 	w = tf_calloc(p->wheel_pins.nr + 1, sizeof(*w));
 	for (i = 0; i < p->wheel_pins.nr; i++) {
-		w[i].path = p->wheel_paths.v[i];
+		w[i].path = pv->wheel_paths.v[i];
 		w[i].file = p->wheel_pins.v[i].file;
 		w[i].sha256 = p->wheel_pins.v[i].sha256;
 	}
