@@ -124,21 +124,17 @@ static int need_bash(const struct tf_recipe *r)
 		r->steps[i].name.s, tf_run_path);
 }
 
-enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
-				 const struct tf_plan_opts *o,
-				 struct tf_plan *p)
+/* p empty, for recipe r (or its copy for target) and every list owned. */
+static void plan_init(struct tf_plan *p, const struct tf_recipe *r,
+		      const char *target, const struct tf_plan_opts *o)
 {
-	enum tf_plan_result resolved;
-	size_t i;
-	int errors;
-
 	memset(p, 0, sizeof(*p));
 	p->recipe = r;
 	/* A target with variants builds its own copy of the recipe: the
 	 * steps that depend on the variant once per build (recipe.h). */
 	p->own_recipe = tf_calloc(1, sizeof(*p->own_recipe));
 	if (!tf_recipe_for_target(r, target, p->own_recipe)) {
-		p->recipe = r = p->own_recipe;
+		p->recipe = p->own_recipe;
 	} else {
 		free(p->own_recipe);
 		p->own_recipe = NULL;
@@ -156,6 +152,17 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->host_links = (struct tf_strvec)TF_STRVEC_INIT;
 	p->host_guards = (struct tf_strvec)TF_STRVEC_INIT;
 	p->host_manifest = (struct tf_buf)TF_BUF_INIT;
+}
+
+/*
+ * The target's toolchain, tree, Python headers and emulators: 0 or
+ * TF_PLAN_TOOLCHAIN (reported).
+ */
+static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
+					  const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+
 	if (setup_target(p, target, o->check_tools))
 		return TF_PLAN_TOOLCHAIN;
 	if (o->check_tools && need_bash(r))
@@ -191,13 +198,20 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 						? p->python_include_src
 						: p->target.python_include,
 					&p->py_major, &p->py_minor);
+	return TF_PLAN_OK;
+}
+
+/* The target's flags, with its root's when it has target packages. */
+static void plan_flags(struct tf_plan *p, const char *target,
+		       const struct tf_plan_opts *o)
+{
 	/* Where it was built must not show in what was built. A path
 	 * with a space or a quote is a quoted shell word (docs/recipe.md). */
 	p->cflags = tf_plan_keepf(
 		p,
 		"%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 		p->target.cflags, sh_word(p, p->dir), target,
-		sh_word(p, r->dir));
+		sh_word(p, p->recipe->dir));
 	p->ldflags = p->target.ldflags;
 	if (o->check_tools)
 		tf_plan_packages(p, o);
@@ -221,12 +235,16 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 			p->ldflags, root, root, p->target.triplet, root,
 			p->target.triplet);
 	}
-	if ((resolved = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
-		return resolved;
-	tf_toolfiles_plan(p);
-	tf_hosttools_plan(p);
-	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
-		return TF_PLAN_TOOLCHAIN;
+}
+
+/* The recipe's variables, sources, steps and wheels: 0 or TF_PLAN_RECIPE. */
+static enum tf_plan_result plan_recipe(struct tf_plan *p,
+				       const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+	size_t i;
+	int errors;
+
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -248,8 +266,27 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 		tf_plan_set_in_place(p);
 	for (i = 0; i < r->nr_wheels; i++)
 		errors += tf_plan_make_wheel(p, i) < 0;
-	if (errors)
-		return TF_PLAN_RECIPE;
+	return errors ? TF_PLAN_RECIPE : TF_PLAN_OK;
+}
+
+enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
+				 const struct tf_plan_opts *o,
+				 struct tf_plan *p)
+{
+	enum tf_plan_result ret;
+
+	plan_init(p, r, target, o);
+	if ((ret = plan_toolchain(p, target, o)) != TF_PLAN_OK)
+		return ret;
+	plan_flags(p, target, o);
+	if ((ret = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
+		return ret;
+	tf_toolfiles_plan(p);
+	tf_hosttools_plan(p);
+	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
+	if ((ret = plan_recipe(p, o)) != TF_PLAN_OK)
+		return ret;
 	/* Only a recipe without errors gets files listed for it. */
 	if (tf_toolfiles_list(p, o->check_tools) ||
 	    (o->check_tools && tf_hosttools_list(p)) ||
