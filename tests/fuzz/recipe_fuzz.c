@@ -22,8 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write(dir.buf, "recipe.yaml", data, size, &path);
 	tf_path_join(&build, dir.buf, "build");
 	if (!tf_recipe_load(path.buf, &r)) {
-		struct tf_plan_opts o = { build.buf, 2,    NULL, 0,
-					  NULL,      NULL, NULL, 0 };
+		struct tf_plan_opts o = { .build_dir = build.buf, .jobs = 2 };
 
 		for (i = 0; i < sizeof(targets) / sizeof(*targets); i++) {
 			tf_plan_make(&r, targets[i], &o, &plan);

@@ -23,7 +23,7 @@ void tf_gc_dirs_find(struct tf_gc_dirs *d, const char *cache_dir)
 {
 	const char *env = getenv("TF_SYSROOT_CACHE");
 
-	/* As plan/sysroot.c and plan/targetwheels.c find them. */
+	/* As plan/roots.c and plan/wheelpins.c name them. */
 	d->cache = tf_strdup(cache_dir);
 	if (env && *env == '/') {
 		d->roots = tf_strdup(env);

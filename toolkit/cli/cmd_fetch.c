@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "base/base.h"
+#include "provision/provision.h"
 #include "session.h"
 #include "source/source.h"
 #include "ui/ui.h"
@@ -36,8 +37,12 @@ int cmd_fetch(struct tf_args *a)
 		ret = tf_session_open(&s, 0);
 	for (i = 0; !ret && i < s.nr_plans; i++) {
 		const struct tf_plan *p = &s.plans[i];
+		int bad = tf_sources_fetch(&s.plans[i], &s.fetch) != 0;
 
-		if (tf_sources_fetch(&s.plans[i], &s.fetch)) {
+		/* The target's wheels from the package index too. */
+		bad |= tf_provision_wheels_fetch(&s.plans[i], &s.fetch,
+						 &s.provisions[i]) != 0;
+		if (bad) {
 			ret = TF_EXIT_FETCH;
 			break;
 		}

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "base/base.h"
 #include "index/index.h"
+#include "provision/provision.h"
 #include "session.h"
 
 const char tf_usage_lock[] =
@@ -83,7 +84,7 @@ static int lock_plan(struct tf_session *s, const struct tf_args *a,
 			       have->file);
 			continue;
 		}
-		if (!t.arch && tf_plan_compat_target(p, &t))
+		if (!t.arch && tf_provision_compat_target(p, &t))
 			return -1;
 		pin.target = (char *)p->target.name;
 		pin.requirement = (char *)w->req.s;

@@ -185,6 +185,9 @@ static int run_pipeline(struct tf_session *s, int no_sandbox,
 		tf_strvec_push(&written, s->plans[i].target.name);
 	tf_ui_targets((const char *const *)written.v, written.nr);
 	tf_strvec_release(&written);
+	/* What the steps are given: roots, tool files, the target wheels. */
+	if ((ret = tf_session_provision(s)))
+		return ret;
 	for (i = 0; i < s->nr_plans; i++)
 		if (tf_sources_fetch(&s->plans[i], &s->fetch))
 			return TF_EXIT_FETCH;

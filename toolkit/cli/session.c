@@ -303,15 +303,73 @@ static int choose_targets(struct tf_session *s, struct tf_strvec *out)
 	return 0;
 }
 
+/* Make s->plans[i] for its target with s->plan_opts; an exit code. */
+static int make_plan(struct tf_session *s, size_t i)
+{
+	enum tf_plan_result rc = tf_plan_make(&s->recipe, s->targets.v[i],
+					      &s->plan_opts, &s->plans[i]);
+
+	if (!rc)
+		return TF_EXIT_OK;
+	return rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD : TF_EXIT_RECIPE;
+}
+
+/* The absolute build directory, beside the recipe by default. */
+static int build_dir(struct tf_session *s)
+{
+	struct tf_buf dir = TF_BUF_INIT;
+
+	if (!s->opt.build_dir) {
+		tf_path_join(&dir, s->recipe.dir, "build");
+		s->opt.build_dir = tf_buf_detach(&dir);
+	} else if (s->opt.build_dir[0] != '/') {
+		if (tf_path_absolute(&dir, s->opt.build_dir) < 0)
+			return -1;
+		free((char *)s->opt.build_dir);
+		s->opt.build_dir = tf_buf_detach(&dir);
+	}
+	return 0;
+}
+
+/* How the plans are made, from the options. 0 or -1. */
+static int plan_opts(struct tf_session *s, int check_tools)
+{
+	struct tf_plan_opts *po = &s->plan_opts;
+	struct tf_buf cache = TF_BUF_INIT;
+
+	memset(po, 0, sizeof(*po));
+	po->build_dir = s->opt.build_dir;
+	po->jobs = s->opt.jobs;
+	po->sets = &s->opt.sets;
+	po->check_tools = check_tools;
+	po->launcher = s->opt.launcher;
+	po->distcc_hosts = s->opt.distcc_hosts;
+	po->unpinned = s->opt.unpinned;
+	/* Target roots and their wrappers are used from other directories. */
+	if (tf_path_absolute(&cache, s->opt.cache_dir) < 0)
+		return -1;
+	s->cache_abs = tf_buf_detach(&cache);
+	po->cache_dir = s->cache_abs;
+	return 0;
+}
+
+/* Remember tool identities in the build tree (probe.h). */
+static void probes_open(const struct tf_session *s)
+{
+	struct tf_buf probes = TF_BUF_INIT;
+
+	tf_path_join(&probes, s->opt.build_dir, ".tool-probes");
+	tf_probe_open(probes.buf);
+	tf_buf_release(&probes);
+}
+
 int tf_session_open(struct tf_session *s, int check_tools)
 {
-	struct tf_strvec targets = TF_STRVEC_INIT;
-	struct tf_plan_opts po;
-	struct tf_buf dir = TF_BUF_INIT, cache = TF_BUF_INIT,
-		      probes = TF_BUF_INIT;
+	struct tf_buf dir = TF_BUF_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
 
+	s->targets = (struct tf_strvec)TF_STRVEC_INIT;
 	if (tf_recipe_load(s->opt.recipe, &s->recipe) ||
 	    (s->opt.toolchain &&
 	     tf_recipe_load_toolchains(&s->recipe, s->opt.toolchain)))
@@ -319,75 +377,93 @@ int tf_session_open(struct tf_session *s, int check_tools)
 	if (!tf_target_host())
 		return error("this host's architecture is not supported"),
 		       TF_EXIT_BUILD;
-	if (choose_targets(s, &targets))
+	if (choose_targets(s, &s->targets))
 		return TF_EXIT_USAGE;
-	if (!s->opt.build_dir) {
-		tf_path_join(&dir, s->recipe.dir, "build");
-		s->opt.build_dir = tf_buf_detach(&dir);
-	} else if (s->opt.build_dir[0] != '/') {
-		if (tf_path_absolute(&dir, s->opt.build_dir) < 0) {
-			tf_strvec_release(&targets);
-			return TF_EXIT_FAILURE;
-		}
-		free((char *)s->opt.build_dir);
-		s->opt.build_dir = tf_buf_detach(&dir);
-	}
-	if (s->opt.lock && (ret = take_locks(s))) {
-		tf_strvec_release(&targets);
-		return ret;
-	}
-	po.build_dir = s->opt.build_dir;
-	po.jobs = s->opt.jobs;
-	po.sets = &s->opt.sets;
-	po.check_tools = check_tools;
-	po.launcher = s->opt.launcher;
-	po.distcc_hosts = s->opt.distcc_hosts;
-	po.unpinned = s->opt.unpinned;
-	/* Target roots and their wrappers are used from other directories. */
-	if (tf_path_absolute(&cache, s->opt.cache_dir) < 0) {
-		tf_strvec_release(&targets);
+	if (build_dir(s) < 0)
 		return TF_EXIT_FAILURE;
-	}
-	po.cache_dir = cache.buf;
-	/* Tool identities are remembered in the build tree (probe.h). */
-	tf_path_join(&probes, s->opt.build_dir, ".tool-probes");
-	tf_probe_open(probes.buf);
+	if (s->opt.lock && (ret = take_locks(s)))
+		return ret;
+	if (plan_opts(s, check_tools) < 0)
+		return TF_EXIT_FAILURE;
+	probes_open(s);
 	/* Stat before hashing unchanged trees (digestcache.h). */
-	tf_buf_reset(&dir);
 	tf_path_join(&dir, s->opt.build_dir, ".file-digests");
 	tf_digest_cache_open(dir.buf);
 	tf_buf_release(&dir);
-	s->plans = tf_calloc(targets.nr, sizeof(*s->plans));
-	s->plan_ptrs = tf_calloc(targets.nr, sizeof(*s->plan_ptrs));
-	for (i = 0; i < targets.nr; i++) {
-		s->plan_ptrs[i] = &s->plans[i];
-		s->nr_plans++;
-		enum tf_plan_result rc = tf_plan_make(&s->recipe, targets.v[i],
-						      &po, &s->plans[i]);
+	s->plans = tf_calloc(s->targets.nr, sizeof(*s->plans));
+	s->plan_ptrs = tf_calloc(s->targets.nr, sizeof(*s->plan_ptrs));
+	s->provisions = tf_calloc(s->targets.nr, sizeof(*s->provisions));
+	for (i = 0; i < s->targets.nr; i++) {
+		int rc;
 
+		s->plan_ptrs[i] = &s->plans[i];
+		s->provisions[i] = (struct tf_provision)TF_PROVISION_INIT;
+		s->nr_plans++;
+		rc = make_plan(s, i);
 		if (rc && !ret)
-			ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD
-						      : TF_EXIT_RECIPE;
+			ret = rc;
 	}
-	tf_probe_close(ret == TF_EXIT_OK);
+	tf_probe_close(ret == TF_EXIT_OK && !s->read_only);
 	s->fetch = (struct tf_fetch_opts)TF_FETCH_OPTS_INIT;
 	s->fetch.cache_dir = s->opt.cache_dir;
 	s->fetch.offline = s->opt.offline;
 	s->fetch.recheck = s->opt.recheck;
-	tf_strvec_release(&targets);
-	tf_buf_release(&cache);
-	tf_buf_release(&probes);
 	return ret;
+}
+
+/* Resolve plan i's packages and make it again with them: an exit code. */
+static int resolve_and_replan(struct tf_session *s, size_t i)
+{
+	struct tf_strvec lines = TF_STRVEC_INIT;
+	enum tf_plan_result rc = tf_provision_resolve(&s->plans[i], &lines);
+	int ret = TF_EXIT_OK;
+
+	if (rc) {
+		ret = rc == TF_PLAN_TOOLCHAIN ? TF_EXIT_BUILD : TF_EXIT_RECIPE;
+	} else {
+		tf_plan_release(&s->plans[i]);
+		s->plan_opts.packages = &lines;
+		probes_open(s);
+		ret = make_plan(s, i);
+		tf_probe_close(ret == TF_EXIT_OK);
+		s->plan_opts.packages = NULL;
+	}
+	tf_strvec_release(&lines);
+	return ret;
+}
+
+int tf_session_provision(struct tf_session *s)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nr_plans; i++)
+		if (s->plans[i].would_provision &&
+		    (ret = resolve_and_replan(s, i)))
+			return ret;
+	for (i = 0; i < s->nr_plans; i++) {
+		ret = tf_provision_make(&s->plans[i], &s->fetch,
+					&s->provisions[i]);
+		if (ret)
+			return ret == TF_PROVISION_FETCH ? TF_EXIT_FETCH
+							 : TF_EXIT_BUILD;
+	}
+	return TF_EXIT_OK;
 }
 
 void tf_session_release(struct tf_session *s)
 {
 	size_t i;
 
-	tf_digest_cache_close(s->nr_plans > 0);
-	for (i = 0; i < s->nr_plans; i++)
+	tf_digest_cache_close(s->nr_plans > 0 && !s->read_only);
+	for (i = 0; i < s->nr_plans; i++) {
 		tf_plan_release(&s->plans[i]);
+		tf_provision_release(&s->provisions[i]);
+	}
 	free(s->plans);
+	free(s->provisions);
+	free(s->cache_abs);
+	tf_strvec_release(&s->targets);
 	free(s->plan_ptrs);
 	tf_recipe_release(&s->recipe);
 	free((char *)s->opt.cache_dir);

@@ -10,6 +10,7 @@
 #include "cache/cache.h"
 #include "fetch/fetch.h"
 #include "plan/plan.h"
+#include "provision/provision.h"
 #include "recipe/recipe.h"
 
 struct tf_options {
@@ -45,6 +46,12 @@ struct tf_session {
 	struct tf_plan *plans;      /* owned array, one per chosen target */
 	struct tf_plan **plan_ptrs; /* owned array of pointers into plans */
 	size_t nr_plans;
+	struct tf_provision *provisions; /* owned array, one per plan */
+	struct tf_strvec targets;        /* owned: the plans' targets */
+	struct tf_plan_opts plan_opts;   /* how the plans were made */
+	char *cache_abs;                 /* owned: plan_opts.cache_dir */
+	int read_only; /* 1: write nothing, not even the tool identities
+			  and file digests remembered (explain) */
 	struct tf_fetch_opts fetch; /* points into opt */
 	struct tf_cache *cache; /* owned: opened by the command that builds */
 	struct tf_lock build_lock; /* owned: held with opt.lock (lock.h) */
@@ -70,6 +77,14 @@ int tf_session_setup(struct tf_session *s, const struct tf_args *a,
  * lock) / TF_EXIT_FAILURE.
  */
 int tf_session_open(struct tf_session *s, int check_tools);
+/*
+ * The provisioning stage of every plan (provision.h): the target
+ * packages that no earlier run resolved are resolved, and their plans
+ * made again with them; then what each target's steps are given is
+ * made, and its wheels fetched. Returns an exit code: 0, or
+ * TF_EXIT_RECIPE / TF_EXIT_BUILD / TF_EXIT_FETCH (a target wheel).
+ */
+int tf_session_provision(struct tf_session *s);
 void tf_session_release(struct tf_session *s);
 
 #endif

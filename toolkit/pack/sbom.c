@@ -16,6 +16,7 @@
 #include "base/base.h"
 #include "fetch/fetch.h"
 #include "metadata/metadata.h"
+#include "provision/provision.h"
 #include "plugin/plugin.h"
 #include "verify/verify.h"
 
@@ -357,7 +358,7 @@ static int add_framework(struct sbom *s, const struct tf_sbom_in *in)
 	json_error_t err;
 	json_t *root = json_load_file(in->framework_record, 0, &err), *fw, *c;
 	const char *name, *version;
-	enum tf_plan_shipped shipped = TF_PLAN_NOT_SHIPPED;
+	enum tf_provision_shipped shipped = TF_PROVISION_NOT_SHIPPED;
 
 	fw = json_object_get(root, "framework");
 	name = json_string_value(json_object_get(fw, "name"));
@@ -370,12 +371,12 @@ static int add_framework(struct sbom *s, const struct tf_sbom_in *in)
 	tf_buf_addf(&what, "%s %s", name, version);
 	tf_buf_addf(&path, "%s/%s/__init__.py", in->pw->framework_site, name);
 	if (tf_path_exists(path.buf))
-		shipped = tf_plan_file_package(in->plan, path.buf, &pkg);
-	if (shipped == TF_PLAN_SHIPPED_ERROR) {
+		shipped = tf_provision_file_package(in->plan, path.buf, &pkg);
+	if (shipped == TF_PROVISION_SHIPPED_ERROR) {
 		json_decref(root);
 		return -1;
 	}
-	if (shipped == TF_PLAN_SHIPPED) {
+	if (shipped == TF_PROVISION_SHIPPED) {
 		c = deb_component(pkg.buf, &ref);
 	} else {
 		tf_buf_addstr(&purl, "pkg:pypi/");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "provision/provision.h"
 
 void tf_pack_root_dirs(const struct tf_plan *p, struct tf_strvec *dirs)
 {
@@ -40,35 +41,36 @@ int tf_pack_vendored_packages(const struct tf_plan *p, const char *context,
 
 	for (i = 0; !ret && i < v->nr_libs; i++) {
 		struct tf_lib *l = &v->libs[i];
-		enum tf_plan_shipped found, shipped = TF_PLAN_NOT_SHIPPED;
+		enum tf_provision_shipped found,
+			shipped = TF_PROVISION_NOT_SHIPPED;
 
 		if (l->kind != TF_LIB_VENDOR || !l->origin)
 			continue;
-		found = tf_plan_file_package(p, l->origin, &pkg);
-		if (found == TF_PLAN_SHIPPED_ERROR) {
+		found = tf_provision_file_package(p, l->origin, &pkg);
+		if (found == TF_PROVISION_SHIPPED_ERROR) {
 			ret = -1;
 			break;
 		}
-		if (found == TF_PLAN_SHIPPED) {
+		if (found == TF_PROVISION_SHIPPED) {
 			tf_strvec_push(&v->store, pkg.buf);
 			l->package = v->store.v[v->store.nr - 1];
 		}
 		if (p->sysroot && !path_below(l->origin, p->sysroot))
-			shipped =
-				tf_plan_root_ships(p, l->soname, &ship, &where);
-		if (shipped == TF_PLAN_SHIPPED_ERROR)
+			shipped = tf_provision_root_ships(p, l->soname, &ship,
+							  &where);
+		if (shipped == TF_PROVISION_SHIPPED_ERROR)
 			ret = -1;
-		else if (shipped == TF_PLAN_SHIPPED)
+		else if (shipped == TF_PROVISION_SHIPPED)
 			ret = error(
 				"%s: vendored '%s' was found at '%s'%s%s%s, "
 				"outside the target root, but target "
 				"package %s ships it ('%s'): the wheel "
 				"must vendor the target package's",
 				context, l->soname, l->origin,
-				found == TF_PLAN_SHIPPED ? " (from " : "",
-				found == TF_PLAN_SHIPPED ? pkg.buf : "",
-				found == TF_PLAN_SHIPPED ? ")" : "", ship.buf,
-				where.buf);
+				found == TF_PROVISION_SHIPPED ? " (from " : "",
+				found == TF_PROVISION_SHIPPED ? pkg.buf : "",
+				found == TF_PROVISION_SHIPPED ? ")" : "",
+				ship.buf, where.buf);
 	}
 	tf_buf_release(&pkg);
 	tf_buf_release(&ship);

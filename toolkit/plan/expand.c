@@ -32,6 +32,14 @@ const char *tf_plan_keepf(struct tf_plan *p, const char *fmt, ...)
 	return tf_plan_keep(p, tf_buf_detach(&b));
 }
 
+void tf_plan_write_later(struct tf_plan *p, const char *path, const char *data,
+			 size_t len, unsigned mode)
+{
+	tf_strvec_push(&p->writes, path);
+	tf_strvec_pushf(&p->writes, "%o", mode);
+	tf_strvec_push_take(&p->writes, tf_strndup(data, len));
+}
+
 /* Expand s into the store; NULL (and *errors bumped) if it fails. */
 const char *tf_plan_expand(struct tf_plan *p, const struct tf_str *s,
 			   int *errors)

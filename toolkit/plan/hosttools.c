@@ -153,7 +153,7 @@ static void guard_script(const struct tf_target *t, size_t i,
  * The listing: "NAME -> TARGET" for each symlink, "NAME: script" with
  * the script for each guard, sorted by the order below (fixed).
  */
-static int listing(struct tf_plan *p, struct tf_strvec *links,
+static int listing(const struct tf_plan *p, struct tf_strvec *links,
 		   struct tf_buf *text)
 {
 	const struct tf_recipe *r = p->recipe;
@@ -214,76 +214,23 @@ static int listing(struct tf_plan *p, struct tf_strvec *links,
 	return ret;
 }
 
-static int fill(struct tf_plan *p, const char *dir,
-		const struct tf_strvec *links)
+int tf_hosttools_list(struct tf_plan *p)
 {
-	struct tf_buf path = TF_BUF_INIT, script = TF_BUF_INIT;
+	struct tf_buf script = TF_BUF_INIT;
 	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && i < links->nr; i++) {
-		const char *eq = strchr(links->v[i], '=');
-
-		tf_buf_setf(&path, "%s/%.*s", dir, (int)(eq - links->v[i]),
-			    links->v[i]);
-		/* A recipe's host tool may repeat a default one: first wins. */
-		if (!tf_path_exists(path.buf) && symlink(eq + 1, path.buf) < 0)
-			ret = error_errno("cannot create '%s'", path.buf);
-	}
-	for (i = 0; !ret && i < sizeof(guarded) / sizeof(*guarded); i++) {
-		if (listed(p->recipe, guarded[i].name))
-			continue;
-		tf_buf_setf(&path, "%s/%s", dir, guarded[i].name);
-		tf_buf_reset(&script);
-		guard_script(&p->target, i, &script);
-		ret = tf_write_file_atomic(path.buf, script.buf, script.len,
-					   0755);
-	}
-	tf_buf_release(&path);
-	tf_buf_release(&script);
-	return ret;
-}
-
-int tf_hosttools_make(struct tf_plan *p)
-{
-	struct tf_strvec links = TF_STRVEC_INIT;
-	struct tf_buf text = TF_BUF_INIT, old = TF_BUF_INIT, tmp = TF_BUF_INIT,
-		      manifest = TF_BUF_INIT;
 	int ret;
 
 	if (!p->host_tools)
 		return 0;
-	ret = listing(p, &links, &text);
-	tf_buf_setf(&manifest, "%s/.tfbuild-host-tools", p->host_tools);
-	if (!ret && tf_path_exists(manifest.buf) &&
-	    !tf_read_file(manifest.buf, &old) && old.len == text.len &&
-	    !memcmp(old.buf, text.buf, text.len))
-		goto out;
-	if (!ret)
-		ret = tf_mkdir_p(p->dir);
-	if (!ret)
-		ret = tf_mkdtemp_temp(p->dir, "host-tools", &tmp);
-	if (!ret)
-		ret = fill(p, tmp.buf, &links);
-	if (!ret) {
-		tf_buf_setf(&manifest, "%s/.tfbuild-host-tools", tmp.buf);
-		ret = tf_write_file_atomic(manifest.buf, text.buf, text.len,
-					   0644);
+	ret = listing(p, &p->host_links, &p->host_manifest);
+	for (i = 0; i < sizeof(guarded) / sizeof(*guarded); i++) {
+		if (listed(p->recipe, guarded[i].name))
+			continue;
+		tf_buf_reset(&script);
+		guard_script(&p->target, i, &script);
+		tf_strvec_push(&p->host_guards, guarded[i].name);
+		tf_strvec_push(&p->host_guards, script.buf);
 	}
-	if (!ret)
-		ret = tf_rm_rf(p->host_tools);
-	if (!ret && rename(tmp.buf, p->host_tools) < 0)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
-				  p->host_tools);
-	if (ret && tmp.len)
-		tf_rm_rf(tmp.buf);
-	if (tmp.len)
-		tf_signals_temp_forget(tmp.buf);
-out:
-	tf_strvec_release(&links);
-	tf_buf_release(&text);
-	tf_buf_release(&old);
-	tf_buf_release(&tmp);
-	tf_buf_release(&manifest);
+	tf_buf_release(&script);
 	return ret;
 }

@@ -20,9 +20,10 @@ struct tf_plan;
 /* Set p->host_tools for a cross target (NULL natively). */
 void tf_hosttools_plan(struct tf_plan *p);
 /*
- * Create or update the directory (only when its listing changes).
+ * What the directory holds, for provisioning to make it (only when its
+ * listing changes): p->host_links, p->host_guards, p->host_manifest.
  * Returns 0, or -1 naming a `host-tools` entry that is not installed.
  */
-int tf_hosttools_make(struct tf_plan *p);
+int tf_hosttools_list(struct tf_plan *p);
 
 #endif

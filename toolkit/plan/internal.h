@@ -22,14 +22,34 @@ const char *tf_plan_keepf(struct tf_plan *p, const char *fmt, ...)
  */
 const char *tf_plan_expand(struct tf_plan *p, const struct tf_str *s,
 			   int *errors);
+/*
+ * Have provisioning write path with data (mode: 0644, 0755) unless it
+ * already holds exactly that: appended to p->writes as three entries,
+ * the path, the mode in octal and the content.
+ */
+void tf_plan_write_later(struct tf_plan *p, const char *path, const char *data,
+			 size_t len, unsigned mode);
 /* path made absolute against the recipe's directory (maybe in the store). */
 const char *tf_plan_recipe_path(struct tf_plan *p, const char *path);
 
+/*
+ * roots.c: the target packages asked for and, when resolved before or
+ * given in o->packages, their versions, digests and root (else
+ * p->would_provision); reads files only.
+ */
+void tf_plan_packages(struct tf_plan *p, const struct tf_plan_opts *o);
+/*
+ * roots.c: for a cross target without a target root, set
+ * p->emulator_root (and the target's emulator prefix) to a root in the
+ * build tree whose loader, libc and ld.so.cache are the cross
+ * toolchain's only (provision/emuroot.c makes it).
+ */
+void tf_plan_emulator_root(struct tf_plan *p);
 /* expand.c: set every variable; each recipe variable expanded once. */
 int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o);
 /*
  * The pins of the target's `target-wheels` from the lock file, and its
- * ${target_site} (targetwheels.c). TF_PLAN_RECIPE after naming, at its
+ * ${target_site} (wheelpins.c). TF_PLAN_RECIPE after naming, at its
  * position, a requirement without a pin (unless o->unpinned).
  */
 enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,

@@ -12,7 +12,7 @@
 #include "plan.h"
 #include "recipe/recipe.h"
 #include "env/env.h"
-#include "write.h"
+#include "internal.h"
 
 extern char **environ;
 
@@ -160,7 +160,8 @@ static void sh_quote(struct tf_buf *out, const char *s)
 	tf_buf_addch(out, '\'');
 }
 
-static int write_wrapper(const struct tf_launcher *l, const char *compiler)
+static int write_wrapper(struct tf_plan *p, const struct tf_launcher *l,
+			 const char *compiler)
 {
 	char *real = tf_run_which(compiler);
 	struct tf_buf path = TF_BUF_INIT, text = TF_BUF_INIT;
@@ -176,22 +177,22 @@ static int write_wrapper(const struct tf_launcher *l, const char *compiler)
 	sh_quote(&text, real);
 	tf_buf_addstr(&text, " \"$@\"\n");
 	tf_path_join(&path, l->dir, tf_path_basename(compiler));
-	ret = tf_write_if_changed(path.buf, text.buf, text.len, 0755);
+	tf_plan_write_later(p, path.buf, text.buf, text.len, 0755);
+	ret = 0;
 	free(real);
 	tf_buf_release(&path);
 	tf_buf_release(&text);
 	return ret;
 }
 
-int tf_launcher_write(struct tf_plan *p)
+int tf_launcher_list(struct tf_plan *p)
 {
 	const struct tf_launcher *l = p->launcher;
 
 	if (!l)
 		return 0;
-	if (tf_mkdir_p(l->dir))
-		return -1;
-	if (write_wrapper(l, p->target.cc) || write_wrapper(l, p->target.cxx))
+	if (write_wrapper(p, l, p->target.cc) ||
+	    write_wrapper(p, l, p->target.cxx))
 		return -1;
 	return 0;
 }

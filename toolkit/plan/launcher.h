@@ -53,8 +53,8 @@ struct tf_launcher {
  */
 int tf_launcher_plan(struct tf_plan *p, const char *cli,
 		     const char *distcc_hosts, int check);
-/* Write the compiler wrappers (when p has a launcher). 0 or -1. */
-int tf_launcher_write(struct tf_plan *p);
+/* List the compiler wrappers (when p has a launcher) in p->writes. 0. */
+int tf_launcher_list(struct tf_plan *p);
 /*
  * Put p's launcher into a starting step's environment env (a copy of
  * the step's own): PATH, the launcher's settings, and the caller's

@@ -1,104 +1,21 @@
 /*
  * Making a plan (plan.h): the target's toolchain and Python headers, its
  * build environment, then the recipe's variables, sources, steps and
- * wheels, in that order; the files a plan needs are written last.
+ * wheels, in that order; the files a plan needs are listed last, for
+ * provisioning to write (provision.h). Nothing is written here.
  */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "audit/audit.h"
 #include "base/base.h"
 #include "hosttools.h"
 #include "launcher.h"
 #include "recipe/recipe.h"
-#include "sysroot.h"
 #include "toolfiles.h"
-
-/* What the shim's entry name links to. */
-static void shim_target(const struct tf_plan *p, const char *name,
-			struct tf_buf *to)
-{
-	if (!strcmp(name, "pyconfig.h"))
-		tf_buf_setf(to, "%s", p->target.pyconfig);
-	else
-		tf_buf_setf(to, "%s/%s", p->target.python_include, name);
-}
-
-/* 1 if shim already holds exactly these links: a no-op rewrites nothing. */
-static int shim_current(const struct tf_plan *p, const char *shim,
-			const struct tf_strvec *names)
-{
-	struct tf_strvec have = TF_STRVEC_INIT;
-	struct tf_buf link = TF_BUF_INIT, to = TF_BUF_INIT;
-	char got[4096];
-	size_t i;
-	int same = tf_path_is_dir(shim) && !tf_list_dir(shim, &have) &&
-		   have.nr == names->nr;
-
-	for (i = 0; same && i < names->nr; i++) {
-		ssize_t n;
-
-		tf_buf_setf(&link, "%s/%s", shim, names->v[i]);
-		shim_target(p, names->v[i], &to);
-		n = readlink(link.buf, got, sizeof(got));
-		same = n >= 0 && (size_t)n == to.len &&
-		       !memcmp(got, to.buf, to.len);
-	}
-	tf_strvec_release(&have);
-	tf_buf_release(&link);
-	tf_buf_release(&to);
-	return same;
-}
-
-/*
- * A cross target's Python include directory: the host's headers, shared
- * by every architecture, with the target's own pyconfig.h, so recipes
- * pass one -I directory whatever the target. Built in a temporary
- * directory and renamed, under the build tree.
- */
-static int python_shim(struct tf_plan *p)
-{
-	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf tmp = TF_BUF_INIT, link = TF_BUF_INIT, to = TF_BUF_INIT;
-	const char *shim = tf_plan_keepf(p, "%s/python-include", p->dir);
-	size_t i;
-	int ret = tf_mkdir_p(p->dir);
-
-	if (!ret)
-		ret = tf_list_dir(p->target.python_include, &names);
-	if (!ret && shim_current(p, shim, &names))
-		goto done;
-	if (!ret)
-		ret = tf_mkdtemp_temp(p->dir, "python-include", &tmp);
-	for (i = 0; !ret && i < names.nr; i++) {
-		tf_buf_setf(&link, "%s/%s", tmp.buf, names.v[i]);
-		shim_target(p, names.v[i], &to);
-		if (symlink(to.buf, link.buf) < 0)
-			ret = error_errno("cannot create '%s'", link.buf);
-	}
-	if (!ret)
-		ret = tf_rm_rf(shim);
-	if (!ret && rename(tmp.buf, shim) < 0)
-		ret = error_errno("cannot rename '%s' to '%s'", tmp.buf, shim);
-	if (ret && tmp.len)
-		tf_rm_rf(tmp.buf);
-	if (tmp.len)
-		tf_signals_temp_forget(tmp.buf);
-done:
-	if (!ret) {
-		free(p->target.python_include);
-		p->target.python_include = tf_strdup(shim);
-	}
-	tf_strvec_release(&names);
-	tf_buf_release(&tmp);
-	tf_buf_release(&link);
-	tf_buf_release(&to);
-	return ret;
-}
 
 /*
  * qemu-ARCH -cpu MODEL for the oldest CPU the target's wheels allow: the
@@ -207,21 +124,17 @@ static int need_bash(const struct tf_recipe *r)
 		r->steps[i].name.s, tf_run_path);
 }
 
-enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
-				 const struct tf_plan_opts *o,
-				 struct tf_plan *p)
+/* p empty, for recipe r (or its copy for target) and every list owned. */
+static void plan_init(struct tf_plan *p, const struct tf_recipe *r,
+		      const char *target, const struct tf_plan_opts *o)
 {
-	enum tf_plan_result resolved;
-	size_t i;
-	int errors;
-
 	memset(p, 0, sizeof(*p));
 	p->recipe = r;
 	/* A target with variants builds its own copy of the recipe: the
 	 * steps that depend on the variant once per build (recipe.h). */
 	p->own_recipe = tf_calloc(1, sizeof(*p->own_recipe));
 	if (!tf_recipe_for_target(r, target, p->own_recipe)) {
-		p->recipe = r = p->own_recipe;
+		p->recipe = p->own_recipe;
 	} else {
 		free(p->own_recipe);
 		p->own_recipe = NULL;
@@ -234,7 +147,22 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
 	p->emulator_loaders = (struct tf_strvec)TF_STRVEC_INIT;
 	p->wheel_pins = (struct tf_index_pins)TF_INDEX_PINS_INIT;
-	p->wheel_paths = (struct tf_strvec)TF_STRVEC_INIT;
+	p->package_roots = (struct tf_strvec)TF_STRVEC_INIT;
+	p->writes = (struct tf_strvec)TF_STRVEC_INIT;
+	p->host_links = (struct tf_strvec)TF_STRVEC_INIT;
+	p->host_guards = (struct tf_strvec)TF_STRVEC_INIT;
+	p->host_manifest = (struct tf_buf)TF_BUF_INIT;
+}
+
+/*
+ * The target's toolchain, tree, Python headers and emulators: 0 or
+ * TF_PLAN_TOOLCHAIN (reported).
+ */
+static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
+					  const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+
 	if (setup_target(p, target, o->check_tools))
 		return TF_PLAN_TOOLCHAIN;
 	if (o->check_tools && need_bash(r))
@@ -244,8 +172,15 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	p->dir = tf_plan_keepf(p, "%s/%s/%s", o->build_dir, recipe_stem(p),
 			       target);
 	p->stamps = tf_plan_keepf(p, "%s/stamps", p->dir);
-	if (o->check_tools && p->target.pyconfig && python_shim(p))
-		return TF_PLAN_TOOLCHAIN;
+	/* A cross target's Python include directory: the host's headers
+	 * with the target's pyconfig.h, made by provisioning. */
+	if (o->check_tools && p->target.pyconfig) {
+		p->python_include_src =
+			tf_plan_keepf(p, "%s", p->target.python_include);
+		free(p->target.python_include);
+		p->target.python_include =
+			tf_xstrfmt("%s/python-include", p->dir);
+	}
 	if (o->check_tools && has_tests(r) &&
 	    tf_target_need_emulator(&p->target))
 		return TF_PLAN_TOOLCHAIN;
@@ -259,21 +194,29 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	}
 	p->py_major = p->py_minor = -1;
 	if (o->check_tools)
-		tf_pytag_header_version(p->target.python_include, &p->py_major,
-					&p->py_minor);
+		tf_pytag_header_version(p->python_include_src
+						? p->python_include_src
+						: p->target.python_include,
+					&p->py_major, &p->py_minor);
+	return TF_PLAN_OK;
+}
+
+/* The target's flags, with its root's when it has target packages. */
+static void plan_flags(struct tf_plan *p, const char *target,
+		       const struct tf_plan_opts *o)
+{
 	/* Where it was built must not show in what was built. A path
 	 * with a space or a quote is a quoted shell word (docs/recipe.md). */
 	p->cflags = tf_plan_keepf(
 		p,
 		"%s -ffile-prefix-map=%s=/tfbuild/%s -ffile-prefix-map=%s=/tfbuild/recipe",
 		p->target.cflags, sh_word(p, p->dir), target,
-		sh_word(p, r->dir));
+		sh_word(p, p->recipe->dir));
 	p->ldflags = p->target.ldflags;
-	if (o->check_tools &&
-	    (resolved = tf_sysroot_resolve(p, o)) != TF_PLAN_OK)
-		return resolved;
 	if (o->check_tools)
-		tf_emuroot_plan(p);
+		tf_plan_packages(p, o);
+	if (o->check_tools)
+		tf_plan_emulator_root(p);
 	if (p->sysroot) {
 		/* --sysroot: Debian's cross compilers search the build
 		 * machine's /usr/include and /usr/include/<triplet> after
@@ -292,12 +235,16 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 			p->ldflags, root, root, p->target.triplet, root,
 			p->target.triplet);
 	}
-	if ((resolved = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
-		return resolved;
-	tf_toolfiles_plan(p);
-	tf_hosttools_plan(p);
-	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
-		return TF_PLAN_TOOLCHAIN;
+}
+
+/* The recipe's variables, sources, steps and wheels: 0 or TF_PLAN_RECIPE. */
+static enum tf_plan_result plan_recipe(struct tf_plan *p,
+				       const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+	size_t i;
+	int errors;
+
 	p->sources = tf_calloc(r->nr_sources + 1, sizeof(*p->sources));
 	p->steps = tf_calloc(r->nr_steps + 1, sizeof(*p->steps));
 	p->wheels = tf_calloc(r->nr_wheels + 1, sizeof(*p->wheels));
@@ -319,14 +266,31 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 		tf_plan_set_in_place(p);
 	for (i = 0; i < r->nr_wheels; i++)
 		errors += tf_plan_make_wheel(p, i) < 0;
-	if (errors)
-		return TF_PLAN_RECIPE;
-	/* Only a recipe without errors gets files written for it. */
-	if ((o->check_tools && tf_sysroot_make(p)) ||
-	    (o->check_tools && tf_emuroot_make(p)) ||
-	    tf_toolfiles_write(p, o->check_tools) ||
-	    (o->check_tools && tf_hosttools_make(p)) ||
-	    (o->check_tools && tf_launcher_write(p)))
+	return errors ? TF_PLAN_RECIPE : TF_PLAN_OK;
+}
+
+enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
+				 const struct tf_plan_opts *o,
+				 struct tf_plan *p)
+{
+	enum tf_plan_result ret;
+
+	plan_init(p, r, target, o);
+	if ((ret = plan_toolchain(p, target, o)) != TF_PLAN_OK)
+		return ret;
+	plan_flags(p, target, o);
+	if ((ret = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
+		return ret;
+	tf_toolfiles_plan(p);
+	tf_hosttools_plan(p);
+	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
+		return TF_PLAN_TOOLCHAIN;
+	if ((ret = plan_recipe(p, o)) != TF_PLAN_OK)
+		return ret;
+	/* Only a recipe without errors gets files listed for it. */
+	if (tf_toolfiles_list(p, o->check_tools) ||
+	    (o->check_tools && tf_hosttools_list(p)) ||
+	    (o->check_tools && tf_launcher_list(p)))
 		return TF_PLAN_TOOLCHAIN;
 	return TF_PLAN_OK;
 }
@@ -368,9 +332,14 @@ void tf_plan_release(struct tf_plan *p)
 	tf_strvec_release(&p->packages);
 	tf_strvec_release(&p->package_digests);
 	tf_strvec_release(&p->package_files);
+	tf_strvec_release(&p->package_roots);
+	free(p->package_root_pos);
+	tf_strvec_release(&p->writes);
+	tf_strvec_release(&p->host_links);
+	tf_strvec_release(&p->host_guards);
+	tf_buf_release(&p->host_manifest);
 	tf_strvec_release(&p->emulator_loaders);
 	tf_index_pins_release(&p->wheel_pins);
-	tf_strvec_release(&p->wheel_paths);
 	tf_target_release(&p->target);
 	tf_launcher_free(p->launcher);
 	tf_strvec_release(&p->store);

@@ -2,20 +2,17 @@
 #define TF_PLAN_H
 
 /*
- * plan/: a recipe expanded for one target (below): variables (vars.h),
+ * plan/: a recipe expanded for one target (below), computed without
+ * running a tool or writing a file, so every recipe error surfaces
+ * before anything is fetched, provisioned or run: variables (vars.h),
  * paths, scripts, environments and wheel specs, and what a target's
- * steps are given on disk: CMake and Meson tool files (toolfiles.h),
- * the allow-listed host tools (hosttools.h), compiler launchers
- * (launcher.h), target roots of Debian packages (sysroot.h), a target's
- * wheels from the package index and their site (targetwheels.c), paths
- * kept inside a tree (confine.h).
- */
-
-/*
- * The plan: a recipe expanded for one target. Every ${...} is resolved,
- * every path made absolute and every step's environment built, so all
- * recipe errors surface before anything is fetched or run. Stages take
- * a plan, never the raw recipe strings.
+ * steps will be given on disk, as paths, contents and digests that
+ * provision/ then makes: CMake and Meson tool files (toolfiles.h), the
+ * allow-listed host tools (hosttools.h), compiler launchers
+ * (launcher.h), the target root of its Debian packages and the
+ * emulator's root (roots.c), its wheels' pins and site (wheelpins.c);
+ * paths kept inside a tree (confine.h). Stages take a plan, never the
+ * raw recipe strings.
  */
 
 #include "launcher.h"
@@ -128,6 +125,10 @@ struct tf_plan_opts {
 	const char *distcc_hosts; /* --distcc-hosts, or NULL */
 	int unpinned;             /* 1: a target wheel without a pin is no error
 			 (`tfbuild lock`, which pins them) */
+	const struct tf_strvec *packages; /* the target packages as this
+					     run's provisioning resolved them
+					     (provision.h), or NULL: the
+					     saved resolution, if any */
 };
 
 struct tf_plan {
@@ -186,14 +187,35 @@ struct tf_plan {
 	struct tf_strvec package_digests; /* owned: SHA256 of each one's .deb
 					(cross) or "" (native, installed) */
 	struct tf_strvec package_files;   /* owned: each one's .deb file name */
+	struct tf_strvec package_roots;   /* owned: the packages asked for,
+					     "name[=pin]", in order (roots.c) */
+	const struct tf_pos **package_root_pos; /* owned array: each one's
+						   place in the recipe, or
+						   NULL (implicit) */
+	const char *package_cache;      /* store: the roots' cache directory */
+	const char *package_saved;      /* store: where their resolution is
+				      saved for this state of apt (dpkg) */
+	int would_provision;            /* 1: the packages are not resolved yet:
+				      only provisioning asks apt, so the
+				      plan lacks their versions, digests
+				      and root (`explain` says so) */
+	const char *python_include_src; /* store: the headers the cross
+					  target's Python include directory
+					  links (target.python_include is
+					  that directory), or NULL */
+	struct tf_strvec writes;        /* owned: files for provisioning to
+				      write, three entries each: path, mode
+				      in octal, content (toolfiles.h) */
+	struct tf_strvec host_links;    /* owned: "NAME=TARGET" symlinks of
+					 host_tools (hosttools.h) */
+	struct tf_strvec host_guards;   /* owned: NAME, script pairs there */
+	struct tf_buf host_manifest;    /* owned: its listing */
 	int py_major, py_minor;       /* CPython version of the target's Python
 					headers (patchlevel.h); -1 if unknown */
 	struct tf_launcher *launcher; /* owned: the compiler launcher, or NULL;
 					 never part of a stamp (launcher.h) */
 	struct tf_index_pins wheel_pins; /* owned: the pins of the target's
 					    `target-wheels`, in recipe order */
-	struct tf_strvec wheel_paths;    /* owned: their cached files, once
-					    fetched (tf_plan_wheels_fetch) */
 	const char *site; /* store: ${target_site}, where they are unpacked;
 			     NULL without target wheels */
 };
@@ -215,9 +237,11 @@ enum tf_plan_result {
 };
 
 /*
- * Expand recipe r for target. Returns 0, or TF_PLAN_RECIPE after
- * reporting every problem in the recipe, or TF_PLAN_TOOLCHAIN when the
- * target's toolchain is missing (reported, naming what to install).
+ * Expand recipe r for target, writing nothing and running no download,
+ * unpack or package manager (only the toolchain's identity probes,
+ * env/probe.h). Returns 0, or TF_PLAN_RECIPE after reporting every
+ * problem in the recipe, or TF_PLAN_TOOLCHAIN when the target's
+ * toolchain is missing (reported, naming what to install).
  */
 enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 				 const struct tf_plan_opts *o,
@@ -234,53 +258,11 @@ void tf_plan_release(struct tf_plan *p);
 void tf_plan_path_spellings(const char *path, struct tf_strvec *out);
 
 /*
- * Target wheels (targetwheels.c). The lock file of recipe r:
+ * Target wheels (wheelpins.c). The lock file of recipe r:
  * <recipe dir>/<recipe file minus .yaml>.lock.json, into out.
  */
 void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out);
 /* 1 if r->target_wheels[i] is for p's target. */
 int tf_plan_wants_wheel(const struct tf_plan *p, size_t i);
-/*
- * What p's target accepts of a wheel: its architecture, glibc (its
- * features.h) and CPython version. 0, or -1 after reporting.
- */
-int tf_plan_compat_target(const struct tf_plan *p, struct tf_compat_target *t);
-/*
- * Get every pinned target wheel into the download cache (fo), pip only
- * for a wheel not there yet; set p->wheel_paths. 0, or -1 after
- * reporting (a wheel whose bytes differ from the pin is refused).
- */
-int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo);
-/* Unpack the fetched wheels into p->site unless it is there. 0 or -1. */
-int tf_plan_site_make(struct tf_plan *p);
-
-/* Whether a package ships a file (tf_plan_file_package, _root_ships). */
-enum tf_plan_shipped {
-	TF_PLAN_SHIPPED,            /* found: pkg (and where) are set */
-	TF_PLAN_NOT_SHIPPED,        /* no package ships it */
-	TF_PLAN_SHIPPED_ERROR = -1, /* reported */
-};
-
-/*
- * The Debian package that ships the file at path, a library found for
- * the target (debfiles.c): in the target root p->sysroot, the target
- * package whose .deb lists it (dpkg-deb -c on the cached .deb); outside
- * it, the build machine's package that owns it (dpkg -S, dpkg-query).
- * Sets pkg to "name:arch=version" and returns TF_PLAN_SHIPPED, or
- * TF_PLAN_NOT_SHIPPED when no package ships it (a stage's own build), or
- * TF_PLAN_SHIPPED_ERROR after reporting.
- */
-enum tf_plan_shipped tf_plan_file_package(const struct tf_plan *p,
-					  const char *path, struct tf_buf *pkg);
-/*
- * The target package (p->packages, unpacked into p->sysroot) whose .deb
- * ships a file named base in any directory: sets pkg to
- * "name:arch=version" and its path in the root to where and returns
- * TF_PLAN_SHIPPED; TF_PLAN_NOT_SHIPPED when none does (or there is no
- * root), TF_PLAN_SHIPPED_ERROR after reporting.
- */
-enum tf_plan_shipped tf_plan_root_ships(const struct tf_plan *p,
-					const char *base, struct tf_buf *pkg,
-					struct tf_buf *where);
 
 #endif

@@ -13,8 +13,8 @@
 
 #include "base/base.h"
 #include "launcher.h"
+#include "internal.h"
 #include "plan.h"
-#include "write.h"
 
 static const char *keep(struct tf_plan *p, char *s)
 {
@@ -483,7 +483,8 @@ static int write_gen(struct tf_plan *p, const char *path,
 		tf_buf_reset(text);
 		gen(p, text);
 	}
-	return tf_write_if_changed(path, text->buf, text->len, 0644);
+	tf_plan_write_later(p, path, text->buf, text->len, 0644);
+	return 0;
 }
 
 static int write_one(struct tf_plan *p, const char *path, struct tf_buf *text,
@@ -493,7 +494,8 @@ static int write_one(struct tf_plan *p, const char *path, struct tf_buf *text,
 	tf_buf_add(&p->toolfiles, text->buf, text->len);
 	if (!write)
 		return 0;
-	return tf_write_if_changed(path, text->buf, text->len, mode);
+	tf_plan_write_later(p, path, text->buf, text->len, mode);
+	return 0;
 }
 
 /*
@@ -521,7 +523,8 @@ static int write_baseline(struct tf_plan *p, struct tf_buf *b)
 	tf_buf_addch(b, ' ');
 	sh_quote(b, p->target_python);
 	tf_buf_addstr(b, " \"$@\"\n");
-	ret = tf_write_if_changed(p->baseline_python, b->buf, b->len, 0755);
+	tf_plan_write_later(p, p->baseline_python, b->buf, b->len, 0755);
+	ret = 0;
 	tf_buf_reset(b);
 	tf_buf_addf(b,
 		    "# CMake toolchain file for target %s on its baseline CPU, "
@@ -537,16 +540,15 @@ static int write_baseline(struct tf_plan *p, struct tf_buf *b)
 		tf_buf_release(&list);
 	}
 	if (!ret)
-		ret = tf_write_if_changed(p->baseline_cmake, b->buf, b->len,
-					  0644);
+		tf_plan_write_later(p, p->baseline_cmake, b->buf, b->len, 0644);
 	tf_strvec_release(&emu);
 	return ret;
 }
 
-int tf_toolfiles_write(struct tf_plan *p, int write)
+int tf_toolfiles_list(struct tf_plan *p, int write)
 {
 	struct tf_buf b = TF_BUF_INIT;
-	int ret = write ? tf_mkdir_p(p->tools_dir) : 0;
+	int ret = 0;
 
 	if (!ret)
 		ret = write_gen(p, p->cmake_toolchain, tf_toolfiles_cmake, &b,

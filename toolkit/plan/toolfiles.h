@@ -5,10 +5,11 @@
  * Build-system integration, per target: the CMake toolchain file, the
  * Meson machine file (cross file for a cross target, native file for the
  * native one), a pkg-config wrapper that sees only the target's
- * libraries, and the $TARGET_PYTHON wrapper. Written into the plan's
- * tools directory, only when their content changes, so their mtimes
- * stay put and builds that watch them (CMake re-configures) do not
- * rerun for nothing. docs/cross.md describes what each file holds.
+ * libraries, and the $TARGET_PYTHON wrapper. Provisioning writes them
+ * into the plan's tools directory (p->writes), only when their content
+ * changes, so their mtimes stay put and builds that watch them (CMake
+ * re-configures) do not rerun for nothing. docs/cross.md describes what
+ * each file holds.
  */
 
 #include "base/base.h"
@@ -19,10 +20,10 @@ struct tf_plan;
 void tf_toolfiles_plan(struct tf_plan *p);
 /*
  * Append the files' contents to p->toolfiles (what step stamps record)
- * and, with write set, write each one whose content differs. Returns 0
- * or -1 with an error printed.
+ * and, with write set, each file to p->writes, for provisioning to
+ * write. Writes nothing itself; returns 0.
  */
-int tf_toolfiles_write(struct tf_plan *p, int write);
+int tf_toolfiles_list(struct tf_plan *p, int write);
 
 /*
  * Append s escaped for a shell word: a backslash before each byte the

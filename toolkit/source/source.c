@@ -50,9 +50,6 @@ int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 		tf_ui_source_fetched(s->def->name.s, s->shown.v[0],
 				     s->def->sha256.s, s->archive);
 	}
-	/* The target's wheels from the package index are fetched too. */
-	if (tf_plan_wheels_fetch(p, fo))
-		ret = -1;
 	tf_buf_release(&path);
 	return ret;
 }
@@ -295,8 +292,6 @@ int tf_sources_prepare(struct tf_plan *p, int force)
 {
 	size_t i;
 
-	if (tf_plan_site_make(p))
-		return -1;
 	for (i = 0; i < p->recipe->nr_sources; i++) {
 		struct tf_plan_source *s = &p->sources[i];
 

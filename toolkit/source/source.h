@@ -18,8 +18,9 @@
 
 /*
  * Fetch every remote source of plan p into the cache and record each
- * cached archive's path in the plan, and the target's wheels from the
- * package index (tf_plan_wheels_fetch). Returns 0 or -1 (reported).
+ * cached archive's path in the plan (the target's wheels from the
+ * package index are provisioning's, provision.h). Returns 0 or -1
+ * (reported).
  */
 int tf_sources_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo);
 
@@ -52,8 +53,7 @@ int tf_sources_stamp_in_place(struct tf_plan *p, int packed);
  * extract the archive (or copy the local directory) into a temporary
  * directory, apply the patch series in order, and only then rename it
  * into place. A failure leaves no tree behind, half-patched or otherwise.
- * The target's wheels are unpacked into ${target_site} first
- * (tf_plan_site_make). Call tf_sources_stamp first.
+ * Call tf_sources_stamp first.
  */
 int tf_sources_prepare(struct tf_plan *p, int force);
 

@@ -20,11 +20,11 @@
  * build machine, so a library only the build machine has for the target
  * is still found, with the cross libc. In the build tree (locked for
  * the run) rather than the cache, its path is the same whatever cache a
- * run is given, as the toolchain files' are.
+ * run is given, as the toolchain files' are. plan/roots.c plans it and
+ * finds its loaders; it is made here.
  */
 #include "sysroot.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,59 +33,9 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "internal.h"
 
 /* The file that says what the root stands for; written last. */
 #define STAMP ".tfbuild-emulator"
-
-/* The loaders in PREFIX/lib and PREFIX/lib64, as "lib/ld-..." . */
-static void loaders(const char *prefix, struct tf_strvec *out)
-{
-	static const char *const dirs[] = { "lib", "lib64" };
-	struct tf_buf b = TF_BUF_INIT;
-	size_t i;
-
-	for (i = 0; i < 2; i++) {
-		struct dirent *d;
-		DIR *dir;
-
-		tf_buf_setf(&b, "%s/%s", prefix, dirs[i]);
-		if (!(dir = opendir(b.buf)))
-			continue;
-		while ((d = readdir(dir)))
-			if (!strncmp(d->d_name, "ld-", 3))
-				tf_strvec_pushf(out, "%s/%s", dirs[i],
-						d->d_name);
-		closedir(dir);
-	}
-	qsort(out->v, out->nr, sizeof(*out->v), tf_strcmp_ptr);
-	tf_buf_release(&b);
-}
-
-void tf_emuroot_plan(struct tf_plan *p)
-{
-	struct tf_target *t = &p->target;
-	struct tf_strvec lds = TF_STRVEC_INIT;
-	char *dflt = tf_xstrfmt("/usr/%s", t->triplet);
-
-	/* Only the cross toolchain's own prefix: a root of the user's
-	 * (toolchains: sysroot) or of target packages is left as it is. */
-	if (t->native || p->sysroot || t->sysroot || !*t->emulator ||
-	    strcmp(t->emulator_prefix, dflt))
-		goto out;
-	loaders(dflt, &lds);
-	if (!lds.nr)
-		goto out;
-	p->emulator_root =
-		tf_plan_keepf(p, "%s/toolchain/emulator-root", p->dir);
-	p->emulator_loaders = lds;
-	lds = (struct tf_strvec)TF_STRVEC_INIT;
-	free(t->emulator_prefix);
-	t->emulator_prefix = tf_strdup(p->emulator_root);
-out:
-	tf_strvec_release(&lds);
-	free(dflt);
-}
 
 /* What the stamp says: the prefix and the loaders the root links. */
 static void describe(const struct tf_plan *p, struct tf_buf *out)
@@ -146,7 +96,7 @@ static int fill(const struct tf_plan *p, const char *root,
 	return ret;
 }
 
-int tf_emuroot_make(struct tf_plan *p)
+int tf_emuroot_make(const struct tf_plan *p)
 {
 	struct tf_buf want = TF_BUF_INIT, have = TF_BUF_INIT, tmp = TF_BUF_INIT,
 		      path = TF_BUF_INIT;

@@ -1,7 +1,7 @@
 /*
- * Target packages: resolve with apt-cache, download with apt-get, unpack
- * with dpkg -x (all through run.c), and keep the result in a root keyed
- * by the exact package versions (sysroot.h).
+ * Target packages: resolve with apt-cache (dpkg-query natively), download
+ * with apt-get, unpack with dpkg -x (all through run.c), and keep the
+ * result in a root keyed by the exact package versions (sysroot.h).
  */
 #include "sysroot.h"
 
@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "plan.h"
 
 /* Packages the cross toolchain provides; never unpacked into a root. */
 static const char *const excluded[] = {
@@ -352,28 +351,6 @@ static int resolve(struct closure *c)
 	return error("target packages: the dependency closure does not end");
 }
 
-/* Does any step name $TARGET_PYTHON / ${target_python}? */
-static int wants_python(const struct tf_recipe *r)
-{
-	size_t i, j;
-
-	for (i = 0; i < r->nr_steps; i++) {
-		const struct tf_step *s = &r->steps[i];
-
-		if (strstr(s->run.s, "TARGET_PYTHON") ||
-		    strstr(s->run.s, "target_python"))
-			return 1;
-		for (j = 0; j < s->nr_env; j++)
-			if (strstr(s->env[j].value.s, "TARGET_PYTHON") ||
-			    strstr(s->env[j].value.s, "target_python"))
-				return 1;
-	}
-	for (i = 0; i < r->nr_vars; i++)
-		if (strstr(r->vars[i].value.s, "target_python"))
-			return 1;
-	return 0;
-}
-
 static void add_root(struct closure *c, const char *spec,
 		     const struct tf_pos *pos)
 {
@@ -388,24 +365,8 @@ static void add_root(struct closure *c, const char *spec,
 		p->pin = tf_strdup(spec + n + 1);
 }
 
-static const char *keep(struct tf_plan *p, char *s)
-{
-	tf_strvec_push_take(&p->store, s);
-	return s;
-}
-
-static char *root_cache(const struct tf_plan_opts *o)
-{
-	const char *env = getenv("TF_SYSROOT_CACHE");
-
-	if (env && *env == '/')
-		return tf_strdup(env);
-	return tf_xstrfmt("%s/target-roots",
-			  o->cache_dir ? o->cache_dir : "/tmp");
-}
-
 /* Name every root package apt does not know, at its recipe position. */
-static int report_missing(struct tf_plan *p, struct closure *c)
+static int report_missing(const struct tf_plan *p, struct closure *c)
 {
 	size_t i;
 	int errors = 0;
@@ -430,41 +391,9 @@ static int report_missing(struct tf_plan *p, struct closure *c)
 	return errors;
 }
 
-/*
- * Sort p->packages (lines "name:arch=version sha256 file"), split them
- * into the three lists and set the root's path from them.
- */
-static void record(struct tf_plan *p, struct closure *c, const char *cache)
-{
-	struct tf_buf key = TF_BUF_INIT;
-	unsigned char md[TF_SHA256_LEN];
-	char hex[TF_SHA256_HEX_LEN + 1];
-	struct tf_sha256 *h;
-	size_t i;
-
-	qsort(p->packages.v, p->packages.nr, sizeof(*p->packages.v),
-	      tf_strcmp_ptr);
-	/* Split "name:arch=version sha file" into the three lists. */
-	for (i = 0; i < p->packages.nr; i++) {
-		char *s = p->packages.v[i], *sp = strchr(s, ' '),
-		     *sp2 = strchr(sp + 1, ' ');
-
-		tf_buf_addf(&key, "%.*s\n", (int)(sp - s), s);
-		tf_strvec_push_take(&p->package_digests,
-				    tf_strndup(sp + 1, (size_t)(sp2 - sp - 1)));
-		tf_strvec_push(&p->package_files, sp2 + 1);
-		*sp = '\0';
-	}
-	h = tf_sha256_new();
-	tf_sha256_update(h, key.buf, key.len);
-	tf_sha256_final(h, md);
-	tf_sha256_hex(md, hex);
-	p->sysroot = keep(p, tf_xstrfmt("%s/%s-%.16s", cache, c->debarch, hex));
-	tf_buf_release(&key);
-}
-
 /* Native: each package must be installed; record its version. */
-static enum tf_plan_result resolve_native(struct tf_plan *p)
+static enum tf_plan_result resolve_native(const struct tf_plan *p,
+					  struct tf_strvec *lines)
 {
 	const struct tf_recipe *r = p->recipe;
 	struct tf_buf out = TF_BUF_INIT;
@@ -491,10 +420,7 @@ static enum tf_plan_result resolve_native(struct tf_plan *p)
 				"target package '%s' is not installed on this machine (the native target %s uses the build machine's packages); install it: apt-get install %s",
 				s->s, p->target.name, name);
 		} else {
-			tf_strvec_pushf(&p->packages, "%s=%s", name,
-					out.buf + 3);
-			tf_strvec_push(&p->package_digests, "");
-			tf_strvec_push(&p->package_files, "");
+			tf_strvec_pushf(lines, "%s=%s", name, out.buf + 3);
 		}
 		free(name);
 	}
@@ -502,81 +428,14 @@ static enum tf_plan_result resolve_native(struct tf_plan *p)
 	return ret;
 }
 
-/*
- * What identifies apt's view of the archive: the names, sizes and
- * mtimes of its package lists. A resolution is reused while they stay.
- */
-static void apt_state(struct tf_buf *out)
-{
-	static const char lists[] = "/var/lib/apt/lists";
-	struct tf_strvec names = TF_STRVEC_INIT;
-	struct tf_buf path = TF_BUF_INIT;
-	size_t i;
-
-	if (tf_list_dir(lists, &names) == 0)
-		for (i = 0; i < names.nr; i++) {
-			struct stat st;
-
-			tf_buf_setf(&path, "%s/%s", lists, names.v[i]);
-			if (stat(path.buf, &st) == 0 && S_ISREG(st.st_mode))
-				tf_buf_addf(out, "%s %lld %lld\n", names.v[i],
-					    (long long)st.st_size,
-					    (long long)st.st_mtime);
-		}
-	tf_strvec_release(&names);
-	tf_buf_release(&path);
-}
-
-/* The path of the saved resolution of these roots under this apt state. */
-static char *saved_path(const struct closure *c, const char *cache)
-{
-	struct tf_buf key = TF_BUF_INIT;
-	unsigned char md[TF_SHA256_LEN];
-	char hex[TF_SHA256_HEX_LEN + 1];
-	struct tf_sha256 *h = tf_sha256_new();
-	size_t i;
-
-	tf_buf_addf(&key, "tfbuild %s\narch %s\n", TF_VERSION, c->debarch);
-	for (i = 0; i < c->nr; i++)
-		tf_buf_addf(&key, "root %s=%s\n", c->v[i].name,
-			    c->v[i].pin ? c->v[i].pin : "");
-	apt_state(&key);
-	tf_sha256_update(h, key.buf, key.len);
-	tf_sha256_final(h, md);
-	tf_sha256_hex(md, hex);
-	tf_buf_release(&key);
-	return tf_xstrfmt("%s/resolved/%.32s", cache, hex);
-}
-
-/* Reuse a saved resolution: lines "name:arch=version sha256 file". */
-static int load_saved(struct tf_plan *p, const char *path)
-{
-	struct tf_buf text = TF_BUF_INIT;
-	char *s, *nl;
-
-	if (!tf_path_exists(path) || tf_read_file(path, &text)) {
-		tf_buf_release(&text);
-		return -1;
-	}
-	for (s = text.buf; *s; s = nl + 1) {
-		nl = s + strcspn(s, "\n");
-		if (!*nl)
-			break;
-		tf_strvec_push_take(&p->packages,
-				    tf_strndup(s, (size_t)(nl - s)));
-	}
-	tf_buf_release(&text);
-	return 0;
-}
-
-static void save(const struct tf_plan *p, const char *path)
+/* Keep the resolution for the plans of later runs (plan/roots.c). */
+static void save(const struct tf_strvec *lines, const char *path)
 {
 	struct tf_buf text = TF_BUF_INIT, dir = TF_BUF_INIT;
 	size_t i;
 
-	for (i = 0; i < p->packages.nr; i++)
-		tf_buf_addf(&text, "%s %s %s\n", p->packages.v[i],
-			    p->package_digests.v[i], p->package_files.v[i]);
+	for (i = 0; i < lines->nr; i++)
+		tf_buf_addf(&text, "%s\n", lines->v[i]);
 	tf_path_dirname(&dir, path);
 	/* A cache: failing to write it costs time, not correctness. */
 	if (!tf_mkdir_p(dir.buf))
@@ -585,60 +444,32 @@ static void save(const struct tf_plan *p, const char *path)
 	tf_buf_release(&dir);
 }
 
-enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
-				       const struct tf_plan_opts *o)
+enum tf_plan_result tf_sysroot_resolve(const struct tf_plan *p,
+				       struct tf_strvec *out)
 {
-	const struct tf_recipe *r = p->recipe;
 	struct closure c = { NULL, 0, 0, p->target.debarch };
-	int python = !p->target.native && wants_python(r);
-	char *cache, *saved;
-	size_t i;
 	enum tf_plan_result ret = TF_PLAN_OK;
+	size_t i;
 
-	if (p->target.native)
-		return resolve_native(p);
-	if (!r->nr_target_packages && !python)
-		return TF_PLAN_OK;
-	for (i = 0; i < r->nr_target_packages; i++)
-		add_root(&c, r->target_packages[i].s,
-			 &r->target_packages[i].pos);
-	/* What programs built for the target need to run under the emulator
-	 * from this root: the C and C++ runtime. */
-	add_root(&c, "libc6", NULL);
-	add_root(&c, "libgcc-s1", NULL);
-	add_root(&c, "libstdc++6", NULL);
-	if (python) {
-		add_root(&c, "python3-minimal", NULL);
-		add_root(&c, "libpython3-stdlib", NULL);
-	}
-	cache = root_cache(o);
-	saved = saved_path(&c, cache);
-	if (load_saved(p, saved) == 0) {
-		verbose("target %s: packages as resolved in %s", p->target.name,
-			saved);
-		record(p, &c, cache);
-	} else if (resolve(&c)) {
-		ret = TF_PLAN_TOOLCHAIN;
-	} else if (report_missing(p, &c)) {
-		ret = TF_PLAN_RECIPE;
+	if (p->target.native) {
+		ret = resolve_native(p, out);
 	} else {
-		for (i = 0; i < c.nr; i++)
+		for (i = 0; i < p->package_roots.nr; i++)
+			add_root(&c, p->package_roots.v[i],
+				 p->package_root_pos[i]);
+		if (resolve(&c))
+			ret = TF_PLAN_TOOLCHAIN;
+		else if (report_missing(p, &c))
+			ret = TF_PLAN_RECIPE;
+		for (i = 0; !ret && i < c.nr; i++)
 			if (c.v[i].state == FOUND)
-				tf_strvec_pushf(&p->packages, "%s:%s=%s %s %s",
+				tf_strvec_pushf(out, "%s:%s=%s %s %s",
 						c.v[i].name, c.v[i].arch,
 						c.v[i].version, c.v[i].sha256,
 						c.v[i].file);
-		record(p, &c, cache);
-		save(p, saved);
 	}
-	if (!ret && python)
-		p->target_python_exe =
-			keep(p, tf_xstrfmt("%s/usr/bin/python3", p->sysroot));
-	for (i = 0; !ret && i < p->packages.nr; i++)
-		verbose("target %s: package %s", p->target.name,
-			p->packages.v[i]);
-	free(cache);
-	free(saved);
+	if (!ret)
+		save(out, p->package_saved);
 	closure_release(&c);
 	return ret;
 }
@@ -646,7 +477,7 @@ enum tf_plan_result tf_sysroot_resolve(struct tf_plan *p,
 /* ---- making the root ---- */
 
 /* Download the .debs not in debs/ yet, check each against its SHA256. */
-static int download(struct tf_plan *p, const char *debs)
+static int download(const struct tf_plan *p, const char *debs)
 {
 	struct tf_strvec argv = TF_STRVEC_INIT;
 	struct tf_buf tmp = TF_BUF_INIT, out = TF_BUF_INIT, path = TF_BUF_INIT,
@@ -822,7 +653,7 @@ static int fix_root(const char *root, const char *triplet)
 	return ret;
 }
 
-static int unpack(struct tf_plan *p, const char *debs, const char *root)
+static int unpack(const struct tf_plan *p, const char *debs, const char *root)
 {
 	struct tf_buf out = TF_BUF_INIT, deb = TF_BUF_INIT, list = TF_BUF_INIT;
 	size_t i;
@@ -853,7 +684,7 @@ static int unpack(struct tf_plan *p, const char *debs, const char *root)
    temporary directory. */
 static int fill_root(const char *tmp, void *arg)
 {
-	struct tf_plan *p = arg;
+	const struct tf_plan *p = arg;
 	struct tf_buf debs = TF_BUF_INIT;
 	int ret;
 
@@ -874,7 +705,7 @@ static int fill_root(const char *tmp, void *arg)
 	return ret;
 }
 
-int tf_sysroot_make(struct tf_plan *p)
+int tf_sysroot_make(const struct tf_plan *p)
 {
 	struct tf_buf what = TF_BUF_INIT;
 	int ret;
@@ -883,7 +714,7 @@ int tf_sysroot_make(struct tf_plan *p)
 		return 0;
 	tf_buf_setf(&what, "target %s: the root", p->target.name);
 	ret = tf_lock_use_made(p->sysroot, ".tfbuild-packages", "root",
-			       what.buf, fill_root, p);
+			       what.buf, fill_root, (void *)p);
 	tf_buf_release(&what);
 	return ret;
 }

@@ -1,9 +1,9 @@
 /*
- * Which Debian package ships a file (plan.h): the target packages' .debs
+ * Which Debian package ships a file (provision.h): the target packages' .debs
  * are listed with dpkg-deb -c, the build machine's own files are looked
  * up with dpkg -S. Used for what a wheel vendors (pack.c).
  */
-#include "plan.h"
+#include "provision.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -85,28 +85,30 @@ static void package_at(const struct tf_plan *p, size_t i, struct tf_buf *pkg)
  * The target package shipping a path for which match(path, arg) holds,
  * with pkg (and where, the path) set when it is found.
  */
-static enum tf_plan_shipped search_root(
+static enum tf_provision_shipped search_root(
 	const struct tf_plan *p, int (*match)(const char *, const char *),
 	const char *arg, struct tf_buf *pkg, struct tf_buf *where)
 {
 	size_t i, j;
-	enum tf_plan_shipped ret = TF_PLAN_NOT_SHIPPED;
+	enum tf_provision_shipped ret = TF_PROVISION_NOT_SHIPPED;
 
 	if (!p->sysroot)
-		return TF_PLAN_NOT_SHIPPED;
-	for (i = 0; ret == TF_PLAN_NOT_SHIPPED && i < p->packages.nr; i++) {
+		return TF_PROVISION_NOT_SHIPPED;
+	for (i = 0; ret == TF_PROVISION_NOT_SHIPPED && i < p->packages.nr;
+	     i++) {
 		struct tf_strvec paths = TF_STRVEC_INIT;
 
 		if (deb_paths(p, i, &paths))
-			ret = TF_PLAN_SHIPPED_ERROR;
-		for (j = 0; ret == TF_PLAN_NOT_SHIPPED && j < paths.nr; j++) {
+			ret = TF_PROVISION_SHIPPED_ERROR;
+		for (j = 0; ret == TF_PROVISION_NOT_SHIPPED && j < paths.nr;
+		     j++) {
 			if (!match(paths.v[j], arg))
 				continue;
 			package_at(p, i, pkg);
 			if (where)
 				tf_buf_setf(where, "%s/%s", p->sysroot,
 					    paths.v[j]);
-			ret = TF_PLAN_SHIPPED;
+			ret = TF_PROVISION_SHIPPED;
 		}
 		tf_strvec_release(&paths);
 	}
@@ -125,21 +127,22 @@ static int same_base(const char *path, const char *base)
 	return !strcmp(slash ? slash + 1 : path, base);
 }
 
-enum tf_plan_shipped tf_plan_root_ships(const struct tf_plan *p,
-					const char *base, struct tf_buf *pkg,
-					struct tf_buf *where)
+enum tf_provision_shipped tf_provision_root_ships(const struct tf_plan *p,
+						  const char *base,
+						  struct tf_buf *pkg,
+						  struct tf_buf *where)
 {
 	return search_root(p, same_base, base, pkg, where);
 }
 
 /* The build machine's package owning path (dpkg -S). */
-static enum tf_plan_shipped machine_package(const char *path,
-					    struct tf_buf *pkg)
+static enum tf_provision_shipped machine_package(const char *path,
+						 struct tf_buf *pkg)
 {
 	struct tf_buf out = TF_BUF_INIT, q = TF_BUF_INIT;
 	const char *forms[3];
 	size_t i, n = 0;
-	enum tf_plan_shipped ret = TF_PLAN_NOT_SHIPPED;
+	enum tf_provision_shipped ret = TF_PROVISION_NOT_SHIPPED;
 
 	forms[n++] = path;
 	/* dpkg's database keeps the paths the .deb had: /lib or /usr/lib. */
@@ -147,7 +150,7 @@ static enum tf_plan_shipped machine_package(const char *path,
 		forms[n++] = path + 4;
 	else if (!strncmp(path, "/lib/", 5))
 		forms[n++] = tf_xstrfmt("/usr%s", path);
-	for (i = 0; ret == TF_PLAN_NOT_SHIPPED && i < n; i++) {
+	for (i = 0; ret == TF_PROVISION_NOT_SHIPPED && i < n; i++) {
 		char *colon;
 
 		tf_buf_reset(&out);
@@ -171,12 +174,12 @@ static enum tf_plan_shipped machine_package(const char *path,
 			error("cannot ask dpkg-query about '%s', which "
 			      "owns '%s': %s",
 			      out.buf, path, q.buf);
-			ret = TF_PLAN_SHIPPED_ERROR;
+			ret = TF_PROVISION_SHIPPED_ERROR;
 			break;
 		}
 		tf_buf_reset(pkg);
 		tf_buf_addstr(pkg, q.buf);
-		ret = TF_PLAN_SHIPPED;
+		ret = TF_PROVISION_SHIPPED;
 	}
 	if (n == 2 && forms[1] != path + 4)
 		free((char *)forms[1]);
@@ -185,15 +188,16 @@ static enum tf_plan_shipped machine_package(const char *path,
 	return ret;
 }
 
-enum tf_plan_shipped tf_plan_file_package(const struct tf_plan *p,
-					  const char *path, struct tf_buf *pkg)
+enum tf_provision_shipped tf_provision_file_package(const struct tf_plan *p,
+						    const char *path,
+						    struct tf_buf *pkg)
 {
 	char root[PATH_MAX], file[PATH_MAX];
 	size_t len;
 
 	if (!realpath(path, file)) {
 		error_errno("cannot resolve '%s'", path);
-		return TF_PLAN_SHIPPED_ERROR;
+		return TF_PROVISION_SHIPPED_ERROR;
 	}
 	if (p->sysroot && realpath(p->sysroot, root)) {
 		len = strlen(root);

@@ -1,10 +1,11 @@
-#ifndef TF_PLAN_WRITE_H
-#define TF_PLAN_WRITE_H
+#ifndef TF_WRITEOUT_H
+#define TF_WRITEOUT_H
 
 /*
- * The files a plan writes (tool files, compiler wrappers) are rewritten
- * only when their content changes, so their mtimes stay put and builds
- * that watch them do not rerun for nothing.
+ * The files provisioning writes into a build tree (tool files, compiler
+ * wrappers) are rewritten only when their content changes, so their
+ * mtimes stay put and builds that watch them do not rerun for nothing.
+ * Private to provision/.
  */
 
 #include <stddef.h>
