@@ -63,7 +63,8 @@ static int lock_plan(struct tf_session *s, const struct tf_args *a,
 		     struct tf_plan *p, const struct tf_index_pins *old,
 		     struct tf_index_pins *pins)
 {
-	struct tf_index_opts io = { NULL, a->index_url, &s->fetch };
+	struct tf_index_opts io = { .index_url = a->index_url,
+				    .fetch = &s->fetch };
 	struct tf_compat_target t = { 0 };
 	struct tf_buf path = TF_BUF_INIT;
 	size_t i;

@@ -68,7 +68,7 @@ int tf_index_pins_read(const char *path, struct tf_index_pins *pins)
 				    path, i + 1);
 			break;
 		}
-		tf_index_pins_set(pins, t, r, f, s);
+		tf_index_pins_set(pins, t, r, f, s)->nth = i + 1;
 	}
 	json_decref(root);
 	return ret;
@@ -128,9 +128,10 @@ static void pin_free(struct tf_index_pin *p)
 	free(p->sha256);
 }
 
-void tf_index_pins_set(struct tf_index_pins *pins, const char *target,
-		       const char *requirement, const char *file,
-		       const char *sha256)
+struct tf_index_pin *tf_index_pins_set(struct tf_index_pins *pins,
+				       const char *target,
+				       const char *requirement,
+				       const char *file, const char *sha256)
 {
 	struct tf_index_pin *p = tf_index_pins_find(pins, target, requirement);
 
@@ -148,6 +149,8 @@ void tf_index_pins_set(struct tf_index_pins *pins, const char *target,
 	p->requirement = tf_strdup(requirement);
 	p->file = tf_strdup(file);
 	p->sha256 = tf_strdup(sha256);
+	p->nth = 0;
+	return p;
 }
 
 void tf_index_pins_remove(struct tf_index_pins *pins, size_t i)

@@ -166,9 +166,13 @@ out:
 	return ret;
 }
 
-/* The wheel pip gave must be the release asked for, fit for t. */
+/*
+ * The wheel's file name (what pip gave, or what the pin names: `what`
+ * says which) must be the release asked for, fit for t.
+ */
 static int check_file(const struct tf_compat_target *t, const char *label,
-		      const char *file, const char *name, const char *version)
+		      const char *what, const char *file, const char *name,
+		      const char *version)
 {
 	struct tf_buf n = TF_BUF_INIT, v = TF_BUF_INIT, a = TF_BUF_INIT,
 		      b = TF_BUF_INIT, why = TF_BUF_INIT;
@@ -177,22 +181,22 @@ static int check_file(const struct tf_compat_target *t, const char *label,
 
 	if (tf_compat_split(file, &n, &v, &tags, &why) ||
 	    tf_compat_rank(t, file, &why) < 0) {
-		error("%s: the index gave '%s': %s", label, file, why.buf);
+		error("%s: %s '%s': %s", label, what, file, why.buf);
 		goto out;
 	}
 	tf_pyname_normalize(n.buf, &a);
 	tf_pyname_normalize(name, &b);
 	if (strcmp(a.buf, b.buf)) {
-		error("%s: the index gave '%s', a wheel of '%s'", label, file,
-		      n.buf);
+		error("%s: %s '%s', a wheel of '%s', not '%s'", label, what,
+		      file, n.buf, name);
 		goto out;
 	}
 	tf_buf_reset(&a);
 	tf_buf_reset(&b);
 	if (tf_pep440_normalize(v.buf, &a) ||
 	    tf_pep440_normalize(version, &b) || strcmp(a.buf, b.buf)) {
-		error("%s: the index gave '%s', version %s", label, file,
-		      v.buf);
+		error("%s: %s '%s', version %s, not %s", label, what, file,
+		      v.buf, version);
 		goto out;
 	}
 	ret = 0;
@@ -206,21 +210,45 @@ out:
 	return ret;
 }
 
+/*
+ * Where a pin stands, for the checks of what it names: its place in
+ * the lock file when it was read from one, then the usual label.
+ */
+static void pin_where(const struct tf_index_opts *o,
+		      const struct tf_index_pin *pin, const char *label,
+		      struct tf_buf *out)
+{
+	if (o->lock && pin->nth)
+		tf_buf_addf(out, "%s: pin %zu: ", o->lock, pin->nth);
+	tf_buf_addstr(out, label);
+}
+
 int tf_index_get(const struct tf_index_opts *o,
 		 const struct tf_compat_target *t, const char *name,
 		 const char *version, struct tf_index_pin *pin,
 		 struct tf_buf *path)
 {
 	struct tf_buf label = TF_BUF_INIT, tmpdir = TF_BUF_INIT,
-		      dir = TF_BUF_INIT, file = TF_BUF_INIT, got = TF_BUF_INIT;
+		      dir = TF_BUF_INIT, file = TF_BUF_INIT, got = TF_BUF_INIT,
+		      where = TF_BUF_INIT, what = TF_BUF_INIT;
 	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t start = path->len;
 	int ret = -1, hit = 0;
 
 	tf_buf_setf(&label, "target %s: wheel '%s'", t->arch, pin->requirement);
+	pin_where(o, pin, label.buf, &where);
+	/* The pin's own name first: the bytes are checked once got. */
+	if (pin->file &&
+	    check_file(t, where.buf, "the pin names", pin->file, name, version))
+		goto out;
 	if (pin->sha256)
 		hit = tf_fetch_cached(o->fetch, label.buf, pin->sha256, path);
 	if (hit) {
-		ret = hit > 0 ? 0 : -1;
+		tf_buf_setf(&what, "%s: the cached '%s' (sha256 %s)", where.buf,
+			    pin->file, pin->sha256);
+		if (hit > 0 && !tf_index_wheel_is(path->buf + start, what.buf,
+						  name, version))
+			ret = 0;
 		goto out;
 	}
 	if (o->fetch->offline) {
@@ -234,7 +262,7 @@ int tf_index_get(const struct tf_index_opts *o,
 		goto out;
 	if (run_pip(o, t, label.buf, pin->requirement, pin->sha256, pin->file,
 		    dir.buf, &file) ||
-	    check_file(t, label.buf, file.buf, name, version))
+	    check_file(t, label.buf, "the index gave", file.buf, name, version))
 		goto out;
 	if (pin->file && strcmp(file.buf, pin->file)) {
 		error("%s: the index gave '%s', but '%s' is pinned (tfbuild "
@@ -243,7 +271,9 @@ int tf_index_get(const struct tf_index_opts *o,
 		goto out;
 	}
 	tf_path_join(&got, dir.buf, file.buf);
-	if (tf_fetch_adopt(o->fetch, label.buf, got.buf, file.buf, pin->sha256,
+	tf_buf_setf(&what, "%s: the index's '%s'", where.buf, file.buf);
+	if (tf_index_wheel_is(got.buf, what.buf, name, version) ||
+	    tf_fetch_adopt(o->fetch, label.buf, got.buf, file.buf, pin->sha256,
 			   hex, path))
 		goto out;
 	if (!pin->sha256) {
@@ -262,5 +292,7 @@ out:
 	tf_buf_release(&dir);
 	tf_buf_release(&file);
 	tf_buf_release(&got);
+	tf_buf_release(&where);
+	tf_buf_release(&what);
 	return ret;
 }

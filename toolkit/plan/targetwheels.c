@@ -153,7 +153,8 @@ enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 		if (pin)
 			tf_index_pins_set(&p->wheel_pins, pin->target,
 					  pin->requirement, pin->file,
-					  pin->sha256);
+					  pin->sha256)
+				->nth = pin->nth;
 		else if (!o->unpinned)
 			tf_error_at(&w->req.pos,
 				    "target wheel '%s' has no pin for target "
@@ -173,9 +174,9 @@ enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 
 int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 {
-	struct tf_index_opts io = { NULL, NULL, fo };
+	struct tf_index_opts io = { .fetch = fo };
 	struct tf_compat_target t;
-	struct tf_buf path = TF_BUF_INIT;
+	struct tf_buf path = TF_BUF_INIT, shown = TF_BUF_INIT;
 	size_t i, j;
 	int ret = 0;
 
@@ -183,6 +184,8 @@ int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 		return 0;
 	if (tf_plan_compat_target(p, &t))
 		return -1;
+	lock_shown(p->recipe, &shown);
+	io.lock = shown.buf;
 	tf_strvec_release(&p->wheel_paths);
 	for (i = 0; !ret && i < p->wheel_pins.nr; i++) {
 		struct tf_index_pin *pin = &p->wheel_pins.v[i];
@@ -200,6 +203,7 @@ int tf_plan_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo)
 			tf_strvec_push(&p->wheel_paths, path.buf);
 	}
 	tf_buf_release(&path);
+	tf_buf_release(&shown);
 	return ret;
 }
 
