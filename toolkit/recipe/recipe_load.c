@@ -224,7 +224,7 @@ int tf_recipe_load(const char *path, struct tf_recipe *r)
 	tf_path_dirname(&dir, abs.buf);
 	r->dir = tf_arena_strdup(r, dir.buf);
 	text.cap = RECIPE_MAX_BYTES;
-	ret = tf_read_file(path, &text);
+	ret = tf_recipe_read_regular(path, &text);
 	if (ret)
 		goto out;
 	{
