@@ -8,6 +8,7 @@
  */
 #include "index.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,30 @@ static const char *pip_python(const struct tf_index_opts *o)
 	if (o->python && *o->python)
 		return o->python;
 	return env && *env ? env : "python3";
+}
+
+/*
+ * How long one pip run may take, in seconds: $TFBUILD_PIP_MAX_TIME, else
+ * an hour, as one download (fetch.h's TF_FETCH_MAX_TIME). pip's own
+ * --timeout bounds each socket read only, so an index that drips a byte
+ * a second would keep it going for ever. 0, or -1 after naming a value
+ * that is not a positive number of seconds.
+ */
+static int pip_max_time(long *out)
+{
+	const char *v = getenv("TFBUILD_PIP_MAX_TIME");
+	char *end;
+
+	*out = TF_FETCH_MAX_TIME;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (errno || *end || *out <= 0)
+		return error("TFBUILD_PIP_MAX_TIME: invalid time '%s' (a "
+			     "positive number of seconds)",
+			     v);
+	return 0;
 }
 
 /* The last lines of pip's output, where it says what went wrong, on
@@ -97,6 +122,29 @@ static void pip_argv(const struct tf_index_opts *o,
 	tf_strvec_release(&abis);
 }
 
+/* The one wheel pip wrote to dir, named in file; 0 or -1. */
+static int one_wheel(const char *label, const char *dir, struct tf_buf *file)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	size_t i, wheels = 0;
+
+	if (tf_list_dir(dir, &names))
+		return -1;
+	for (i = 0; i < names.nr; i++) {
+		size_t n = strlen(names.v[i]);
+
+		if (n > 4 && !strcmp(names.v[i] + n - 4, ".whl")) {
+			wheels++;
+			tf_buf_setf(file, "%s", names.v[i]);
+		}
+	}
+	tf_strvec_release(&names);
+	if (wheels != 1)
+		return error("%s: pip download gave %zu wheels, not one", label,
+			     wheels);
+	return 0;
+}
+
 /* Run pip; the one wheel it wrote to dir is named in file. */
 static int run_pip(const struct tf_index_opts *o,
 		   const struct tf_compat_target *t, const char *label,
@@ -107,9 +155,8 @@ static int run_pip(const struct tf_index_opts *o,
 	struct tf_run r = TF_RUN_INIT;
 	struct tf_buf out = TF_BUF_INIT, reqs = TF_BUF_INIT, text = TF_BUF_INIT,
 		      msg = TF_BUF_INIT;
-	struct tf_strvec names = TF_STRVEC_INIT;
-	size_t i, wheels = 0;
-	int status, ret = -1;
+	long max_time;
+	int status, late = 0, ret = -1;
 
 	pip_argv(o, t, dir, &r.argv);
 	if (sha256) {
@@ -124,8 +171,20 @@ static int run_pip(const struct tf_index_opts *o,
 	} else {
 		tf_strvec_push(&r.argv, req);
 	}
+	if (pip_max_time(&max_time))
+		goto out;
 	info("%s: downloading with pip", label);
-	status = tf_run_capture(&r, &out, 1 << 20);
+	verbose("%s: pip may take %ld s (TFBUILD_PIP_MAX_TIME)", label,
+		max_time);
+	status = tf_run_capture_within(&r, &out, 1 << 20, max_time, &late);
+	if (late) {
+		tf_buf_reset(&text);
+		tail(out.buf, 4, &text);
+		error("%s: pip download did not finish within %ld seconds and "
+		      "was stopped (TFBUILD_PIP_MAX_TIME)%s%s",
+		      label, max_time, text.len ? ": " : "", text.buf);
+		goto out;
+	}
 	if (status && sha256 && !hash_refused(out.buf, got)) {
 		error("%s: the index's '%s' has sha256 %s, but %s is pinned; "
 		      "refused",
@@ -140,25 +199,9 @@ static int run_pip(const struct tf_index_opts *o,
 		      text.buf);
 		goto out;
 	}
-	if (tf_list_dir(dir, &names))
-		goto out;
-	for (i = 0; i < names.nr; i++) {
-		size_t n = strlen(names.v[i]);
-
-		if (n > 4 && !strcmp(names.v[i] + n - 4, ".whl")) {
-			wheels++;
-			tf_buf_setf(file, "%s", names.v[i]);
-		}
-	}
-	if (wheels != 1) {
-		error("%s: pip download gave %zu wheels, not one", label,
-		      wheels);
-		goto out;
-	}
-	ret = 0;
+	ret = one_wheel(label, dir, file);
 out:
 	tf_run_release(&r);
-	tf_strvec_release(&names);
 	tf_buf_release(&out);
 	tf_buf_release(&reqs);
 	tf_buf_release(&text);
