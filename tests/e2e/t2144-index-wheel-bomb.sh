@@ -5,7 +5,8 @@
 # It is refused at its header, quickly, naming the wheel, the member and
 # the limit, and leaves no site and no temporary directory behind. A
 # smaller bomb shows the limit is what refuses it: within the 256 MiB
-# floor it unpacks, with the floor lowered it is refused.
+# floor it unpacks, with the floor lowered it is refused. A member whose
+# headers claim 1000 bytes is charged for the bytes it really gives.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL TFBUILD_PIP_PYTHON \
@@ -57,9 +58,31 @@ steps:
 EOF
 	"$TFBUILD" lock "$1/r.yaml" >/dev/null 2>&1
 }
+# liar: a wheel whose member liar/zeros, 64 MiB of zeros, says 1000
+# bytes in its local header and in the central directory.
+liar() {
+	"$PYTHON" - <<'EOF_PY'
+import struct, zipfile
+info = "liar-1.0.dist-info"
+p = "idx/liar-1.0-py3-none-any.whl"
+with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: liar\nVersion: 1.0\n")
+    z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("liar/zeros", bytes(64 << 20))
+b = bytearray(open(p, "rb").read())
+for sig, size_at, len_at, name_at in ((b"PK\x03\x04", 22, 26, 30), (b"PK\x01\x02", 24, 28, 46)):
+    i = b.find(sig)
+    while i >= 0:
+        n = struct.unpack_from("<H", b, i + len_at)[0]
+        if b[i + name_at:i + name_at + n] == b"liar/zeros":
+            struct.pack_into("<I", b, i + size_at, 1000)
+        i = b.find(sig, i + 4)
+open(p, "wb").write(bytes(b))
+EOF_PY
+}
 sites() { ls -a home/.cache/tfbuild/target-sites 2>/dev/null | grep -v '^\.\.\?$'; }
 
-mkdir idx && bomb bigbomb 4096 && bomb smallbomb 64 || exit 1
+mkdir idx && bomb bigbomb 4096 && bomb smallbomb 64 && liar || exit 1
 
 expect_success 'the 4 GiB bomb is 4 MiB, and a real zip of 4 GiB' '
 	test $(wc -c <idx/bigbomb-1.0-py3-none-any.whl) -lt $((5 << 20)) &&
@@ -104,6 +127,18 @@ expect_success 'with the floor lowered, the 64 MiB bomb is refused' '
 expect_success 'TFBUILD_EXTRACT_MAX_ENTRIES bounds a wheel'"$SQ"'s members' '
 	expect_code 5 env TFBUILD_EXTRACT_MAX_ENTRIES=2 "$TFBUILD" recipe smallbomb/r.yaml >log 2>err &&
 	grep -qF "tfbuild: wheel ${SQ}smallbomb-1.0-py3-none-any.whl${SQ}: more than 2 members (TFBUILD_EXTRACT_MAX_ENTRIES); refused" err &&
+	test -z "$(sites)"
+'
+
+expect_success 'a member whose headers claim 1000 bytes is charged for the bytes it gives' '
+	"$PYTHON" -c "
+import zipfile
+print(zipfile.ZipFile(\"idx/liar-1.0-py3-none-any.whl\").getinfo(\"liar/zeros\").file_size)" >size &&
+	echo 1000 >expect && compare expect size &&
+	recipe liar &&
+	expect_code 5 env TFBUILD_EXTRACT_MIN_BYTES=1M "$TFBUILD" recipe liar/r.yaml >log 2>err &&
+	size=$(wc -c <idx/liar-1.0-py3-none-any.whl) &&
+	grep -qxF "tfbuild: wheel ${SQ}liar-1.0-py3-none-any.whl${SQ}: member ${SQ}liar/zeros${SQ}: unpacking it would exceed the limit of $((size * 100)) bytes (TFBUILD_EXTRACT_MAX_RATIO times the archive${SQ}s $size bytes: TFBUILD_EXTRACT_MAX_RATIO, TFBUILD_EXTRACT_MIN_BYTES); refused" err &&
 	test -z "$(sites)"
 '
 
