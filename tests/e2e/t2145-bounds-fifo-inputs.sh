@@ -2,7 +2,7 @@
 # A recipe and its lock file are read only if they are regular files,
 # and that is looked at before any read (issue 35 item 6): a FIFO used
 # to hang `lock` and `recipe` (as the lock file) and every command (as
-# the recipe), in open(2), for ever. Each is refused within a second,
+# the recipe or a --toolchain file), in open(2), for ever. Each is refused within a second,
 # naming the file and what it is, and nothing blocks on the FIFO (no
 # writer ever opens it).
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -35,8 +35,14 @@ expect_success 'a FIFO lock file is refused by lock and recipe, within a second'
 	done
 '
 
+expect_success 'a FIFO --toolchain file is refused the same way' '
+	rm r.lock.json && mkfifo tc.yaml &&
+	expect_code 3 timeout 5 "$TFBUILD" explain --toolchain tc.yaml r.yaml 2>err &&
+	grep -qx "tfbuild: ${SQ}tc.yaml${SQ} is not a regular file (a FIFO)" err
+'
+
 expect_success 'a directory as the lock file is named as one' '
-	rm r.lock.json && mkdir r.lock.json &&
+	mkdir r.lock.json &&
 	expect_code 3 timeout 5 "$TFBUILD" lock r.yaml 2>err &&
 	grep -qx "tfbuild: $TRASH/r.lock.json: not a regular file (a directory); a lock file is JSON in a regular file" err
 '
