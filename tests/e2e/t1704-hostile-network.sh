@@ -71,7 +71,7 @@ expect_success 'a redirect to file:// is refused' '
 expect_success 'a 1-byte-per-second drip ends by the low-speed limit' '
 	start=$(date +%s) &&
 	TFBUILD_FETCH_RETRY_DELAY_MS=10 fault drip "$HTTP_URL/drip/x" 4 \
-		"source '"'"'s'"'"': $U/drip/x: Operation too slow\\. Less than 1024 bytes/sec transferred the last 2 seconds \\(after 4 attempts\\)" &&
+		"source '"'"'s'"'"': $U/drip/x: Operation too slow\\. Less than 4096 bytes/sec transferred the last 2 seconds \\(after 4 attempts\\)" &&
 	test $(($(date +%s) - start)) -lt 40
 '
 expect_success 'TLS with an untrusted certificate is refused, naming the URL' '

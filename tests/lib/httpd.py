@@ -22,6 +22,8 @@ and the counters below are kept per prefix and full request path:
   /norange/<rest>        ignore Range: always 200 and the whole file
   /slow/<rest>           send in 4 KiB pieces, 10 ms apart
   /drip/<rest>           send one byte a second, forever (low-speed limits)
+  /rate/<n>/<rest>       send n bytes a second, for ten minutes (a drip
+                         above a low-speed limit)
   /loop/<n>              302 to /loop/<n+1>, without end
 
 --tls CERT KEY serves HTTPS instead (a self-signed certificate: the
@@ -104,6 +106,8 @@ class Handler(BaseHTTPRequestHandler):
                                    [("Location", "/loop/%d" % (int(parts[1]) + 1))])
             if head == "drip":
                 return self.drip()
+            if head == "rate" and len(parts) > 2:
+                return self.drip(int(parts[1]))
             if head == "status" and len(parts) > 2:
                 return self.simple(int(parts[1]), b"status %s\n" %
                                    parts[1].encode())
@@ -121,14 +125,14 @@ class Handler(BaseHTTPRequestHandler):
                 break
         self.serve_file("/".join(parts), mode)
 
-    def drip(self):
+    def drip(self, rate=1):
         self.send_response(200)
         self.send_header("Content-Length", str(1 << 30))
         self.end_headers()
         self.log_line(200)
         try:
             for _ in range(600):
-                self.wfile.write(b"x")
+                self.wfile.write(b"x" * rate)
                 self.wfile.flush()
                 time.sleep(1)
         except (BrokenPipeError, ConnectionResetError):

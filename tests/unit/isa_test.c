@@ -105,7 +105,9 @@ static void test_levels(void)
 static void test_record(void)
 {
 	const char *globs[] = { "pkg/*.so", "pkg/lib/libm1.so" };
-	struct tf_isa_policy p = { globs, 2, "x86-64-v2", 0, 0, NULL },
+	struct tf_isa_policy p = { .dispatch = globs,
+				   .nr_dispatch = 2,
+				   .minimum = "x86-64-v2" },
 			     q = TF_ISA_POLICY_INIT;
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT;
 	const char **store = NULL;

@@ -209,9 +209,9 @@ struct tf_isa_usage {
 	unsigned long long used; /* features (1 << TF_ISA_*) found */
 };
 
-#define TF_ISA_POLICY_INIT                   \
-	{                                    \
-		NULL, 0, NULL, 0, 0, NULL, 0 \
+#define TF_ISA_POLICY_INIT       \
+	{                        \
+		.dispatch = NULL \
 	}
 
 /* The name of the record inside NAME-VERSION.dist-info/. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "buf.h"
 #include "log.h"
 
 /* A disk of a laptop survives it; LLVM's 2 GiB tree fits 8 times over. */
@@ -96,4 +97,37 @@ int tf_limit_get(const struct tf_limit *l, uint64_t *out)
 			"%s: invalid limit '%s' (a number with an optional K, M, G or T suffix)",
 			l->env, v);
 	return 0;
+}
+
+int tf_limit_extract_get(uint64_t archive_size, struct tf_limit_extract *e)
+{
+	uint64_t ratio, floor, cap;
+
+	*e = (struct tf_limit_extract){ .archive = archive_size };
+	if (tf_limit_get(&TF_LIMIT_EXTRACT_BYTES, &e->max_bytes) < 0 ||
+	    tf_limit_get(&TF_LIMIT_EXTRACT_ENTRIES, &e->max_entries) < 0 ||
+	    tf_limit_get(&TF_LIMIT_EXTRACT_RATIO, &ratio) < 0 ||
+	    tf_limit_get(&TF_LIMIT_EXTRACT_FLOOR, &floor) < 0)
+		return -1;
+	cap = ratio && archive_size > UINT64_MAX / ratio ? UINT64_MAX
+							 : archive_size * ratio;
+	if (cap < floor)
+		cap = floor;
+	if (ratio && cap < e->max_bytes) {
+		e->max_bytes = cap;
+		e->by_ratio = 1;
+	}
+	return 0;
+}
+
+void tf_limit_extract_why(const struct tf_limit_extract *e, struct tf_buf *out)
+{
+	if (e->by_ratio)
+		tf_buf_addf(out, "%s times the archive's %llu bytes: %s, %s",
+			    TF_LIMIT_EXTRACT_RATIO.env,
+			    (unsigned long long)e->archive,
+			    TF_LIMIT_EXTRACT_RATIO.env,
+			    TF_LIMIT_EXTRACT_FLOOR.env);
+	else
+		tf_buf_addstr(out, TF_LIMIT_EXTRACT_BYTES.env);
 }

@@ -3,6 +3,8 @@
 
 #include <stdint.h>
 
+struct tf_buf;
+
 /*
  * Limits on what untrusted input may cost: documented defaults, each
  * changed by an environment variable (docs/security.md#limits). A value
@@ -40,6 +42,28 @@ extern const struct tf_limit TF_LIMIT_STEP_LOG;
  * Returns 0, or -1 after naming the variable and its bad value.
  */
 int tf_limit_get(const struct tf_limit *l, uint64_t *out);
+
+/*
+ * What one archive of archive_size bytes may extract to: the smaller of
+ * TF_LIMIT_EXTRACT_BYTES and TF_LIMIT_EXTRACT_RATIO times its size
+ * (TF_LIMIT_EXTRACT_FLOOR at least), so a bomb stops long before the
+ * disk is full. The same for source archives and target wheels.
+ */
+struct tf_limit_extract {
+	uint64_t max_bytes;   /* bytes all its members may come to */
+	uint64_t max_entries; /* TF_LIMIT_EXTRACT_ENTRIES */
+	uint64_t archive;     /* the archive's own size */
+	int by_ratio;         /* 1: max_bytes is the ratio's */
+};
+
+/* Fill e for an archive of archive_size bytes; 0, or -1 after reporting. */
+int tf_limit_extract_get(uint64_t archive_size, struct tf_limit_extract *e);
+/*
+ * Why e->max_bytes is what it is, for "... exceed the limit of N bytes
+ * (WHY)": the variable, or the ratio, the archive's size and both
+ * variables. Appended to out.
+ */
+void tf_limit_extract_why(const struct tf_limit_extract *e, struct tf_buf *out);
 
 /* Parse "16M" style sizes; 0 or -1 (nothing printed). For unit tests. */
 int tf_limit_parse(const char *s, uint64_t *out);

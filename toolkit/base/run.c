@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -375,15 +376,89 @@ int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which)
 	return WEXITSTATUS(status);
 }
 
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Grace between SIGTERM and SIGKILL for a child past its time. */
+#define STOP_GRACE_MS 2000
+
+/*
+ * Stop a child past its time as a step past its limit is stopped: its
+ * group gets SIGTERM, then, after the grace or once the child is gone,
+ * SIGKILL for whatever of the group is left.
+ */
+static void stop_group(pid_t pid)
+{
+	long long until = mono_ms() + STOP_GRACE_MS;
+	struct timespec tick = { 0, 50 * 1000000L };
+
+	kill(-pid, SIGTERM);
+	for (;;) {
+		siginfo_t info;
+
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PID, (id_t)pid, &info,
+			   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    info.si_pid == pid)
+			break;
+		if (mono_ms() >= until)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	kill(-pid, SIGKILL);
+}
+
+/* Read the child's output until it closes it or deadline_ms passes. */
+static int read_until(int fd, struct tf_buf *out, size_t cap,
+		      long long deadline_ms)
+{
+	char chunk[4096];
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		long long left = deadline_ms ? deadline_ms - mono_ms() : -1;
+
+		if (deadline_ms && left <= 0)
+			return 1;
+		if (poll(&p, 1,
+			 left < 0       ? -1
+			 : left > 60000 ? 60000
+					: (int)left) <= 0)
+			continue;
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (out->len < cap)
+			tf_buf_add(out, chunk,
+				   (size_t)n < cap - out->len ? (size_t)n
+							      : cap - out->len);
+	}
+}
+
 int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 {
+	return tf_run_capture_within(r, out, cap, 0, NULL);
+}
+
+int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
+			  long seconds, int *timed_out)
+{
 	struct tf_strvec merged = TF_STRVEC_INIT;
-	char chunk[4096];
+	long long deadline = seconds > 0 ? mono_ms() + seconds * 1000LL : 0;
 	char **envp;
-	int fds[2];
-	ssize_t n;
+	int fds[2], late;
 	sigset_t mask;
 
+	if (timed_out)
+		*timed_out = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return error_errno("cannot create a pipe");
 	envp = child_env(r, &merged);
@@ -420,15 +495,11 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap)
 	tf_signals_restore(&mask);
 	close(fds[1]);
 	tf_strvec_release(&merged);
-	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (out->len < cap)
-			tf_buf_add(out, chunk,
-				   (size_t)n < cap - out->len ? (size_t)n
-							      : cap - out->len);
+	late = read_until(fds[0], out, cap, deadline);
+	if (late) {
+		stop_group(r->pid);
+		if (timed_out)
+			*timed_out = 1;
 	}
 	close(fds[0]);
 	return tf_run_wait(r);

@@ -63,6 +63,14 @@ int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which);
  */
 int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap);
 /*
+ * tf_run_capture within a time bound: past `seconds` (0: none) the
+ * child's group is stopped as a step past its limit is (SIGTERM, then
+ * SIGKILL after a grace of 2 s), *timed_out (if not NULL) is set to 1,
+ * and its status is returned as tf_run_wait gives it (128 + the signal).
+ */
+int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
+			  long seconds, int *timed_out);
+/*
  * Send sig to a started child's whole process group (own_group set):
  * the command, what it started in the background, an emulator. 0 or -1.
  */

@@ -18,7 +18,8 @@ const char tf_usage_lock[] =
 	"requirement changed or --upgrade is given; a pin whose requirement\n"
 	"left the recipe is dropped. The index is the one pip is configured\n"
 	"for (PIP_INDEX_URL, pip.conf), or --index-url; the Python that runs\n"
-	"pip is $TFBUILD_PIP_PYTHON, else python3 in the fixed PATH.\n"
+	"pip is $TFBUILD_PIP_PYTHON, else python3 in the fixed PATH; each\n"
+	"run of pip is stopped after $TFBUILD_PIP_MAX_TIME seconds (3600).\n"
 	"Prints one line per pin: TARGET REQUIREMENT: pinned|kept FILE.\n";
 
 const struct tf_opt tf_opts_lock[] = {
@@ -64,7 +65,8 @@ static int lock_plan(struct tf_session *s, const struct tf_args *a,
 		     struct tf_plan *p, const struct tf_index_pins *old,
 		     struct tf_index_pins *pins)
 {
-	struct tf_index_opts io = { NULL, a->index_url, &s->fetch };
+	struct tf_index_opts io = { .index_url = a->index_url,
+				    .fetch = &s->fetch };
 	struct tf_compat_target t = { 0 };
 	struct tf_buf path = TF_BUF_INIT;
 	size_t i;

@@ -51,7 +51,14 @@
 #endif
 
 #define MAX_REDIRS 10L
-#define LOW_SPEED_BYTES 1024L /* per second, for opts->low_speed_time */
+/*
+ * The slowest a download may be, bytes per second, for as long as
+ * opts->low_speed_time says (60 s): an attempt under it ends (and is
+ * retried, resuming). Above 2 KiB/s, so an endless drip at that rate
+ * fails in minutes (4 attempts of 60 s), not at TF_FETCH_MAX_TIME.
+ */
+#define LOW_SPEED_BYTES 4096L
+#define LOW_SPEED_TIME 60L
 
 /*
  * The fetch timings a pipeline (or a test) may change without a
@@ -180,7 +187,10 @@ static CURL *new_handle(const struct tf_fetch_opts *o, const char *url,
 	long connect = o->connect_timeout > 0 ? o->connect_timeout : 30;
 	long slow = o->low_speed_time > 0
 			    ? o->low_speed_time
-			    : env_seconds("TFBUILD_FETCH_LOW_SPEED_TIME", 60);
+			    : env_seconds("TFBUILD_FETCH_LOW_SPEED_TIME",
+					  LOW_SPEED_TIME),
+	     rate = env_seconds("TFBUILD_FETCH_LOW_SPEED_LIMIT",
+				LOW_SPEED_BYTES);
 	CURL *c;
 
 	if (global_init() < 0)
@@ -200,9 +210,7 @@ static CURL *new_handle(const struct tf_fetch_opts *o, const char *url,
 	    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L) ||
 	    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L) ||
 	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect) ||
-	    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
-			     env_seconds("TFBUILD_FETCH_LOW_SPEED_LIMIT",
-					 LOW_SPEED_BYTES)) ||
+	    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, rate) ||
 	    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, slow) ||
 	    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) ||
 	    curl_easy_setopt(c, CURLOPT_USERAGENT, "tfbuild/" TF_VERSION) ||
@@ -213,6 +221,10 @@ static CURL *new_handle(const struct tf_fetch_opts *o, const char *url,
 		curl_easy_cleanup(c);
 		return NULL;
 	}
+	verbose("%s: bounds: at least %ld bytes/s over %ld s "
+		"(TFBUILD_FETCH_LOW_SPEED_LIMIT, _TIME), %ld s in all "
+		"(TFBUILD_FETCH_MAX_TIME)",
+		x->subject, rate, slow, x->max_time);
 	return c;
 }
 

@@ -33,7 +33,7 @@ struct tf_fetch_opts {
 	const char *cache_dir; /* borrowed; created if missing */
 	int offline;           /* 1: never touch the network, cache only */
 	long connect_timeout;  /* seconds to connect, 0 for the default (30) */
-	long low_speed_time;   /* abort if under 1 KiB/s this long (s), 0: 60 */
+	long low_speed_time;   /* abort if under 4 KiB/s this long (s), 0: 60 */
 	int retries;           /* extra tries per URL on transient errors;
 				    -1 for the default (3) */
 	long retry_delay_ms;   /* first backoff delay, doubled each retry;

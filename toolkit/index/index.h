@@ -22,6 +22,8 @@ struct tf_index_pin {
 	char *requirement; /* owned: "NAME==VERSION" as the recipe writes it */
 	char *file;        /* owned: the wheel's file name */
 	char *sha256;      /* owned: its digest, 64 lowercase hex digits */
+	size_t nth;        /* its place in the lock file it was read from
+			      (1 for the first), for messages; 0: none */
 };
 
 struct tf_index_pins {
@@ -50,10 +52,14 @@ int tf_index_pins_write(const char *path, struct tf_index_pins *pins);
 struct tf_index_pin *tf_index_pins_find(const struct tf_index_pins *pins,
 					const char *target,
 					const char *requirement);
-/* Add a pin (copies every string); an existing one is replaced. */
-void tf_index_pins_set(struct tf_index_pins *pins, const char *target,
-		       const char *requirement, const char *file,
-		       const char *sha256);
+/*
+ * Add a pin (copies every string; nth 0); an existing one is replaced.
+ * Returns it, borrowed until pins change.
+ */
+struct tf_index_pin *tf_index_pins_set(struct tf_index_pins *pins,
+				       const char *target,
+				       const char *requirement,
+				       const char *file, const char *sha256);
 /* Remove pins[i], keeping the order. */
 void tf_index_pins_remove(struct tf_index_pins *pins, size_t i);
 void tf_index_pins_release(struct tf_index_pins *pins);
@@ -66,6 +72,8 @@ struct tf_index_opts {
 	const char *index_url; /* --index-url for pip, or NULL: pip's own
 				  configuration decides */
 	const struct tf_fetch_opts *fetch; /* the download cache, --offline */
+	const char *lock; /* the lock file the pins came from, as the user
+			     names it, for messages; NULL: none */
 };
 
 /*
@@ -75,13 +83,24 @@ struct tf_index_opts {
  * downloads it with the hash required, and the file must have the
  * pinned name and digest (a mismatch is refused naming the file and
  * both digests). With pin->sha256 NULL, pip picks the wheel (the most
- * specific of t's tags) and pin->file and pin->sha256 are set. The
- * cached path is appended to path. 0, or -1 after reporting.
+ * specific of t's tags) and pin->file and pin->sha256 are set. Either
+ * way, hit or download, the file name and the wheel's METADATA must be
+ * NAME and VERSION (tf_index_wheel_is), else it is refused naming the
+ * pin's place in o->lock and both names. The cached path is appended
+ * to path. 0, or -1 after reporting.
  */
 int tf_index_get(const struct tf_index_opts *o,
 		 const struct tf_compat_target *t, const char *name,
 		 const char *version, struct tf_index_pin *pin,
 		 struct tf_buf *path);
+
+/*
+ * 0 if the wheel at path says, in its one NAME-VERSION.dist-info/
+ * METADATA, that it is name's version (PEP 503 and PEP 440 normalized);
+ * else -1 after reporting, label first, what it says it is.
+ */
+int tf_index_wheel_is(const char *path, const char *label, const char *name,
+		      const char *version);
 
 /* A wheel to unpack: where it is, and its file name for messages. */
 struct tf_index_wheel {

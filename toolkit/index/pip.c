@@ -8,6 +8,7 @@
  */
 #include "index.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,30 @@ static const char *pip_python(const struct tf_index_opts *o)
 	if (o->python && *o->python)
 		return o->python;
 	return env && *env ? env : "python3";
+}
+
+/*
+ * How long one pip run may take, in seconds: $TFBUILD_PIP_MAX_TIME, else
+ * an hour, as one download (fetch.h's TF_FETCH_MAX_TIME). pip's own
+ * --timeout bounds each socket read only, so an index that drips a byte
+ * a second would keep it going for ever. 0, or -1 after naming a value
+ * that is not a positive number of seconds.
+ */
+static int pip_max_time(long *out)
+{
+	const char *v = getenv("TFBUILD_PIP_MAX_TIME");
+	char *end;
+
+	*out = TF_FETCH_MAX_TIME;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (errno || *end || *out <= 0)
+		return error("TFBUILD_PIP_MAX_TIME: invalid time '%s' (a "
+			     "positive number of seconds)",
+			     v);
+	return 0;
 }
 
 /* The last lines of pip's output, where it says what went wrong, on
@@ -97,6 +122,29 @@ static void pip_argv(const struct tf_index_opts *o,
 	tf_strvec_release(&abis);
 }
 
+/* The one wheel pip wrote to dir, named in file; 0 or -1. */
+static int one_wheel(const char *label, const char *dir, struct tf_buf *file)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	size_t i, wheels = 0;
+
+	if (tf_list_dir(dir, &names))
+		return -1;
+	for (i = 0; i < names.nr; i++) {
+		size_t n = strlen(names.v[i]);
+
+		if (n > 4 && !strcmp(names.v[i] + n - 4, ".whl")) {
+			wheels++;
+			tf_buf_setf(file, "%s", names.v[i]);
+		}
+	}
+	tf_strvec_release(&names);
+	if (wheels != 1)
+		return error("%s: pip download gave %zu wheels, not one", label,
+			     wheels);
+	return 0;
+}
+
 /* Run pip; the one wheel it wrote to dir is named in file. */
 static int run_pip(const struct tf_index_opts *o,
 		   const struct tf_compat_target *t, const char *label,
@@ -107,9 +155,8 @@ static int run_pip(const struct tf_index_opts *o,
 	struct tf_run r = TF_RUN_INIT;
 	struct tf_buf out = TF_BUF_INIT, reqs = TF_BUF_INIT, text = TF_BUF_INIT,
 		      msg = TF_BUF_INIT;
-	struct tf_strvec names = TF_STRVEC_INIT;
-	size_t i, wheels = 0;
-	int status, ret = -1;
+	long max_time;
+	int status, late = 0, ret = -1;
 
 	pip_argv(o, t, dir, &r.argv);
 	if (sha256) {
@@ -124,8 +171,20 @@ static int run_pip(const struct tf_index_opts *o,
 	} else {
 		tf_strvec_push(&r.argv, req);
 	}
+	if (pip_max_time(&max_time))
+		goto out;
 	info("%s: downloading with pip", label);
-	status = tf_run_capture(&r, &out, 1 << 20);
+	verbose("%s: pip may take %ld s (TFBUILD_PIP_MAX_TIME)", label,
+		max_time);
+	status = tf_run_capture_within(&r, &out, 1 << 20, max_time, &late);
+	if (late) {
+		tf_buf_reset(&text);
+		tail(out.buf, 4, &text);
+		error("%s: pip download did not finish within %ld seconds and "
+		      "was stopped (TFBUILD_PIP_MAX_TIME)%s%s",
+		      label, max_time, text.len ? ": " : "", text.buf);
+		goto out;
+	}
 	if (status && sha256 && !hash_refused(out.buf, got)) {
 		error("%s: the index's '%s' has sha256 %s, but %s is pinned; "
 		      "refused",
@@ -140,25 +199,9 @@ static int run_pip(const struct tf_index_opts *o,
 		      text.buf);
 		goto out;
 	}
-	if (tf_list_dir(dir, &names))
-		goto out;
-	for (i = 0; i < names.nr; i++) {
-		size_t n = strlen(names.v[i]);
-
-		if (n > 4 && !strcmp(names.v[i] + n - 4, ".whl")) {
-			wheels++;
-			tf_buf_setf(file, "%s", names.v[i]);
-		}
-	}
-	if (wheels != 1) {
-		error("%s: pip download gave %zu wheels, not one", label,
-		      wheels);
-		goto out;
-	}
-	ret = 0;
+	ret = one_wheel(label, dir, file);
 out:
 	tf_run_release(&r);
-	tf_strvec_release(&names);
 	tf_buf_release(&out);
 	tf_buf_release(&reqs);
 	tf_buf_release(&text);
@@ -166,9 +209,13 @@ out:
 	return ret;
 }
 
-/* The wheel pip gave must be the release asked for, fit for t. */
+/*
+ * The wheel's file name (what pip gave, or what the pin names: `what`
+ * says which) must be the release asked for, fit for t.
+ */
 static int check_file(const struct tf_compat_target *t, const char *label,
-		      const char *file, const char *name, const char *version)
+		      const char *what, const char *file, const char *name,
+		      const char *version)
 {
 	struct tf_buf n = TF_BUF_INIT, v = TF_BUF_INIT, a = TF_BUF_INIT,
 		      b = TF_BUF_INIT, why = TF_BUF_INIT;
@@ -177,22 +224,22 @@ static int check_file(const struct tf_compat_target *t, const char *label,
 
 	if (tf_compat_split(file, &n, &v, &tags, &why) ||
 	    tf_compat_rank(t, file, &why) < 0) {
-		error("%s: the index gave '%s': %s", label, file, why.buf);
+		error("%s: %s '%s': %s", label, what, file, why.buf);
 		goto out;
 	}
 	tf_pyname_normalize(n.buf, &a);
 	tf_pyname_normalize(name, &b);
 	if (strcmp(a.buf, b.buf)) {
-		error("%s: the index gave '%s', a wheel of '%s'", label, file,
-		      n.buf);
+		error("%s: %s '%s', a wheel of '%s', not '%s'", label, what,
+		      file, n.buf, name);
 		goto out;
 	}
 	tf_buf_reset(&a);
 	tf_buf_reset(&b);
 	if (tf_pep440_normalize(v.buf, &a) ||
 	    tf_pep440_normalize(version, &b) || strcmp(a.buf, b.buf)) {
-		error("%s: the index gave '%s', version %s", label, file,
-		      v.buf);
+		error("%s: %s '%s', version %s, not %s", label, what, file,
+		      v.buf, version);
 		goto out;
 	}
 	ret = 0;
@@ -206,21 +253,45 @@ out:
 	return ret;
 }
 
+/*
+ * Where a pin stands, for the checks of what it names: its place in
+ * the lock file when it was read from one, then the usual label.
+ */
+static void pin_where(const struct tf_index_opts *o,
+		      const struct tf_index_pin *pin, const char *label,
+		      struct tf_buf *out)
+{
+	if (o->lock && pin->nth)
+		tf_buf_addf(out, "%s: pin %zu: ", o->lock, pin->nth);
+	tf_buf_addstr(out, label);
+}
+
 int tf_index_get(const struct tf_index_opts *o,
 		 const struct tf_compat_target *t, const char *name,
 		 const char *version, struct tf_index_pin *pin,
 		 struct tf_buf *path)
 {
 	struct tf_buf label = TF_BUF_INIT, tmpdir = TF_BUF_INIT,
-		      dir = TF_BUF_INIT, file = TF_BUF_INIT, got = TF_BUF_INIT;
+		      dir = TF_BUF_INIT, file = TF_BUF_INIT, got = TF_BUF_INIT,
+		      where = TF_BUF_INIT, what = TF_BUF_INIT;
 	char hex[TF_SHA256_HEX_LEN + 1];
+	size_t start = path->len;
 	int ret = -1, hit = 0;
 
 	tf_buf_setf(&label, "target %s: wheel '%s'", t->arch, pin->requirement);
+	pin_where(o, pin, label.buf, &where);
+	/* The pin's own name first: the bytes are checked once got. */
+	if (pin->file &&
+	    check_file(t, where.buf, "the pin names", pin->file, name, version))
+		goto out;
 	if (pin->sha256)
 		hit = tf_fetch_cached(o->fetch, label.buf, pin->sha256, path);
 	if (hit) {
-		ret = hit > 0 ? 0 : -1;
+		tf_buf_setf(&what, "%s: the cached '%s' (sha256 %s)", where.buf,
+			    pin->file, pin->sha256);
+		if (hit > 0 && !tf_index_wheel_is(path->buf + start, what.buf,
+						  name, version))
+			ret = 0;
 		goto out;
 	}
 	if (o->fetch->offline) {
@@ -234,7 +305,7 @@ int tf_index_get(const struct tf_index_opts *o,
 		goto out;
 	if (run_pip(o, t, label.buf, pin->requirement, pin->sha256, pin->file,
 		    dir.buf, &file) ||
-	    check_file(t, label.buf, file.buf, name, version))
+	    check_file(t, label.buf, "the index gave", file.buf, name, version))
 		goto out;
 	if (pin->file && strcmp(file.buf, pin->file)) {
 		error("%s: the index gave '%s', but '%s' is pinned (tfbuild "
@@ -243,7 +314,9 @@ int tf_index_get(const struct tf_index_opts *o,
 		goto out;
 	}
 	tf_path_join(&got, dir.buf, file.buf);
-	if (tf_fetch_adopt(o->fetch, label.buf, got.buf, file.buf, pin->sha256,
+	tf_buf_setf(&what, "%s: the index's '%s'", where.buf, file.buf);
+	if (tf_index_wheel_is(got.buf, what.buf, name, version) ||
+	    tf_fetch_adopt(o->fetch, label.buf, got.buf, file.buf, pin->sha256,
 			   hex, path))
 		goto out;
 	if (!pin->sha256) {
@@ -262,5 +335,7 @@ out:
 	tf_buf_release(&dir);
 	tf_buf_release(&file);
 	tf_buf_release(&got);
+	tf_buf_release(&where);
+	tf_buf_release(&what);
 	return ret;
 }

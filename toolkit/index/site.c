@@ -63,9 +63,44 @@ out:
 	return ret;
 }
 
+/* What a wheel may still unpack to (limit.h), and what it has. */
+struct budget {
+	struct tf_limit_extract lim;
+	uint64_t bytes;   /* written so far */
+	uint64_t entries; /* members seen */
+};
+
+static int over_budget(const char *whl, const char *name,
+		       const struct budget *b)
+{
+	struct tf_buf why = TF_BUF_INIT;
+
+	tf_limit_extract_why(&b->lim, &why);
+	error("wheel '%s': member '%s': unpacking it would exceed the limit "
+	      "of %llu bytes (%s); refused",
+	      whl, name, (unsigned long long)b->lim.max_bytes, why.buf);
+	tf_buf_release(&why);
+	return -1;
+}
+
+/*
+ * Charge n more bytes of member name; -1 after reporting past the
+ * budget. Declared sizes are charged before a byte is written, the
+ * bytes that really come as they come (a header may lie).
+ */
+static int charge(struct budget *b, const char *whl, const char *name,
+		  uint64_t n)
+{
+	if (n > b->lim.max_bytes - b->bytes)
+		return over_budget(whl, name, b);
+	b->bytes += n;
+	return 0;
+}
+
 /* Write the current member's data to a new file at path. */
 static int write_member(struct tf_wheel_reader *r, const char *whl,
-			const char *name, const char *path, unsigned mode)
+			const char *name, const char *path, unsigned mode,
+			struct budget *b)
 {
 	static char block[1 << 16];
 	struct tf_buf dir = TF_BUF_INIT;
@@ -83,11 +118,14 @@ static int write_member(struct tf_wheel_reader *r, const char *whl,
 			    name, path);
 		goto out;
 	}
-	while ((n = tf_wheel_read(r, block, sizeof(block))) > 0)
+	while ((n = tf_wheel_read(r, block, sizeof(block))) > 0) {
+		if (charge(b, whl, name, (uint64_t)n) < 0)
+			break;
 		if (tf_write_all(fd, block, (size_t)n) < 0) {
 			error_errno("cannot write '%s'", path);
 			break;
 		}
+	}
 	if (n < 0)
 		error("wheel '%s': member '%s': %s", whl, name,
 		      tf_wheel_error(r));
@@ -101,56 +139,82 @@ out:
 	return ret;
 }
 
-static int unpack(const struct tf_index_wheel *w, const char *root)
+/* One member of wheel w into root, within the budget b. */
+static int unpack_member(struct tf_wheel_reader *r,
+			 const struct tf_index_wheel *w,
+			 const struct tf_wheel_member *m, const char *root,
+			 struct budget *b)
 {
 	struct tf_buf why = TF_BUF_INIT, rel = TF_BUF_INIT, path = TF_BUF_INIT;
-	struct tf_wheel_reader *r = tf_wheel_open(
-		w->path, TF_WHEEL_SEEKABLE | TF_WHEEL_UTF8, 1 << 16, &why);
-	const struct tf_wheel_member *m;
-	enum tf_wheel_step step;
 	int ret = 0, kind;
 
+	if (!m->name)
+		return error("wheel '%s': a member without a name", w->file);
+	if (m->type == TF_WHEEL_OTHER)
+		return error("wheel '%s': member '%s' is a link or a special "
+			     "file; refused",
+			     w->file, m->name);
+	if (++b->entries > b->lim.max_entries)
+		return error("wheel '%s': more than %llu members (%s); refused",
+			     w->file, (unsigned long long)b->lim.max_entries,
+			     TF_LIMIT_EXTRACT_ENTRIES.env);
+	if (m->type == TF_WHEEL_FILE && m->size_known &&
+	    (m->size < 0 || (uint64_t)m->size > b->lim.max_bytes - b->bytes))
+		return over_budget(w->file, m->name, b);
+	kind = site_path(m->name, &rel, &why);
+	if (kind < 0)
+		ret = error("wheel '%s': member '%s' is %s; refused", w->file,
+			    m->name, why.buf);
+	if (kind)
+		goto out;
+	tf_buf_setf(&path, "%s/%s", root, rel.buf);
+	if (m->type == TF_WHEEL_DIR)
+		ret = tf_mkdir_p(path.buf);
+	else
+		ret = write_member(r, w->file, m->name, path.buf, m->mode, b);
+out:
+	tf_buf_release(&why);
+	tf_buf_release(&rel);
+	tf_buf_release(&path);
+	return ret;
+}
+
+/*
+ * A wheel unpacks within the limits of a source archive (limit.h:
+ * bytes, ratio to its size, members): a bomb is refused at the member
+ * that would pass them, before the disk fills.
+ */
+static int unpack(const struct tf_index_wheel *w, const char *root)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	struct tf_wheel_reader *r = NULL;
+	const struct tf_wheel_member *m;
+	enum tf_wheel_step step;
+	struct budget b = { .bytes = 0 };
+	struct stat st;
+	int ret = 0;
+
+	if (stat(w->path, &st) < 0)
+		return error_errno("wheel '%s': cannot stat '%s'", w->file,
+				   w->path);
+	if (tf_limit_extract_get((uint64_t)st.st_size, &b.lim) < 0)
+		return -1;
+	r = tf_wheel_open(w->path, TF_WHEEL_SEEKABLE | TF_WHEEL_UTF8, 1 << 16,
+			  &why);
 	if (!r) {
 		ret = error("wheel '%s': cannot read the zip archive: %s",
 			    w->file, why.buf);
 		goto out;
 	}
 	while (!ret && ((step = tf_wheel_next(r, &m)) == TF_WHEEL_MEMBER ||
-			step == TF_WHEEL_WARNED)) {
-		tf_buf_reset(&rel);
-		tf_buf_reset(&why);
-		if (!m->name) {
-			ret = error("wheel '%s': a member without a name",
-				    w->file);
-			break;
-		}
-		if (m->type == TF_WHEEL_OTHER) {
-			ret = error("wheel '%s': member '%s' is a link or a "
-				    "special file; refused",
-				    w->file, m->name);
-			break;
-		}
-		kind = site_path(m->name, &rel, &why);
-		if (kind < 0)
-			ret = error("wheel '%s': member '%s' is %s; refused",
-				    w->file, m->name, why.buf);
-		if (kind)
-			continue;
-		tf_buf_setf(&path, "%s/%s", root, rel.buf);
-		if (m->type == TF_WHEEL_DIR)
-			ret = tf_mkdir_p(path.buf);
-		else
-			ret = write_member(r, w->file, m->name, path.buf,
-					   m->mode);
-	}
+			step == TF_WHEEL_WARNED))
+		ret = unpack_member(r, w, m, root, &b);
 	if (!ret && step == TF_WHEEL_ERROR)
 		ret = error("wheel '%s': cannot read the zip archive: %s",
 			    w->file, tf_wheel_error(r));
 out:
 	tf_wheel_close(r);
 	tf_buf_release(&why);
-	tf_buf_release(&rel);
-	tf_buf_release(&path);
 	return ret;
 }
 

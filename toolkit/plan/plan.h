@@ -262,6 +262,9 @@ void tf_plan_path_spellings(const char *path, struct tf_strvec *out);
  * <recipe dir>/<recipe file minus .yaml>.lock.json, into out.
  */
 void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out);
+/* The lock file as the user would type it (beside the recipe as given),
+ * for messages: into out. */
+void tf_plan_lock_shown(const struct tf_recipe *r, struct tf_buf *out);
 /* 1 if r->target_wheels[i] is for p's target. */
 int tf_plan_wants_wheel(const struct tf_plan *p, size_t i);
 

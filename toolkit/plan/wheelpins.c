@@ -26,8 +26,7 @@ void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out)
 	tf_buf_setf(out, "%s/%.*s.lock.json", r->dir, (int)n, base);
 }
 
-/* The lock file as the user would type it: beside the recipe as given. */
-static void lock_shown(const struct tf_recipe *r, struct tf_buf *out)
+void tf_plan_lock_shown(const struct tf_recipe *r, struct tf_buf *out)
 {
 	struct tf_buf full = TF_BUF_INIT, dir = TF_BUF_INIT;
 
@@ -87,7 +86,7 @@ enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 	if (!wanted)
 		return TF_PLAN_OK;
 	tf_plan_lock_path(r, &path);
-	lock_shown(r, &shown);
+	tf_plan_lock_shown(r, &shown);
 	if (tf_index_pins_read(path.buf, &all))
 		ret = TF_PLAN_RECIPE;
 	for (i = 0; !ret && i < r->nr_target_wheels; i++) {
@@ -100,7 +99,8 @@ enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 		if (pin)
 			tf_index_pins_set(&p->wheel_pins, pin->target,
 					  pin->requirement, pin->file,
-					  pin->sha256);
+					  pin->sha256)
+				->nth = pin->nth;
 		else if (!o->unpinned)
 			tf_error_at(&w->req.pos,
 				    "target wheel '%s' has no pin for target "

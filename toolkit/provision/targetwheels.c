@@ -68,9 +68,9 @@ int tf_provision_compat_target(const struct tf_plan *p,
 int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
 			      struct tf_provision *pv)
 {
-	struct tf_index_opts io = { NULL, NULL, fo };
+	struct tf_index_opts io = { .fetch = fo };
 	struct tf_compat_target t;
-	struct tf_buf path = TF_BUF_INIT;
+	struct tf_buf path = TF_BUF_INIT, shown = TF_BUF_INIT;
 	size_t i, j;
 	int ret = 0;
 
@@ -78,6 +78,8 @@ int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
 		return 0;
 	if (tf_provision_compat_target(p, &t))
 		return -1;
+	tf_plan_lock_shown(p->recipe, &shown);
+	io.lock = shown.buf;
 	tf_strvec_release(&pv->wheel_paths);
 	for (i = 0; !ret && i < p->wheel_pins.nr; i++) {
 		struct tf_index_pin *pin = &p->wheel_pins.v[i];
@@ -96,6 +98,7 @@ int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
 	}
 	pv->fetched = !ret;
 	tf_buf_release(&path);
+	tf_buf_release(&shown);
 	return ret;
 }
 

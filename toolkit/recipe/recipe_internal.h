@@ -179,6 +179,15 @@ int tf_load_variants_finish(struct loader *l);
  */
 int tf_load_resolve(struct loader *l);
 
+/* ---- recipe_file.c ---- */
+
+/*
+ * Append the regular file at path to out (within out->cap), refusing
+ * anything else (a FIFO, a device, a directory) before any read, so
+ * nothing blocks. 0, or -1 after naming path and why.
+ */
+int tf_recipe_read_regular(const char *path, struct tf_buf *out);
+
 /* ---- recipe_load.c ---- */
 
 /*

@@ -135,12 +135,26 @@ static int check_event(const char *path, struct expansion *x,
 	return 0;
 }
 
+/*
+ * libyaml's loader reads the first document of a stream and stops: a
+ * second one, after `---`, would be silently ignored (and its syntax
+ * never checked). A recipe is one document.
+ */
+static int second_document(const char *path, const yaml_event_t *event)
+{
+	struct tf_pos p = { path, (int)event->start_mark.line + 1,
+			    (int)event->start_mark.column + 1 };
+
+	return tf_error_at(&p, "a second YAML document; a recipe is one "
+			       "YAML document");
+}
+
 static int check_depth(const char *path, const struct tf_buf *text)
 {
 	struct expansion x;
 	yaml_parser_t parser;
 	yaml_event_t event;
-	int depth = 0, ret = 0, done = 0;
+	int depth = 0, ret = 0, done = 0, documents = 0;
 
 	memset(&x, 0, sizeof(x));
 	if (!yaml_parser_initialize(&parser))
@@ -168,6 +182,9 @@ static int check_depth(const char *path, const struct tf_buf *text)
 		}
 		if (!ret)
 			ret = check_event(path, &x, &event);
+		if (!ret && event.type == YAML_DOCUMENT_START_EVENT &&
+		    documents++)
+			ret = second_document(path, &event);
 		done = event.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&event);
 	}
@@ -224,7 +241,7 @@ int tf_recipe_load(const char *path, struct tf_recipe *r)
 	tf_path_dirname(&dir, abs.buf);
 	r->dir = tf_arena_strdup(r, dir.buf);
 	text.cap = RECIPE_MAX_BYTES;
-	ret = tf_read_file(path, &text);
+	ret = tf_recipe_read_regular(path, &text);
 	if (ret)
 		goto out;
 	{

@@ -164,8 +164,17 @@ int tf_load_map(struct loader *l, yaml_node_t *n, const struct field *fields,
 	     p++) {
 		yaml_node_t *k = node(l, p->key);
 
+		/* `? [a, b]` is a complex key: no name to look up. */
+		if (k->type != YAML_SCALAR_NODE) {
+			ret |= tf_load_bad(l, k,
+					   "a key in '%s' must be a plain "
+					   "scalar, not %s",
+					   where, kind_name(k));
+			continue;
+		}
 		for (q = n->data.mapping.pairs.start; q < p; q++)
-			if (!strcmp(scalar(node(l, q->key)), scalar(k)))
+			if (node(l, q->key)->type == YAML_SCALAR_NODE &&
+			    !strcmp(scalar(node(l, q->key)), scalar(k)))
 				break;
 		if (q < p) {
 			ret |= tf_load_bad(l, k, "duplicate key '%s' in '%s'",
@@ -174,7 +183,7 @@ int tf_load_map(struct loader *l, yaml_node_t *n, const struct field *fields,
 		}
 		for (f = fields; f->key && strcmp(f->key, scalar(k)); f++)
 			;
-		if (!f->key || k->type != YAML_SCALAR_NODE) {
+		if (!f->key) {
 			ret |= tf_load_bad(l, k, "unknown key '%s' in '%s'",
 					   scalar(k), where);
 			continue;

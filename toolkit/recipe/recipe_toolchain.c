@@ -113,7 +113,7 @@ int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path)
 	int ret;
 
 	text.cap = RECIPE_MAX_BYTES;
-	ret = tf_read_file(path, &text);
+	ret = tf_recipe_read_regular(path, &text);
 	l.text = text.buf;
 	l.file = tf_arena_strdup(r, path);
 	if (!ret)

@@ -283,18 +283,17 @@ static int prepare(struct member *m, struct archive_entry *e, int strip)
 
 static int over_budget(const struct member *m, const struct budget *b)
 {
-	if (b->by_ratio)
-		return error(
-			"%s: member '%s': extracting it would exceed the limit of %llu bytes "
-			"(%s times the archive's %llu bytes: %s, %s)",
-			m->label, m->name.buf, (unsigned long long)b->max_bytes,
-			TF_LIMIT_EXTRACT_RATIO.env,
-			(unsigned long long)b->archive,
-			TF_LIMIT_EXTRACT_RATIO.env, TF_LIMIT_EXTRACT_FLOOR.env);
-	return error(
-		"%s: member '%s': extracting it would exceed the limit of %llu bytes (%s)",
-		m->label, m->name.buf, (unsigned long long)b->max_bytes,
-		TF_LIMIT_EXTRACT_BYTES.env);
+	struct tf_limit_extract e = { .max_bytes = b->max_bytes,
+				      .archive = b->archive,
+				      .by_ratio = b->by_ratio };
+	struct tf_buf why = TF_BUF_INIT;
+
+	tf_limit_extract_why(&e, &why);
+	error("%s: member '%s': extracting it would exceed the limit of %llu "
+	      "bytes (%s)",
+	      m->label, m->name.buf, (unsigned long long)b->max_bytes, why.buf);
+	tf_buf_release(&why);
+	return -1;
 }
 
 /*
@@ -541,29 +540,19 @@ static int check_memory(int fd, const char *label)
 	return 0;
 }
 
-/*
- * An archive extracts to at most TF_LIMIT_EXTRACT_RATIO times its own
- * size (TF_LIMIT_EXTRACT_FLOOR at least), if that is below
- * TF_LIMIT_EXTRACT_BYTES: a bomb stops long before the disk is full.
- */
+/* The archive's limits (limit.h), shared with target wheels. */
 static int ratio_budget(int fd, struct budget *b)
 {
-	uint64_t ratio, floor, cap;
+	struct tf_limit_extract e;
 	struct stat st;
 
-	if (tf_limit_get(&TF_LIMIT_EXTRACT_RATIO, &ratio) < 0 ||
-	    tf_limit_get(&TF_LIMIT_EXTRACT_FLOOR, &floor) < 0 ||
-	    fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0 ||
+	    tf_limit_extract_get((uint64_t)st.st_size, &e) < 0)
 		return -1;
-	b->archive = (uint64_t)st.st_size;
-	cap = ratio && b->archive > UINT64_MAX / ratio ? UINT64_MAX
-						       : b->archive * ratio;
-	if (cap < floor)
-		cap = floor;
-	if (ratio && cap < b->max_bytes) {
-		b->max_bytes = cap;
-		b->by_ratio = 1;
-	}
+	b->max_bytes = e.max_bytes;
+	b->max_entries = e.max_entries;
+	b->archive = e.archive;
+	b->by_ratio = e.by_ratio;
 	return 0;
 }
 
@@ -574,9 +563,6 @@ static int extract(const char *archive, const char *label, const char *dest,
 	struct budget b = { 0, 0, 0, 0, 0 };
 	int fd = -1, dir = -1, ret = -1;
 
-	if (tf_limit_get(&TF_LIMIT_EXTRACT_BYTES, &b.max_bytes) < 0 ||
-	    tf_limit_get(&TF_LIMIT_EXTRACT_ENTRIES, &b.max_entries) < 0)
-		return -1;
 	in = open_reader(archive, label, &fd);
 	if (!in || check_memory(fd, label) < 0 || ratio_budget(fd, &b) < 0)
 		goto out;
