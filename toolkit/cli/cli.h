@@ -137,9 +137,6 @@ int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
 extern const char tf_exit_codes_text[];
 /* `tfbuild --help`, to f. */
 void tf_main_usage(FILE *f);
-/* The man page (roff), or a completion script for shell, to f. */
-int tf_help_man(FILE *f);
-int tf_help_completion(const char *shell, FILE *f);
 /* Print the full help of a command (usage, description, options, exit
    codes) to f; return 0. */
 int tf_cmd_help(const struct tf_cmd *c, FILE *f);

@@ -136,11 +136,6 @@ void tf_probe_close(int save)
 	cache.dirty = 0;
 }
 
-unsigned tf_probe_spawned(void)
-{
-	return cache.spawned;
-}
-
 /* Run argv in a minimal environment; its first line of output, or NULL. */
 static char *run_first_line(const char *const *argv)
 {

@@ -129,9 +129,6 @@ enum tf_shell {
 	TF_SHELL_BASH /* bash --noprofile --norc -e -o pipefail -c SCRIPT */
 };
 
-/* The shells a step may name, NULL-terminated: "sh", "bash". */
-const char *const *tf_shell_choices(void);
-
 enum {
 	TF_TEST_BASELINE = 2
 };
@@ -325,8 +322,6 @@ int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path);
  */
 int tf_recipe_for_target(const struct tf_recipe *r, const char *target,
 			 struct tf_recipe *out);
-/* 1 if step s depends on the variant by its own text or key. */
-int tf_step_uses_variant(const struct tf_step *s);
 
 /* The toolchain overrides for target, last one wins; NULL if none. */
 const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
@@ -339,7 +334,6 @@ const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
 long long tf_parse_duration(const char *s);
 
 /* Find by name; -1 if absent. */
-int tf_recipe_find_source(const struct tf_recipe *r, const char *name);
 int tf_recipe_find_step(const struct tf_recipe *r, const char *name);
 
 /*

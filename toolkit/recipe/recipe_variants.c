@@ -463,7 +463,8 @@ int tf_load_variants_finish(struct loader *l)
 
 /* ---- a target's recipe ---- */
 
-int tf_step_uses_variant(const struct tf_step *s)
+/* 1 if step s depends on the variant by its own text or key. */
+static int tf_step_uses_variant(const struct tf_step *s)
 {
 	size_t i;
 

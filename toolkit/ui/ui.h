@@ -51,10 +51,6 @@ void tf_ui_finish(int exit_code);
 /* 1 if --json is on: commands keep stdout for the events. */
 int tf_ui_json(void);
 
-/* One message; file is NULL unless it is at a recipe position. */
-void tf_ui_report(enum tf_level level, const char *file, int line, int col,
-		  const char *msg);
-
 /* The targets of this run, for the status line. */
 void tf_ui_targets(const char *const *names, size_t nr);
 /* Bytes of a download so far (label: "source 'x'"). */
