@@ -241,7 +241,7 @@ def call_rules(codes, defs, users):
         if rel.endswith('.h'):
             for name in IDENT.findall(codes[rel]):
                 declared.setdefault(name, rel)
-    for name, rel in sorted(defined.items(), key=lambda d: (d[1], d[0])):
+    for name, rel in sorted(defined.items(), key=lambda d: (d[1], where[d[0]])):
         if name not in declared or callers.get(name, set()) - {rel}:
             continue
         uses = len(re.findall(r'\b' + name + r'\b', codes[rel]))
