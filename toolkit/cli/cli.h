@@ -6,9 +6,7 @@
  * (commands.c), main() and its one parse of the command line (opt.h),
  * one thin cmd_<name>.c per command, what recipe, fetch and explain
  * share (session.h), and help, the man page and completion (cmd_help.c).
- */
-
-/*
+ *
  * Subcommands: one thin cmd_<name>.c each, listed in the command table
  * (commands.c) with their options. main() parses the whole command line
  * once, with one scheme for every command (opt.h): global options and

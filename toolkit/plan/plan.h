@@ -9,13 +9,10 @@
  * (launcher.h), target roots of Debian packages (sysroot.h), a target's
  * wheels from the package index and their site (targetwheels.c), paths
  * kept inside a tree (confine.h).
- */
-
-/*
- * The plan: a recipe expanded for one target. Every ${...} is resolved,
- * every path made absolute and every step's environment built, so all
- * recipe errors surface before anything is fetched or run. Stages take
- * a plan, never the raw recipe strings.
+ *
+ * Every ${...} is resolved, every path made absolute and every step's
+ * environment built, so all recipe errors surface before anything is
+ * fetched or run. Stages take a plan, never the raw recipe strings.
  */
 
 #include "launcher.h"

@@ -5,15 +5,11 @@
  * recipe/: a YAML recipe read with libyaml and checked against schema 1
  * into struct tf_recipe (below), every problem reported at its
  * FILE:LINE:COL, including the wheels' core metadata (recipe_meta.h).
- */
-
-/*
- * The recipe: parsed from YAML with libyaml (only recipe/ includes it,
- * through recipe_internal.h) and checked against schema 1
- * (docs/recipe.md).
- * Every value keeps its position so later stages can report errors as
- * FILE:LINE:COLUMN. All memory lives in the recipe's arena and goes at
- * once with tf_recipe_release().
+ *
+ * Only recipe/ includes libyaml, through recipe_internal.h; schema 1 is
+ * docs/recipe.md. Every value keeps its position so later stages can
+ * report errors as FILE:LINE:COLUMN. All memory lives in the recipe's
+ * arena and goes at once with tf_recipe_release().
  */
 
 #include "recipe_meta.h"

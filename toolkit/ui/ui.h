@@ -5,11 +5,6 @@
  * ui/: what the user, a CI log or a pipeline sees of a run: the sink of
  * every message (log.h), the terminal status line, GitHub Actions groups
  * and annotations (ui.c), and --json events (ui_event.c).
- */
-
-/*
- * What the user (or a CI log, or a pipeline) sees of a run; the one door
- * to ui.c (terminal, colours, GitHub Actions) and ui_event.c (--json).
  *
  * Every message goes through tf_ui_report(): tf_ui_setup() makes it the
  * sink of log.c, which hands it each line after cleaning control
