@@ -148,4 +148,21 @@ expect_success 'a function only a test calls is called, when the test is among t
 	compare expect out
 '
 
+expect_success 'a door opens with one comment saying what its folder owns, not two' '
+	copy &&
+	awk "{ print } !done && \$0 == \" */\" {
+		print \"\"; print \"/* Stamps: a second opening, pasted under the first. */\"; done = 1
+	}" "$SRC_ROOT/toolkit/stamp/stamp.h" >tk/stamp/stamp.h &&
+	n=$(($(grep -n "^ \*/$" tk/stamp/stamp.h | head -1 | cut -d: -f1) + 2)) &&
+	test "$(sed -n "${n}p" tk/stamp/stamp.h)" = "/* Stamps: a second opening, pasted under the first. */" &&
+	! layers >out &&
+	echo "stamp/stamp.h:$n: a second opening comment: one says what stamp/ owns" >expect &&
+	compare expect out &&
+	copy &&
+	sed -i "s|^ \* ui/: | * The UI: |" tk/ui/ui.h &&
+	! layers >out &&
+	echo "ui/ui.h:4: the door opens with a comment starting \" * ui/: \" and what the folder owns" >expect &&
+	compare expect out
+'
+
 test_done

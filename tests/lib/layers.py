@@ -30,6 +30,10 @@ prints nothing and exits 0. The rules:
 - every exported function (defined without `static` in a .c file and
   declared in a header) is called from another file: a function only
   its own file calls is static, one nothing calls is removed;
+- a door FOLDER/FOLDER.h opens, after its include guard, with one
+  comment whose first line is " * FOLDER/: " and what the folder owns,
+  and no second comment follows it before the code (two pasted
+  openings read as two doors);
 - no .c or .h file has more than MAX_LINES lines;
 - no function has more than MAX_FUNCTION_LINES lines, counted as ctags
   counts them: from the first line of its definition (the return type)
@@ -252,6 +256,29 @@ def call_rules(codes, defs, users):
     return problems
 
 
+def door_opening(rel, text):
+    """The problem of the door rel's opening comment, or None."""
+    folder = rel.split('/')[0]
+    lines = text.split('\n')
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or
+                              re.match(r'#\s*(ifndef|define)\b', lines[i])):
+        i += 1
+    if (i + 1 >= len(lines) or lines[i] != '/*'
+            or not lines[i + 1].startswith(f' * {folder}/: ')):
+        return (f'{rel}:{i + 1}: the door opens with a comment starting '
+                f'" * {folder}/: " and what the folder owns')
+    while i < len(lines) and not lines[i].rstrip().endswith('*/'):
+        i += 1
+    i += 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i < len(lines) and lines[i].lstrip().startswith(('/*', '//')):
+        return (f'{rel}:{i + 1}: a second opening comment: one says what '
+                f'{folder}/ owns')
+    return None
+
+
 def read_user_code(dirs):
     """The comment-blanked text of every .c and .h file below dirs."""
     out = []
@@ -357,6 +384,10 @@ def main(top, user_dirs):
         if rel.endswith(('.c', '.h')) and text.count('\n') > MAX_LINES:
             problems.append(f'{rel}: {text.count(chr(10))} lines, over {MAX_LINES}')
         module = os.path.splitext(rel)[0]
+        if rel == f'{folder}/{folder}.h':
+            problem = door_opening(rel, text)
+            if problem:
+                problems.append(problem)
         for m in INCLUDE.finditer(text):
             line = text.count('\n', 0, m.start()) + 1
             name = m.group(1)
