@@ -204,9 +204,8 @@ def call_rules(codes, defs, users):
     for rel in sorted(codes):
         if rel.endswith('.c'):
             for name, static, first, _, _ in defs[rel]:
-                if not static:
-                    defined.setdefault(name, rel)
-                    where[name] = first
+                if not static and name not in defined:
+                    defined[name], where[name] = rel, first
     expand = expansions(codes, defs)
     edges, callers = {}, {}
     for rel in sorted(codes):
@@ -222,7 +221,9 @@ def call_rules(codes, defs, users):
         for name in names_used(code, expand):
             callers.setdefault(name, set()).add(None)
 
-    folder = lambda rel: rel.split('/')[0]
+    def folder(rel):
+        return rel.split('/')[0]
+
     for part in circles(edges):
         part = set(part)
         cross = sorted((a, b) for a in part for b in edges.get(a, ())
