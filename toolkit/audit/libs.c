@@ -13,7 +13,8 @@
 #include "base/base.h"
 #include "metadata/metadata.h"
 
-const char *tf_lib_kind_name(enum tf_lib_kind kind)
+/* "vendor", "provided", "system". */
+static const char *tf_lib_kind_name(enum tf_lib_kind kind)
 {
 	switch (kind) {
 	case TF_LIB_VENDOR:

@@ -52,9 +52,6 @@ struct tf_lib {
 /* The record's path inside .dist-info. */
 #define TF_LIBS_RECORD "tfbuild/libraries.json"
 
-/* "vendor", "provided", "system". */
-const char *tf_lib_kind_name(enum tf_lib_kind kind);
-
 /* The declaration for soname in libs[0..n), or NULL. */
 const struct tf_lib *tf_libs_find(const struct tf_lib *libs, size_t n,
 				  const char *soname);

@@ -331,7 +331,11 @@ static int reap(pid_t pid, int *status)
 	return 0;
 }
 
-int tf_run_wait(struct tf_run *r)
+/*
+ * Wait for a started child. Returns its exit status (0-255), 128 + the
+ * signal number if it was killed, or -1 if waiting failed.
+ */
+static int tf_run_wait(struct tf_run *r)
 {
 	int status;
 
@@ -342,35 +346,6 @@ int tf_run_wait(struct tf_run *r)
 		return error_errno("cannot wait for '%s'", r->argv.v[0]);
 	}
 	r->pid = 0;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
-int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which)
-{
-	int status;
-	size_t i;
-	pid_t pid;
-
-	for (;;) {
-		siginfo_t info;
-
-		memset(&info, 0, sizeof(info));
-		if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) < 0 &&
-		    errno == EINTR)
-			continue;
-		pid = info.si_pid;
-		if (pid <= 0 || reap(pid, &status) < 0)
-			return error_errno("cannot wait for child processes");
-		for (i = 0; i < n; i++)
-			if (runs[i] && runs[i]->pid == pid)
-				break;
-		if (i < n)
-			break;
-	}
-	runs[i]->pid = 0;
-	*which = i;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -503,16 +478,6 @@ int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
 	}
 	close(fds[0]);
 	return tf_run_wait(r);
-}
-
-int tf_run_kill_tree(const struct tf_run *r, int sig)
-{
-	if (!r->pid || !r->own_group)
-		return 0;
-	if (kill(-r->pid, sig) < 0 && errno != ESRCH)
-		return error_errno("cannot signal process group %d",
-				   (int)r->pid);
-	return 0;
 }
 
 /* The parent pid of pid, from /proc/PID/stat; -1 if it is gone. */

@@ -26,7 +26,7 @@ struct tf_run {
 				       a line saying how much went); 0: all */
 	pid_t pid;     /* set by tf_run_start; 0 when not running */
 	int own_group; /* 1: the child starts a session of its own, so
-				  tf_run_kill_tree reaches all it starts */
+				  a kill of -pid reaches all it starts */
 };
 
 #define TF_RUN_INIT                                                          \
@@ -46,20 +46,10 @@ void tf_run_pin_tz(void);
 /* Start the child. Returns 0, or -1 with an error printed. */
 int tf_run_start(struct tf_run *r);
 /*
- * Wait for a started child. Returns its exit status (0-255), 128 + the
- * signal number if it was killed, or -1 if waiting failed.
- */
-int tf_run_wait(struct tf_run *r);
-/*
- * Wait for whichever started child of runs[0..n) ends first (NULL
- * entries and children not started are skipped); set *which to its
- * index and return its status as tf_run_wait does.
- */
-int tf_run_wait_any(struct tf_run **runs, size_t n, size_t *which);
-/*
  * Run synchronously, collecting stdout and stderr into out (appended,
- * at most cap bytes kept: the rest is read and dropped). Returns as
- * tf_run_wait does.
+ * at most cap bytes kept: the rest is read and dropped). Returns its
+ * exit status (0-255), 128 + the signal number if it was killed, or -1
+ * if waiting failed.
  */
 int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap);
 /*
@@ -71,11 +61,6 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap);
 int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
 			  long seconds, int *timed_out);
 /*
- * Send sig to a started child's whole process group (own_group set):
- * the command, what it started in the background, an emulator. 0 or -1.
- */
-int tf_run_kill_tree(const struct tf_run *r, int sig);
-/*
  * Send sig to every child of this process that is not in keep[0..n)
  * (NULL entries skipped): descendants of steps that left their session
  * and were re-parented here (see PR_SET_CHILD_SUBREAPER). Returns how
@@ -85,7 +70,7 @@ int tf_run_kill_strays(struct tf_run **keep, size_t n, int sig);
 /* Free argv and env; safe twice. */
 void tf_run_release(struct tf_run *r);
 
-/* Describe a status from tf_run_wait: "exit status 2", "signal 11 (...)". */
+/* Describe a status from tf_run_capture: "exit status 2", "signal 11 (...)". */
 void tf_run_describe_status(int status, struct tf_buf *out);
 /* Shell-quote argv into out, for -v and error messages. */
 void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out);

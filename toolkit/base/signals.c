@@ -101,7 +101,11 @@ void tf_signals_child_forget(pid_t pid)
 	}
 }
 
-void tf_signals_temp_add(const char *path)
+/*
+ * Register path (copied) for removal on a fatal signal. Paths longer
+ * than PATH_MAX or beyond 64 at once are not registered.
+ */
+static void tf_signals_temp_add(const char *path)
 {
 	size_t i, len = strlen(path);
 

@@ -53,11 +53,9 @@ void tf_signals_child_forget(pid_t pid);
 int tf_signals_mkstemp(char *tmpl, int flags);
 char *tf_signals_mkdtemp(char *tmpl);
 /*
- * Register path (copied) for removal on a fatal signal, or forget it:
- * call tf_signals_temp_forget after renaming or removing it. Paths
- * longer than PATH_MAX or beyond 64 at once are not registered.
+ * Forget a path tf_signals_mkstemp or tf_signals_mkdtemp registered
+ * for removal on a fatal signal: call it after renaming or removing it.
  */
-void tf_signals_temp_add(const char *path);
 void tf_signals_temp_forget(const char *path);
 
 /*

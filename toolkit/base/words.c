@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t tf_words_distance(const char *a, const char *b)
+/* Edit distance (with transpositions) between a and b. */
+static size_t tf_words_distance(const char *a, const char *b)
 {
 	size_t n = strlen(a), m = strlen(b), i, j, d;
 	size_t *prev2 = tf_calloc(m + 1, sizeof(size_t));

@@ -11,8 +11,6 @@
 
 #include "buf.h"
 
-/* Edit distance (with transpositions) between a and b. */
-size_t tf_words_distance(const char *a, const char *b);
 /*
  * The candidate nearest to word if it is near enough to be a likely
  * typo (distance at most a third of its length, at least 1), else NULL.

@@ -4,12 +4,10 @@
 /*
  * build/: the steps run: dependency order, `--jobs` children, logs,
  * stamps and the cache deciding what need not run again (below).
- */
-
-/*
- * Build: run the steps of one or more plans (one per target) as child
- * processes, in dependency order, up to `jobs` at a time. Steps of
- * different targets are independent, so targets build side by side.
+ *
+ * The steps of one or more plans (one per target) run as child processes,
+ * in dependency order, up to `jobs` at a time. Steps of different targets
+ * are independent, so targets build side by side.
  */
 
 #include <stddef.h>

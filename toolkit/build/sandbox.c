@@ -62,7 +62,13 @@ static void explain_failure(const struct tf_buf *out, struct tf_buf *why)
 			"a seccomp profile that permits them)");
 }
 
-int tf_sandbox_ready(void)
+/*
+ * Whether a sandbox can be made here: bwrap ($TFBUILD_BWRAP, or bwrap in
+ * the fixed PATH) run once with every namespace a step gets. Asked once
+ * per run (the answer is kept until tf_sandbox_forget); 0, or -1 after
+ * saying, once, why not and what to do.
+ */
+static int tf_sandbox_ready(void)
 {
 	const char *env = getenv("TFBUILD_BWRAP");
 	struct tf_run r = TF_RUN_INIT;
@@ -218,7 +224,11 @@ static void empty_dir(struct tf_strvec *a, const char *dir,
 	}
 }
 
-int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps)
+/* 1 if ps's sandbox keeps the network: `network: true`, or a launcher
+ * that reaches other machines (distcc, ccache's or sccache's remote
+ * storage: tf_launcher.network). */
+static int tf_sandbox_network(const struct tf_plan *p,
+			      const struct tf_plan_step *ps)
 {
 	return ps->def->network || (p->launcher && p->launcher->network);
 }

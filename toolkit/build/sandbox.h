@@ -10,13 +10,6 @@
 #include "base/base.h"
 #include "plan/plan.h"
 
-/*
- * Whether a sandbox can be made here: bwrap ($TFBUILD_BWRAP, or bwrap in
- * the fixed PATH) run once with every namespace a step gets. Asked once
- * per run (the answer is kept until tf_sandbox_forget); 0, or -1 after
- * saying, once, why not and what to do.
- */
-int tf_sandbox_ready(void);
 /* Forget the probe's answer: the next run asks again. */
 void tf_sandbox_forget(void);
 
@@ -33,10 +26,5 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 		       int off, const char *cache_dir, const char *signing_key,
 		       int *said, const struct tf_strvec *env,
 		       struct tf_strvec *argv);
-
-/* 1 if ps's sandbox keeps the network: `network: true`, or a launcher
- * that reaches other machines (distcc, ccache's or sccache's remote
- * storage: tf_launcher.network). */
-int tf_sandbox_network(const struct tf_plan *p, const struct tf_plan_step *ps);
 
 #endif

@@ -6,15 +6,10 @@
  * archives (archive.h) in a local content-addressed store (store.h), a
  * Bazel HTTP remote cache (remote.h) with Ed25519-signed action entries
  * (sign.h, acentry.h), and their settings (config.c).
- */
-
-/*
- * The build cache: finished steps' stage trees, content-addressed in a
- * local store shared by every build tree of the machine (store.h) and,
- * optionally, on a remote server speaking the Bazel HTTP remote cache
- * protocol (remote.h), with action entries signed with Ed25519
- * (sign.h). This header is the cache's only door; docs/cache.md says
- * how it works and what it trusts.
+ *
+ * The local store is shared by every build tree of the machine; the
+ * remote cache is optional. docs/cache.md says how it works and what it
+ * trusts.
  *
  * Nothing here fails a build: a corrupt local entry, or a remote cache
  * that is down, slow, failing or lying, is reported with one warning

@@ -41,8 +41,9 @@ void tf_store_release(struct tf_store *s)
 	s->dir = NULL;
 }
 
-void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
-		   struct tf_buf *out)
+/* "<dir>/cas/AB/HEX" or "<dir>/ac/AB/HEX" into out. */
+static void tf_store_path(const struct tf_store *s, const char *kind,
+			  const char *hex, struct tf_buf *out)
 {
 	tf_buf_addf(out, "%s/%s/%.2s/%s", s->dir, kind, hex, hex);
 }

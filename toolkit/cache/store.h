@@ -35,10 +35,6 @@ struct tf_store {
 int tf_store_open(struct tf_store *s, const char *cache_dir);
 void tf_store_release(struct tf_store *s);
 
-/* "<dir>/cas/AB/HEX" or "<dir>/ac/AB/HEX" into out. */
-void tf_store_path(const struct tf_store *s, const char *kind, const char *hex,
-		   struct tf_buf *out);
-
 /* What looking up an action entry or a blob gives. */
 enum tf_store_result {
 	TF_STORE_OK,      /* there, and sound */

@@ -6,9 +6,7 @@
  * (commands.c), main() and its one parse of the command line (opt.h),
  * one thin cmd_<name>.c per command, what recipe, fetch and explain
  * share (session.h), and help, the man page and completion (cmd_help.c).
- */
-
-/*
+ *
  * Subcommands: one thin cmd_<name>.c each, listed in the command table
  * (commands.c) with their options. main() parses the whole command line
  * once, with one scheme for every command (opt.h): global options and
@@ -137,9 +135,6 @@ int tf_usage_error(const struct tf_cmd *c, const char *fmt, ...)
 extern const char tf_exit_codes_text[];
 /* `tfbuild --help`, to f. */
 void tf_main_usage(FILE *f);
-/* The man page (roff), or a completion script for shell, to f. */
-int tf_help_man(FILE *f);
-int tf_help_completion(const char *shell, FILE *f);
 /* Print the full help of a command (usage, description, options, exit
    codes) to f; return 0. */
 int tf_cmd_help(const struct tf_cmd *c, FILE *f);

@@ -128,7 +128,8 @@ static void man_options(FILE *f, const struct tf_opt *o)
 	}
 }
 
-int tf_help_man(FILE *f)
+/* The man page (roff), to f. */
+static int tf_help_man(FILE *f)
 {
 	const struct tf_cmd *c;
 
@@ -382,7 +383,8 @@ static void completion_zsh(FILE *f)
 	      f);
 }
 
-int tf_help_completion(const char *shell, FILE *f)
+/* A completion script for shell ("bash", else zsh), to f. */
+static int tf_help_completion(const char *shell, FILE *f)
 {
 	if (!strcmp(shell, "bash"))
 		completion_bash(f);

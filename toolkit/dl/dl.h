@@ -5,9 +5,7 @@
  * dl/: libcurl, libarchive and libstdc++'s demangler loaded with dlopen
  * on first use instead of linked, behind forwarders with the libraries'
  * own names, so a run that needs none of them does not pay their start.
- */
-
-/*
+ *
  * Libraries loaded on first use, not linked: libcurl and libarchive pull
  * in some 36 shared objects (LDAP, Kerberos, RTMP, SSH, GnuTLS, libxml2,
  * ICU...) whose loading and relocation cost about 14 ms at every start,

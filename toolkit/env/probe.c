@@ -26,7 +26,6 @@ static struct {
 	struct entry *v; /* owned array */
 	size_t nr, alloc;
 	int dirty; /* learnt something since it was loaded */
-	unsigned spawned;
 } cache;
 
 static void add_entry(char *argv, char *exe, const struct stat *st, char *out)
@@ -136,11 +135,6 @@ void tf_probe_close(int save)
 	cache.dirty = 0;
 }
 
-unsigned tf_probe_spawned(void)
-{
-	return cache.spawned;
-}
-
 /* Run argv in a minimal environment; its first line of output, or NULL. */
 static char *run_first_line(const char *const *argv)
 {
@@ -152,7 +146,6 @@ static char *run_first_line(const char *const *argv)
 	r.clean_env = 1;
 	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
 	tf_strvec_push(&r.env, "LC_ALL=C");
-	cache.spawned++;
 	status = tf_run_capture(&r, &out, 4096);
 	tf_run_release(&r);
 	tf_buf_setlen(&out, strcspn(out.buf, "\n"));

@@ -36,7 +36,5 @@ char *tf_probe_first_line(const char *const *argv);
  * leaves no build tree behind.
  */
 void tf_probe_close(int save);
-/* How many probes ran a process since the cache was opened (for tests). */
-unsigned tf_probe_spawned(void);
 
 #endif

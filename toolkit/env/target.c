@@ -49,16 +49,6 @@ int tf_target_is_known(const char *name)
 
 #define NR_TARGETS (sizeof(targets) / sizeof(*targets))
 
-const char *const *tf_target_names(void)
-{
-	static const char *names[NR_TARGETS + 1];
-	size_t i;
-
-	for (i = 0; i < NR_TARGETS; i++)
-		names[i] = targets[i].name;
-	return names;
-}
-
 const char *const *tf_target_choices(void)
 {
 	static const char *choices[NR_TARGETS + 2];

@@ -59,8 +59,6 @@ struct tf_toolchain {
 const char *tf_target_host(void);
 /* 1 if name is a known target. */
 int tf_target_is_known(const char *name);
-/* The known targets, NULL-terminated: the one list of them. */
-const char *const *tf_target_names(void);
 /* The values --target accepts: the known targets, then "all". */
 const char *const *tf_target_choices(void);
 /* Append the known targets to out as "x86_64, aarch64". */

@@ -6,12 +6,8 @@
  * content-addressed cache, hashed as they arrive (below), and a URL as
  * shown and recorded, without credentials or build-machine paths
  * (url.h).
- */
-
-/*
- * Fetch: download sources into a content-addressed cache, verifying
- * their SHA-256 while the bytes arrive. fetch.c is the only file that
- * includes libcurl.
+ *
+ * fetch.c is the only file that includes libcurl.
  *
  * Cache layout: <cache_dir>/sha256/<64 hex digits> holds verified files
  * only (read-only, mode 0444); partial downloads live in <cache_dir>/tmp/

@@ -60,8 +60,6 @@ struct tf_index_pin *tf_index_pins_set(struct tf_index_pins *pins,
 				       const char *target,
 				       const char *requirement,
 				       const char *file, const char *sha256);
-/* Remove pins[i], keeping the order. */
-void tf_index_pins_remove(struct tf_index_pins *pins, size_t i);
 void tf_index_pins_release(struct tf_index_pins *pins);
 
 /* How a wheel is got from the index. */

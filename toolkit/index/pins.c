@@ -205,14 +205,6 @@ struct tf_index_pin *tf_index_pins_set(struct tf_index_pins *pins,
 	return p;
 }
 
-void tf_index_pins_remove(struct tf_index_pins *pins, size_t i)
-{
-	pin_free(&pins->v[i]);
-	memmove(&pins->v[i], &pins->v[i + 1],
-		(pins->nr - i - 1) * sizeof(*pins->v));
-	pins->nr--;
-}
-
 void tf_index_pins_release(struct tf_index_pins *pins)
 {
 	size_t i;

@@ -48,7 +48,14 @@ static void over(struct tf_strvec *out, const char *py, const char *abi,
 		tf_strvec_pushf(out, "%s-%s-%s", py, abi, plats->v[i]);
 }
 
-void tf_compat_tags(const struct tf_compat_target *t, struct tf_strvec *out)
+/*
+ * Every "PY-ABI-PLATFORM" tag the target accepts, best first: the
+ * interpreter's own ABI, abi3 of this and older 3.X, then none; each
+ * over the platforms, then the pure tags (py3X, py3, "any"). Pushed
+ * onto out.
+ */
+static void tf_compat_tags(const struct tf_compat_target *t,
+			   struct tf_strvec *out)
 {
 	struct tf_strvec plats = TF_STRVEC_INIT;
 	struct tf_buf cp = TF_BUF_INIT, py = TF_BUF_INIT;

@@ -31,13 +31,6 @@ void tf_compat_platforms(const struct tf_compat_target *t,
 			 struct tf_strvec *out);
 /* The ABI tags it accepts, best first: "cp311", "abi3", "none". */
 void tf_compat_abis(const struct tf_compat_target *t, struct tf_strvec *out);
-/*
- * Every "PY-ABI-PLATFORM" tag the target accepts, best first: the
- * interpreter's own ABI, abi3 of this and older 3.X, then none; each
- * over the platforms, then the pure tags (py3X, py3, "any"). Pushed
- * onto out.
- */
-void tf_compat_tags(const struct tf_compat_target *t, struct tf_strvec *out);
 
 /*
  * Split a wheel filename NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl into

@@ -6,15 +6,12 @@
  * functions with no I/O: names, PEP 440 versions and wheel tags
  * (pyname.h), versions compared and specifier sets as intervals
  * (pep440.h), the tags a target accepts and which wheel fits it best
- * (compat.h), and validators for core metadata values: SPDX
- * expressions, specifiers, PEP 508 requirements, content types, URLs,
- * e-mails (below).
- */
-
-/*
- * Validators for core metadata values (pure functions, no I/O). Each
- * returns 0 if the value is valid, or -1 with what is wrong appended to
- * why (nothing printed): the caller says where the value came from.
+ * (compat.h), and validators for core metadata values: SPDX expressions,
+ * specifiers, PEP 508 requirements, content types, URLs, e-mails (below).
+ *
+ * Each validator returns 0 if the value is valid, or -1 with what is
+ * wrong appended to why (nothing printed): the caller says where the
+ * value came from.
  */
 
 #include "pep440.h"

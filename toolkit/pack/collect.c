@@ -27,7 +27,9 @@ static int is_elf(const char *path)
 	return n == 4 && !memcmp(magic, "\177ELF", 4);
 }
 
-void tf_files_add(struct tf_file_list *fl, const char *src, const char *dst)
+/* Add src as dst (the strings are copied into fl's pool). */
+static void tf_files_add(struct tf_file_list *fl, const char *src,
+			 const char *dst)
 {
 	size_t n = strlen(src), k = strlen(dst);
 

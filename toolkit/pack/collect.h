@@ -26,8 +26,6 @@ struct tf_file_list {
 				    tree: with one, no path can repeat */
 };
 
-/* Add src as dst (the strings are copied into fl's pool). */
-void tf_files_add(struct tf_file_list *fl, const char *src, const char *dst);
 /* Which files start with the ELF magic, on up to jobs threads. */
 void tf_files_probe_elf(struct tf_file_list *fl, int jobs);
 /* Gather the files rule f of wheel pw matches. 0, or -1 after reporting. */

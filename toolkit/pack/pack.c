@@ -409,6 +409,86 @@ static int reads_in_place(const struct tf_plan *p)
 }
 
 /*
+ * pw's files listed into fl, none given twice, its ELF files probed:
+ * 0, or -1 after error().
+ */
+static int collect_files(const struct tf_plan *p, struct tf_plan_wheel *pw,
+			 struct tf_file_list *fl)
+{
+	size_t i, *end = tf_calloc(pw->def->nr_files + 1, sizeof(*end));
+	int ret = 0;
+
+	for (i = 0; !ret && i < pw->def->nr_files; i++) {
+		ret = tf_files_collect(p, pw, &pw->files[i], fl);
+		end[i] = fl->nr;
+	}
+	if (!ret)
+		ret = tf_files_check_twice(p, pw, fl, end);
+	if (!ret)
+		tf_files_probe_elf(fl, p->jobs);
+	free(end);
+	return ret;
+}
+
+/*
+ * The framework's record (a framework's wheel) and the SBOM, written
+ * to sbom in dir, added to res's metadata files: 0, or -1 after error().
+ */
+static int add_records(const struct tf_plan *p, struct tf_plan_wheel *pw,
+		       const char *dir, const struct tf_wheel_spec *spec,
+		       struct resolved *res, const char *fw_record,
+		       struct tf_buf *sbom)
+{
+	if (pw->framework) {
+		res->meta[res->nr_meta].src = fw_record;
+		res->meta[res->nr_meta++].dst = TF_FRAMEWORK_RECORD;
+	}
+	tf_path_join(sbom, dir, "sbom.cdx.json");
+	res->meta[res->nr_meta].src = sbom->buf;
+	res->meta[res->nr_meta++].dst = TF_SBOM_RECORD;
+	return tf_sbom_write(
+		&(struct tf_sbom_in){ p, pw, spec->platform_tag, res->libs,
+				      res->nr_libs, res->files, res->nr_files,
+				      pw->framework ? fw_record : NULL },
+		sbom->buf);
+}
+
+/*
+ * The wheel of spec packed into dir, its path to path_out; fl and res,
+ * which it no longer needs, freed first: 0, or -1 after error().
+ */
+static int write_wheel(const struct tf_plan *p, struct tf_wheel_spec *spec,
+		       const char *dir, struct tf_buf *path_out,
+		       struct tf_file_list *fl, struct resolved *res)
+{
+	int ret;
+
+	spec->jobs = p->jobs; /* --jobs deflates entries too; same bytes */
+	spec->on_file = remember_digest;
+	spec->on_file_arg = (void *)p;
+	if (reads_in_place(p))
+		tf_digest_cache_reserve(spec->nr_files);
+	ret = tf_wheel_pack(spec, dir, path_out);
+	/*
+	 * The lists of files are not needed to verify the wheel: free them
+	 * first (some 12 MB at 63,000 files, under verify's own listings
+	 * this was the peak RSS of a run).
+	 */
+	tf_files_release(fl);
+	resolved_release(res);
+#ifdef __GLIBC__
+	/*
+	 * The digests stored while packing sit in the heap between what the
+	 * writer freed (minizip's central directory, 7 MB at 63,000 files):
+	 * glibc returns only the heap's top by itself, so give the rest back
+	 * before verifying (3 MB of peak RSS).
+	 */
+	malloc_trim(0);
+#endif
+	return ret;
+}
+
+/*
  * Pack one wheel into dir (check_packed verifies it); its path goes to
  * path_out.
  */
@@ -425,19 +505,11 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
 	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT,
 		      sbom = TF_BUF_INIT;
-	size_t i, *end = tf_calloc(pw->def->nr_files + 1, sizeof(*end));
-	int ret = 0;
+	int ret;
 
 	memset(&res, 0, sizeof(res));
 	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
-	for (i = 0; !ret && i < pw->def->nr_files; i++) {
-		ret = tf_files_collect(p, pw, &pw->files[i], &fl);
-		end[i] = fl.nr;
-	}
-	if (!ret)
-		ret = tf_files_check_twice(p, pw, &fl, end);
-	if (!ret)
-		tf_files_probe_elf(&fl, p->jobs);
+	ret = collect_files(p, pw, &fl);
 	if (!ret && pw->framework) {
 		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
 				      &fw_record);
@@ -460,44 +532,10 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	spec.files = res.files;
 	spec.nr_files = res.nr_files;
 	spec.requires_dist = res.requires;
-	if (pw->framework) {
-		res.meta[res.nr_meta].src = fw_record.buf;
-		res.meta[res.nr_meta++].dst = TF_FRAMEWORK_RECORD;
-	}
-	tf_path_join(&sbom, dir, "sbom.cdx.json");
-	res.meta[res.nr_meta].src = sbom.buf;
-	res.meta[res.nr_meta++].dst = TF_SBOM_RECORD;
-	ret = tf_sbom_write(&(struct tf_sbom_in){ p, pw, spec.platform_tag,
-						  res.libs, res.nr_libs,
-						  res.files, res.nr_files,
-						  pw->framework ? fw_record.buf
-								: NULL },
-			    sbom.buf) ||
+	ret = add_records(p, pw, dir, &spec, &res, fw_record.buf, &sbom) ||
 	      add_metadata_files(pw, &res, &spec, &readme, &meta);
-	if (ret)
-		goto out;
-	spec.jobs = p->jobs; /* --jobs deflates entries too; same bytes */
-	spec.on_file = remember_digest;
-	spec.on_file_arg = (void *)p;
-	if (reads_in_place(p))
-		tf_digest_cache_reserve(spec.nr_files);
-	ret = tf_wheel_pack(&spec, dir, path_out);
-	/*
-	 * The lists of files are not needed to verify the wheel: free them
-	 * first (some 12 MB at 63,000 files, under verify's own listings
-	 * this was the peak RSS of a run).
-	 */
-	tf_files_release(&fl);
-	resolved_release(&res);
-#ifdef __GLIBC__
-	/*
-	 * The digests stored while packing sit in the heap between what the
-	 * writer freed (minizip's central directory, 7 MB at 63,000 files):
-	 * glibc returns only the heap's top by itself, so give the rest back
-	 * before verifying (3 MB of peak RSS).
-	 */
-	malloc_trim(0);
-#endif
+	if (!ret)
+		ret = write_wheel(p, &spec, dir, path_out, &fl, &res);
 out:
 	tf_files_release(&fl);
 	resolved_release(&res);
@@ -511,7 +549,6 @@ out:
 	tf_buf_release(&sbom);
 	tf_buf_release(&readme);
 	free(meta);
-	free(end);
 	return ret;
 }
 

@@ -3,14 +3,12 @@
 
 /*
  * pack/: stage trees to verified wheels in the output folder (below),
- * with what each wheel was packed from (packstamp.h), and SHA256SUMS and
- * the in-toto provenance beside them (attest.h), one signed statement per
- * wheel (attest740.h), and what a variant
- * wheel's label allows and writes (wheelvariant.h).
- */
-
-/*
- * Pack: turn the wheels of built plans into .whl files. Collects each
+ * with what each wheel was packed from (packstamp.c), SHA256SUMS and
+ * the in-toto provenance beside them (attest.h), one signed statement
+ * per wheel (attest740.h), and what a variant wheel's label allows and
+ * writes (wheelvariant.h).
+ *
+ * Turn the wheels of built plans into .whl files. Collects each
  * wheel's files from step stages by its file rules, derives tags the
  * recipe left out, writes every wheel (wheel.c) into a temporary
  * directory, verifies each (verify.c), and only then moves them into the

@@ -143,6 +143,9 @@ static const char *ext_suffix(struct tf_plan *p)
 			     p->target.triplet);
 }
 
+static void tf_plan_variant_vars(struct tf_plan *p,
+				 const struct tf_variant_def *v);
+
 static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 {
 	const struct tf_recipe *r = p->recipe;
@@ -422,7 +425,12 @@ static const char *baseline_of(struct tf_plan *p, const struct tf_step *s)
 		   : p->baseline_emulator;
 }
 
-void tf_plan_variant_vars(struct tf_plan *p, const struct tf_variant_def *v)
+/*
+ * ${variant} and ${variant_cflags} of v ("" for NULL), and
+ * ${stage.NAME} / ${work.NAME} of each per-variant step as v's copy.
+ */
+static void tf_plan_variant_vars(struct tf_plan *p,
+				 const struct tf_variant_def *v)
 {
 	const struct tf_recipe *r = p->recipe;
 	size_t i;

@@ -54,11 +54,6 @@ int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o);
  */
 enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 					  const struct tf_plan_opts *o);
-/*
- * expand.c: ${variant} and ${variant_cflags} of v ("" for NULL), and
- * ${stage.NAME} / ${work.NAME} of each per-variant step as v's copy.
- */
-void tf_plan_variant_vars(struct tf_plan *p, const struct tf_variant_def *v);
 /* expand.c: source i's URLs, local directory and patches. */
 int tf_plan_make_source(struct tf_plan *p, size_t i);
 /* expand.c: step i's script, directories, environment and reads. */

@@ -186,7 +186,8 @@ static void cmake_tool(struct tf_buf *out, const char *var, const char *name,
 	free(path);
 }
 
-void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
+/* The files' contents, for tests and stamps; appended to out. */
+static void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec emu = TF_STRVEC_INIT;
@@ -323,7 +324,7 @@ static void meson_flags(struct tf_buf *out, const char *key, const char *flags)
 	tf_strvec_release(&v);
 }
 
-void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
+static void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec emu = TF_STRVEC_INIT, libdir = TF_STRVEC_INIT;

@@ -34,8 +34,4 @@ int tf_toolfiles_list(struct tf_plan *p, int write);
  */
 void tf_toolfiles_sh_escape(const char *s, struct tf_buf *out);
 
-/* The files' contents, for tests and stamps; appended to out. */
-void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out);
-void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out);
-
 #endif

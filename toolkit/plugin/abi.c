@@ -85,8 +85,14 @@ static int define_line(const char *path, size_t line_no, const char *p,
 	return 0;
 }
 
-int tf_header_macros(const char *path, const char *const *names, long *values,
-		     size_t n, struct tf_buf *why)
+/*
+ * Scan path for "#define NAME NUMBER" lines, one per name (a name
+ * defined twice with two values is refused): values[i] for names[i].
+ * Not a C preprocessor: a line that defines a name any other way is
+ * refused. Returns 0, or -1 with why.
+ */
+static int tf_header_macros(const char *path, const char *const *names,
+			    long *values, size_t n, struct tf_buf *why)
 {
 	struct tf_buf text = TF_BUF_INIT;
 	const char *p;

@@ -41,15 +41,6 @@ int tf_framework_kind_of(const char *name);
  */
 int tf_framework_read_api(struct tf_framework *fw, const char *context);
 
-/*
- * Scan path for "#define NAME NUMBER" lines, one per name (a name
- * defined twice with two values is refused): values[i] for names[i].
- * Not a C preprocessor: a line that defines a name any other way is
- * refused. Returns 0, or -1 with why.
- */
-int tf_header_macros(const char *path, const char *const *names, long *values,
-		     size_t n, struct tf_buf *why);
-
 /* The Requires-Dist derived from fw's release (above), into out. */
 void tf_framework_window(const struct tf_framework *fw, struct tf_buf *out);
 

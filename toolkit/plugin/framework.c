@@ -783,8 +783,3 @@ out:
 	tf_framework_release(&fw);
 	return ret;
 }
-
-const char *tf_framework_soname(const struct tf_framework *fw, size_t i)
-{
-	return fw->libs[i].soname;
-}

@@ -43,8 +43,6 @@ void tf_framework_release(struct tf_framework *fw);
 
 /* 1 if soname is one of the framework's libraries. */
 int tf_framework_provides(struct tf_framework *fw, const char *soname);
-/* The DT_SONAME of the framework's library i (i < fw->nr_libs). */
-const char *tf_framework_soname(const struct tf_framework *fw, size_t i);
 
 /*
  * Check the ELF files among files (src on disk, dst in the wheel)

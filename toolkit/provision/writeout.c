@@ -1,10 +1,10 @@
 /*
- * The small files of a target's build tree, written when they change
- * (writeout.h): the tool files and compiler wrappers the plan listed
+ * The small files of a target's build tree, rewritten only when their
+ * content changes, so their mtimes stay put and builds that watch them
+ * do not rerun for nothing: the tool files and compiler wrappers the plan listed
  * (p->writes), and the cross target's Python include directory.
  */
-#include "writeout.h"
-
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +15,13 @@
 
 #include "base/base.h"
 
-int tf_write_if_changed(const char *path, const char *data, size_t len,
-			unsigned mode)
+/*
+ * Write path with data unless it already holds exactly that (same
+ * bytes, same mode, a regular file); mode 0 is 0644. Written atomically.
+ * Returns 0, or -1 after an error.
+ */
+static int write_if_changed(const char *path, const char *data, size_t len,
+			    unsigned mode)
 {
 	struct tf_buf old = TF_BUF_INIT;
 	struct stat st;
@@ -127,7 +132,7 @@ int tf_provision_files(const struct tf_plan *p)
 		tf_path_dirname(&dir, path);
 		ret = tf_mkdir_p(dir.buf);
 		if (!ret)
-			ret = tf_write_if_changed(
+			ret = write_if_changed(
 				path, data, strlen(data),
 				(unsigned)strtoul(p->writes.v[i + 1], NULL, 8));
 	}

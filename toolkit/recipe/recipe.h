@@ -5,15 +5,11 @@
  * recipe/: a YAML recipe read with libyaml and checked against schema 1
  * into struct tf_recipe (below), every problem reported at its
  * FILE:LINE:COL, including the wheels' core metadata (recipe_meta.h).
- */
-
-/*
- * The recipe: parsed from YAML with libyaml (only recipe/ includes it,
- * through recipe_internal.h) and checked against schema 1
- * (docs/recipe.md).
- * Every value keeps its position so later stages can report errors as
- * FILE:LINE:COLUMN. All memory lives in the recipe's arena and goes at
- * once with tf_recipe_release().
+ *
+ * Only recipe/ includes libyaml, through recipe_internal.h; schema 1 is
+ * docs/recipe.md. Every value keeps its position so later stages can
+ * report errors as FILE:LINE:COLUMN. All memory lives in the recipe's
+ * arena and goes at once with tf_recipe_release().
  */
 
 #include "recipe_meta.h"
@@ -128,9 +124,6 @@ enum tf_shell {
 	TF_SHELL_SH,  /* sh -e -c SCRIPT: dash, no pipefail (the default) */
 	TF_SHELL_BASH /* bash --noprofile --norc -e -o pipefail -c SCRIPT */
 };
-
-/* The shells a step may name, NULL-terminated: "sh", "bash". */
-const char *const *tf_shell_choices(void);
 
 enum {
 	TF_TEST_BASELINE = 2
@@ -325,8 +318,6 @@ int tf_recipe_load_toolchains(struct tf_recipe *r, const char *path);
  */
 int tf_recipe_for_target(const struct tf_recipe *r, const char *target,
 			 struct tf_recipe *out);
-/* 1 if step s depends on the variant by its own text or key. */
-int tf_step_uses_variant(const struct tf_step *s);
 
 /* The toolchain overrides for target, last one wins; NULL if none. */
 const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
@@ -339,7 +330,6 @@ const struct tf_toolchain_def *tf_recipe_toolchain(const struct tf_recipe *r,
 long long tf_parse_duration(const char *s);
 
 /* Find by name; -1 if absent. */
-int tf_recipe_find_source(const struct tf_recipe *r, const char *name);
 int tf_recipe_find_step(const struct tf_recipe *r, const char *name);
 
 /*

@@ -283,7 +283,8 @@ static int parse_step_baseline(struct loader *l, yaml_node_t *v, void *obj,
 		t);
 }
 
-const char *const *tf_shell_choices(void)
+/* The shells a step may name, NULL-terminated: "sh", "bash". */
+static const char *const *tf_shell_choices(void)
 {
 	static const char *const v[] = { "sh", "bash", NULL };
 	return v;

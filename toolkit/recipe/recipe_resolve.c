@@ -50,6 +50,17 @@ static int find_cycle(struct loader *l, size_t i, char *state, size_t *path,
 	return 0;
 }
 
+/* Find by name; -1 if absent. */
+static int tf_recipe_find_source(const struct tf_recipe *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_sources; i++)
+		if (!strcmp(r->sources[i].name.s, name))
+			return (int)i;
+	return -1;
+}
+
 static int resolve_step(struct loader *l, struct tf_step *s)
 {
 	struct tf_recipe *r = l->r;
@@ -236,16 +247,6 @@ int tf_load_resolve(struct loader *l)
 		free(path);
 	}
 	return ret ? ret : check_test_refs(l);
-}
-
-int tf_recipe_find_source(const struct tf_recipe *r, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr_sources; i++)
-		if (!strcmp(r->sources[i].name.s, name))
-			return (int)i;
-	return -1;
 }
 
 int tf_recipe_find_step(const struct tf_recipe *r, const char *name)

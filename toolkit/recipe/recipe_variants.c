@@ -112,14 +112,109 @@ static const struct field variant_fields[] = {
 	{ NULL, 0, NULL },
 };
 
+/*
+ * 0 if the label of it, a build of target t, is well formed, new to
+ * the target and has properties unless it is 'null'; else -1 after
+ * naming it.
+ */
+static int check_label(struct loader *l, const struct tf_str *t,
+		       const struct variant_item *it)
+{
+	struct tf_recipe *r = l->r;
+	const char *lab = it->label.s;
+	size_t j;
+
+	if (strlen(lab) > 16 || !name_ok(lab, 1))
+		return tf_error_at(&it->label.pos,
+				   "variant label '%s' must be 1-16 of "
+				   "0-9, a-z, '_' and '.' (PEP 825)",
+				   lab);
+	for (j = 0; j < r->nr_variants; j++)
+		if (!strcmp(r->variants[j].target, t->s) &&
+		    !strcmp(r->variants[j].label.s, lab))
+			return tf_error_at(
+				&it->label.pos,
+				"variant '%s' of %s is declared twice", lab,
+				t->s);
+	if (!strcmp(lab, "null") != !it->nr_props)
+		return tf_error_at(
+			&it->label.pos,
+			!strcmp(lab, "null")
+				? "the null variant has no properties (PEP 825)"
+				: "variant '%s' needs 'properties' (only 'null' has none)",
+			lab);
+	return 0;
+}
+
+/*
+ * Appends property j of it to d->props, split and claimed in claim:
+ * 0, or -1 after naming it.
+ */
+static int add_prop(struct loader *l, const struct tf_str *t,
+		    const struct variant_item *it, size_t j,
+		    struct tf_variant_def *d, struct tf_isa_claim *claim)
+{
+	struct tf_variant_prop *p = &d->props[d->nr_props];
+	struct tf_buf why = TF_BUF_INIT;
+	int isa, ret = 0;
+
+	p->pos = it->props[j].pos;
+	if (split_prop(l->r, it->props[j].s, p))
+		return tf_error_at(
+			&p->pos,
+			"variant property '%s' is not NAMESPACE :: FEATURE :: VALUE (names of a-z, 0-9, '_'; values also '.')",
+			it->props[j].s);
+	isa = tf_isa_claim_add(claim, p->ns, p->feature, p->value, &why);
+	if (isa > 0 && strcmp(p->ns, t->s)) {
+		tf_buf_setf(&why,
+			    "a variant of %s cannot claim %s "
+			    "properties",
+			    t->s, p->ns);
+		isa = -1;
+	}
+	if (isa < 0)
+		ret = tf_error_at(&p->pos, "variant property '%s': %s",
+				  it->props[j].s, why.buf);
+	else
+		d->nr_props++;
+	tf_buf_release(&why);
+	return ret;
+}
+
+/*
+ * d's properties from it, sorted, each given once: 0, or -1 after
+ * naming each bad one (counted in l->errors).
+ */
+static int add_props(struct loader *l, const struct tf_str *t,
+		     const struct variant_item *it, struct tf_variant_def *d)
+{
+	struct tf_isa_claim claim = TF_ISA_CLAIM_INIT;
+	size_t j;
+	int ret = 0;
+
+	d->props = tf_arena_alloc(l->r, (it->nr_props + 1) * sizeof(*d->props));
+	for (j = 0; j < it->nr_props; j++)
+		if (add_prop(l, t, it, j, d, &claim)) {
+			l->errors++;
+			ret = -1;
+		}
+	qsort(d->props, d->nr_props, sizeof(*d->props), prop_cmp);
+	for (j = 1; j < d->nr_props; j++)
+		if (!prop_cmp(&d->props[j - 1], &d->props[j])) {
+			l->errors++;
+			ret = tf_error_at(&d->props[j].pos,
+					  "variant property given twice");
+		}
+	return ret;
+}
+
 /* One target's list of builds, appended to r->variants. */
 static int add_target(struct loader *l, const struct tf_str *t, yaml_node_t *v)
 {
 	struct tf_recipe *r = l->r;
 	struct variant_item *items;
 	struct tf_variant_def *all;
-	struct tf_buf why = TF_BUF_INIT;
-	size_t nr, i, j;
+	size_t nr, i;
 	int ret;
 
 	ret = tf_load_list(l, v, t->s, variant_fields, sizeof(*items),
@@ -132,88 +227,20 @@ static int add_target(struct loader *l, const struct tf_str *t, yaml_node_t *v)
 	r->variants = all;
 	for (i = 0; i < nr; i++) {
 		struct tf_variant_def *d = &all[r->nr_variants];
-		struct tf_isa_claim claim = TF_ISA_CLAIM_INIT;
-		const char *lab = items[i].label.s;
 
 		d->target = t->s;
 		d->label = items[i].label;
 		d->cflags = items[i].cflags;
 		d->pos = items[i].label.pos;
-		if (strlen(lab) > 16 || !name_ok(lab, 1)) {
+		if (check_label(l, t, &items[i])) {
 			l->errors++;
-			ret = tf_error_at(&d->label.pos,
-					  "variant label '%s' must be 1-16 of "
-					  "0-9, a-z, '_' and '.' (PEP 825)",
-					  lab);
+			ret = -1;
 			continue;
 		}
-		for (j = 0; j < r->nr_variants; j++)
-			if (!strcmp(all[j].target, t->s) &&
-			    !strcmp(all[j].label.s, lab))
-				break;
-		if (j < r->nr_variants) {
-			l->errors++;
-			ret = tf_error_at(
-				&d->label.pos,
-				"variant '%s' of %s is declared twice", lab,
-				t->s);
-			continue;
-		}
-		if (!strcmp(lab, "null") != !items[i].nr_props) {
-			l->errors++;
-			ret = tf_error_at(
-				&d->label.pos,
-				!strcmp(lab, "null")
-					? "the null variant has no properties (PEP 825)"
-					: "variant '%s' needs 'properties' (only 'null' has none)",
-				lab);
-			continue;
-		}
-		d->props = tf_arena_alloc(r, (items[i].nr_props + 1) *
-						     sizeof(*d->props));
-		for (j = 0; j < items[i].nr_props; j++) {
-			struct tf_variant_prop *p = &d->props[d->nr_props];
-			int isa;
-
-			p->pos = items[i].props[j].pos;
-			if (split_prop(r, items[i].props[j].s, p)) {
-				l->errors++;
-				ret = tf_error_at(
-					&p->pos,
-					"variant property '%s' is not NAMESPACE :: FEATURE :: VALUE (names of a-z, 0-9, '_'; values also '.')",
-					items[i].props[j].s);
-				continue;
-			}
-			tf_buf_reset(&why);
-			isa = tf_isa_claim_add(&claim, p->ns, p->feature,
-					       p->value, &why);
-			if (isa > 0 && strcmp(p->ns, t->s)) {
-				tf_buf_setf(&why,
-					    "a variant of %s cannot claim %s "
-					    "properties",
-					    t->s, p->ns);
-				isa = -1;
-			}
-			if (isa < 0) {
-				l->errors++;
-				ret = tf_error_at(&p->pos,
-						  "variant property '%s': %s",
-						  items[i].props[j].s, why.buf);
-				continue;
-			}
-			d->nr_props++;
-		}
-		qsort(d->props, d->nr_props, sizeof(*d->props), prop_cmp);
-		for (j = 1; j < d->nr_props; j++)
-			if (!prop_cmp(&d->props[j - 1], &d->props[j])) {
-				l->errors++;
-				ret = tf_error_at(
-					&d->props[j].pos,
-					"variant property given twice");
-			}
+		if (add_props(l, t, &items[i], d))
+			ret = -1;
 		r->nr_variants++;
 	}
-	tf_buf_release(&why);
 	return ret;
 }
 
@@ -436,7 +463,8 @@ int tf_load_variants_finish(struct loader *l)
 
 /* ---- a target's recipe ---- */
 
-int tf_step_uses_variant(const struct tf_step *s)
+/* 1 if step s depends on the variant by its own text or key. */
+static int tf_step_uses_variant(const struct tf_step *s)
 {
 	size_t i;
 

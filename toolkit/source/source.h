@@ -2,15 +2,12 @@
 #define TF_SOURCE_H
 
 /*
- * source/: each source made ready to build: fetched or copied,
- * extracted with libarchive refusing anything that leaves the tree
- * (extract.h), patched with zero fuzz (patch.h), renamed into place
- * (below).
- */
-
-/*
- * Sources: get each source's bytes (fetch.c) and turn them into a
- * prepared tree (extract.c or a copy, then patch.c), atomically.
+ * source/: each source made ready to build: fetched or copied, extracted
+ * with libarchive refusing anything that leaves the tree (extract.h),
+ * patched with zero fuzz (patch.h), renamed into place (below).
+ *
+ * Each source's bytes (fetch/) become a prepared tree (extract.c or a
+ * copy, then patch.c), atomically.
  */
 
 #include "fetch/fetch.h"

@@ -5,14 +5,11 @@
  * stamp/: what a step or a source tree was built from: named input
  * digests and tree digests (below), and the per-file digest cache that
  * lets a tree digest read only the files that changed (digestcache.h).
- */
-
-/*
- * Stamps: what a step or source tree was last built from. A stamp lists
- * named input digests (the step's script, environment, toolchain, the
- * sources it reads, the outputs of the steps it needs); their combined
- * key decides whether the step must run again, and the named parts let
- * `tfbuild explain` say which input changed.
+ *
+ * A stamp lists named input digests (the step's script, environment,
+ * toolchain, the sources it reads, the outputs of the steps it needs);
+ * their combined key decides whether the step must run again, and the
+ * named parts let `tfbuild explain` say which input changed.
  */
 
 #include "digestcache.h"

@@ -140,6 +140,9 @@ static void *redraw(void *unused)
 	}
 }
 
+static void tf_ui_report(enum tf_level level, const char *file, int line,
+			 int col, const char *msg);
+
 int tf_ui_setup(const char *color, int json)
 {
 	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -226,8 +229,9 @@ static void gha_annotate(enum tf_level level, const char *file, int line,
 	tf_buf_release(&b);
 }
 
-void tf_ui_report(enum tf_level level, const char *file, int line, int col,
-		  const char *msg)
+/* One message; file is NULL unless it is at a recipe position. */
+static void tf_ui_report(enum tf_level level, const char *file, int line,
+			 int col, const char *msg)
 {
 	static const char *const colors[] = { "\033[1;31m", "\033[1;33m",
 					      "\033[1m", "\033[2m" };

@@ -5,11 +5,6 @@
  * ui/: what the user, a CI log or a pipeline sees of a run: the sink of
  * every message (log.h), the terminal status line, GitHub Actions groups
  * and annotations (ui.c), and --json events (ui_event.c).
- */
-
-/*
- * What the user (or a CI log, or a pipeline) sees of a run; the one door
- * to ui.c (terminal, colours, GitHub Actions) and ui_event.c (--json).
  *
  * Every message goes through tf_ui_report(): tf_ui_setup() makes it the
  * sink of log.c, which hands it each line after cleaning control
@@ -50,10 +45,6 @@ int tf_ui_setup(const char *color, int json);
 void tf_ui_finish(int exit_code);
 /* 1 if --json is on: commands keep stdout for the events. */
 int tf_ui_json(void);
-
-/* One message; file is NULL unless it is at a recipe position. */
-void tf_ui_report(enum tf_level level, const char *file, int line, int col,
-		  const char *msg);
 
 /* The targets of this run, for the status line. */
 void tf_ui_targets(const char *const *names, size_t nr);

@@ -67,15 +67,16 @@ struct verifier {
 				    before tfbuild-isa's Minimum */
 };
 
-#define VERIFIER_INIT                                                       \
-	{                                                                   \
-		NULL, TF_WHEEL_NAME_INIT, TF_BUF_INIT, TF_BUF_INIT,         \
-			TF_BUF_INIT, TF_BUF_INIT, 0, 0, 0, NULL, 0,         \
-			TF_ELF_RULES_INIT, NULL, TF_BUF_INIT, 0,            \
-			TF_ISA_POLICY_INIT, NULL, TF_BUF_INIT, 0,           \
-			TF_LIBS_RECORD_INIT, NULL, 0, TF_STRVEC_INIT, 0, 0, \
-			TF_BUF_INIT, 0, 0, TF_BUF_INIT, 0, 0,               \
-			TF_ELF_NEED_INIT, 0, 0, 0                           \
+/* Every field not named is 0 or NULL. */
+#define VERIFIER_INIT                                                         \
+	{                                                                     \
+		.wn = TF_WHEEL_NAME_INIT, .distinfo = TF_BUF_INIT,            \
+		.metadata = TF_BUF_INIT, .wheel = TF_BUF_INIT,                \
+		.record = TF_BUF_INIT, .elf = TF_ELF_RULES_INIT,              \
+		.isa_text = TF_BUF_INIT, .isa = TF_ISA_POLICY_INIT,           \
+		.libs_text = TF_BUF_INIT, .libs = TF_LIBS_RECORD_INIT,        \
+		.license_files = TF_STRVEC_INIT, .variant_text = TF_BUF_INIT, \
+		.sbom_text = TF_BUF_INIT, .need = TF_ELF_NEED_INIT,           \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */

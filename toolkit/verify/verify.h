@@ -9,10 +9,6 @@
  * the SBOM a tfbuild wheel carries (sbomcheck.c).
  */
 
-/*
- * Verify: check an existing wheel independently of how it was made.
- */
-
 #include "diff.h"
 #include "wheelname.h"
 

@@ -2,16 +2,12 @@
 #define TF_WHEEL_H
 
 /*
- * wheel/: the wheel as a file: writing one (below; entries deflated in
- * parallel by zipout.h, RECORD's lines kept aside by spool.h), the one reader every other folder reads a
- * wheel through (wheelread.h), and the zip structure's own checks
- * (zipcheck.h), and PEP 825 variant metadata (variantjson.h).
- * libarchive reads wheels only in wheelread.c.
- */
-
-/*
- * Wheel: write a PyPA binary distribution (.whl), deflating entries in
- * parallel (zipout.h).
+ * wheel/: the wheel as a file: writing a PyPA binary distribution
+ * (below; entries deflated in parallel by zipout.h, RECORD's lines kept
+ * aside by spool.h), the one reader every other folder reads a wheel
+ * through (wheelread.h), the zip structure's own checks (zipcheck.h),
+ * and PEP 825 variant metadata (variantjson.h). libarchive reads wheels
+ * only in wheelread.c.
  */
 
 #include "variantjson.h"
