@@ -58,15 +58,6 @@ expect_success 'a function of 81 lines is named at its head; one of 80 is not' '
 	compare expect out
 '
 
-expect_success 'only tf_plan_make in plan/make.c may be longer, for now' '
-	copy &&
-	n=$(next_line plan/vars.c) &&
-	function_of tf_plan_make 81 >>tk/plan/vars.c &&
-	! layers >out &&
-	echo "plan/vars.c:$n: tf_plan_make() has 81 lines, over 80" >expect &&
-	compare expect out
-'
-
 expect_success 'a circle of calls between two folders is named call by call, with no include to see' '
 	copy &&
 	a=$(next_line base/words.c) && b=$(next_line ui/ui.c) &&
