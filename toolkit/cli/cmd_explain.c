@@ -28,7 +28,7 @@ const struct tf_opt tf_opts_explain[] = {
 
 int cmd_explain(struct tf_args *a)
 {
-	struct tf_build_opts bo = { 1, 0, 0, 0, NULL, NULL, 0, NULL };
+	struct tf_build_opts bo = { .jobs = 1 };
 	struct tf_session s;
 	size_t i;
 	int ret;
