@@ -10,12 +10,15 @@
  *  - its own PID namespace, and a session of its own; bwrap dies with
  *    tfbuild, and when the step's shell ends the namespace's init takes
  *    everything left with it;
- *  - the whole file system read-only, then: a private /tmp, /run and
- *    $HOME of the user (empty tmpfs, the places of the run found below
- *    them bound back read-only); the download cache's files, the step
- *    store, the signing key and every source tree the step does not
- *    name hidden; its source tree (when it builds in one), its work and
- *    stage directories writable; HOME and TMPDIR fresh and empty;
+ *  - no capability, root's included, and (where the kernel allows it) a
+ *    user namespace of its own in which it is nobody and can make none;
+ *  - a minimal root (sandbox_root.c): /usr and the parts of /etc a
+ *    toolchain reads, the run's places read-only, a private /tmp, /run
+ *    and $HOME of the user (tmpfs of bounded size); the download
+ *    cache's files, the step store and every source tree the step does
+ *    not name hidden; its source tree (when it builds in one), its work
+ *    and stage directories writable; HOME and TMPDIR fresh and empty;
+ *    the keys and credentials files hidden wherever they are;
  *  - only the step's environment: bwrap is started with it alone, so
  *    neither bwrap (the step's parent) nor the step holds tfbuild's.
  */
