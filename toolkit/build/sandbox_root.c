@@ -193,8 +193,14 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 	tf_strvec_push(out, b.buf);
 	if (cache_dir)
 		tf_strvec_push(out, cache_dir);
+	/* target roots and sites may lie outside the cache
+	 * (TF_SYSROOT_CACHE) */
 	if (p->sysroot)
 		tf_strvec_push(out, p->sysroot);
+	if (p->emulator_root)
+		tf_strvec_push(out, p->emulator_root);
+	if (p->site)
+		tf_strvec_push(out, p->site);
 	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++)
 		if (tools[i] && *tools[i] == '/')
 			tool_place(tools[i], &b, out);

@@ -38,7 +38,8 @@ void tf_sandbox_system(struct tf_strvec *a, int network);
 /*
  * The places of the run a step reads (into out): the build tree, the
  * recipe's directory and the one above (`path:` sources, tools beside
- * it), the cache (target roots), the sysroot, and the prefixes of the
+ * it), the cache (target roots), the sysroot, the emulator's root, the
+ * target wheels' site (${target_site}), and the prefixes of the
  * target's tools (the directory above a bin/). Unfiltered.
  */
 void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
