@@ -44,7 +44,13 @@ steps:
         >"\$STAGE/got" 2>&1 || true
 EOF
 
-stat_of() { CCACHE_DIR="$1" ccache --print-stats | awk -v k="$2" '$1 == k { print $2 }'; }
+# Each recipe and target has its ccache directory below CCACHE_DIR
+# (CCACHE_DIR/tfbuild/RECIPE-TARGET-HASH): a statistic is their sum.
+stat_of() {
+	for d in "$1"/tfbuild/*/; do
+		CCACHE_DIR="$d" ccache --print-stats | awk -v k="$2" '$1 == k { print $2 }'
+	done | awk '{ n += $1 } END { print n + 0 }'
+}
 
 expect_success 'ccache 4 with Redis remote storage is what the test uses' '
 	ccache --version | grep -q "redis-storage"
@@ -77,7 +83,7 @@ expect_success 'checkout A with --launcher ccache fills the local cache and Redi
 expect_success 'checkout B with an empty local ccache gets every compile from Redis' '
 	launch_checkout other/B && test ! -e ccB &&
 	CCACHE_DIR=$TRASH/ccB launch_build other/B outB --launcher ccache &&
-	CCACHE_DIR=$TRASH/ccB ccache -s -v >stats && cat stats &&
+	for d in ccB/tfbuild/*/; do CCACHE_DIR=$d ccache -s -v; done >stats && cat stats &&
 	hits=$(stat_of "$TRASH/ccB" remote_storage_hit) &&
 	misses=$(stat_of "$TRASH/ccB" cache_miss) &&
 	echo "remote hits: $hits, misses: $misses" &&
@@ -107,7 +113,7 @@ expect_success '$CC keeps its value; only CCACHE_* of the caller reach steps' '
 	echo aarch64-linux-gnu-gcc >expect && compare expect $S/aarch64/stage/mk/cc &&
 	E=$S/aarch64/stage/mk/env &&
 	grep -qx "CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port" $E &&
-	grep -qx "CCACHE_DIR=$TRASH/ccB" $E &&
+	grep -qx "CCACHE_DIR=$TRASH/ccB/tfbuild/launch-aarch64-[0-9a-f]\{16\}" $E &&
 	grep -qx "CCACHE_NOHASHDIR=1" $E && grep -qx "CCACHE_COMPILERCHECK=content" $E &&
 	grep -qx "CCACHE_BASEDIR=$TRASH/other/B" $E &&
 	grep -q "^PATH=$TRASH/other/B/build/r/aarch64/toolchain/launcher:" $E &&

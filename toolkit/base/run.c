@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +94,50 @@ static char **child_env(struct tf_run *r, struct tf_strvec *merged)
 	return merged->v;
 }
 
+/* Close the descriptors in [from, to]; none when from > to. */
+static void close_span(unsigned int from, unsigned int to)
+{
+	unsigned int fd;
+
+	if (from > to || !close_range(from, to, 0))
+		return;
+	for (fd = from; fd <= to && fd < 65536; fd++)
+		close((int)fd);
+}
+
+/*
+ * Close every descriptor above 2: what tfbuild's caller left open (a
+ * `7<secret`, a socket) and tfbuild's own (a lock) never reach a tool
+ * or a step.
+ */
+static void close_above_stderr(void)
+{
+	close_span(3, ~0U);
+}
+
+/* Close every descriptor above 2 but a and b. */
+static void keep_only(int a, int b)
+{
+	unsigned int lo = (unsigned int)(a < b ? a : b),
+		     hi = (unsigned int)(a < b ? b : a);
+
+	close_span(3, lo - 1);
+	close_span(lo + 1, hi - 1);
+	close_span(hi + 1, ~0U);
+}
+
+/*
+ * Die with the process that forked us (SIGKILL), not after it: a
+ * supervisor killed with tfbuild takes bwrap along (--die-with-parent),
+ * and with it every process of the step. If that parent is already gone
+ * (reparented before the prctl), end now.
+ */
+static void die_with(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+}
+
 /* In the child, after fork: never returns. */
 static void exec_child(struct tf_run *r, char **envp, int out_fd)
 {
@@ -105,9 +150,8 @@ static void exec_child(struct tf_run *r, char **envp, int out_fd)
 	if (out_fd >= 0) {
 		dup2(out_fd, 1);
 		dup2(out_fd, 2);
-		if (out_fd > 2)
-			close(out_fd);
 	}
+	close_above_stderr();
 	if (r->dir && chdir(r->dir) < 0) {
 		dprintf(2, "tfbuild: cannot change to '%s': %s\n", r->dir,
 			strerror(errno));
@@ -192,20 +236,22 @@ static void supervise(struct tf_run *r, char **envp, int log_fd)
 	char chunk[4096];
 	int fds[2], status = 0, done = 0, drained = 0;
 	ssize_t n = -1;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	c.ring = malloc(TF_RUN_LOG_TAIL);
-	if (!c.ring || pipe(fds) < 0)
+	if (!c.ring || pipe2(fds, O_CLOEXEC) < 0)
 		_exit(127);
 	pid = fork();
 	if (pid < 0)
 		_exit(127);
 	if (!pid) {
-		close(fds[0]);
-		close(log_fd);
+		die_with(parent);
 		exec_child(r, envp, fds[1]);
 	}
 	close(fds[1]);
+	/* The supervisor itself holds only its log and the pipe: nothing
+	 * of tfbuild's (the build tree's lock) outlives tfbuild in it. */
+	keep_only(log_fd, fds[0]);
 	/* Stopping a step signals its group: the supervisor stays to write
 	   the tail once the command is gone (SIGKILL still ends it). */
 	signal(SIGTERM, SIG_IGN);
@@ -262,6 +308,7 @@ int tf_run_start(struct tf_run *r)
 	struct tf_strvec merged = TF_STRVEC_INIT;
 	char **envp;
 	int log_fd = -1;
+	pid_t parent = getpid();
 	sigset_t mask;
 
 	if (!r->argv.nr)
@@ -297,6 +344,7 @@ int tf_run_start(struct tf_run *r)
 		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
 	}
 	if (!r->pid) {
+		die_with(parent);
 		tf_signals_child();
 		if (r->own_group)
 			setsid();

@@ -289,6 +289,7 @@ static int start(struct sched *s, struct task *t, const char *why)
 {
 	struct tf_plan_step *ps = &t->plan->steps[t->step];
 	struct tf_run *r = &t->run;
+	const char *keys[] = { s->opts->signing_key, s->opts->attestation_key };
 
 	/* `baseline: COMMAND` runs where its test built, as it left it. */
 	int in_place = ps->def->baseline_cmd;
@@ -314,8 +315,8 @@ static int start(struct sched *s, struct task *t, const char *why)
 	/* After the stamp: a launcher never changes what a step makes. */
 	tf_launcher_env(t->plan, &r->env);
 	if (tf_sandbox_command(t->plan, ps, s->opts->no_sandbox,
-			       s->opts->cache_dir, s->opts->signing_key,
-			       &s->said, &r->env, &r->argv)) {
+			       s->opts->cache_dir, keys, 2, &s->said, &r->env,
+			       &r->argv)) {
 		tf_run_release(r); /* the environment built for it */
 		return -1;
 	}
@@ -433,6 +434,8 @@ static void finish(struct sched *s, struct task *t, int status)
 	/* A step's processes end with it: nothing it left in the background
 	 * outlives it. */
 	kill(-t->group, SIGKILL);
+	/* Before anything reads what it wrote: no setuid file stays. */
+	tf_sandbox_after(t->plan, ps);
 	if (t->stop != GOING)
 		status = status ? status : 128 + SIGTERM;
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -28,6 +28,8 @@ struct tf_build_opts {
 	int no_sandbox; /* --sandbox=off: steps run without bubblewrap */
 	const char *signing_key; /* borrowed: the cache's signing key, hidden
 				    from steps, or NULL */
+	const char *attestation_key; /* borrowed: --attestation-key, hidden
+					from steps, or NULL */
 };
 
 /* A step's or test's time limit when neither the recipe nor --timeout sets one. */

@@ -10,12 +10,15 @@
  *  - its own PID namespace, and a session of its own; bwrap dies with
  *    tfbuild, and when the step's shell ends the namespace's init takes
  *    everything left with it;
- *  - the whole file system read-only, then: a private /tmp, /run and
- *    $HOME of the user (empty tmpfs, the places of the run found below
- *    them bound back read-only); the download cache's files, the step
- *    store, the signing key and every source tree the step does not
- *    name hidden; its source tree (when it builds in one), its work and
- *    stage directories writable; HOME and TMPDIR fresh and empty;
+ *  - no capability, root's included, and (where the kernel allows it) a
+ *    user namespace of its own in which it is nobody and can make none;
+ *  - a minimal root (sandbox_root.c): /usr and the parts of /etc a
+ *    toolchain reads, the run's places read-only, a private /tmp, /run
+ *    and $HOME of the user (tmpfs of bounded size); the download
+ *    cache's files, the step store and every source tree the step does
+ *    not name hidden; its source tree (when it builds in one), its work
+ *    and stage directories writable; HOME and TMPDIR fresh and empty;
+ *    the keys and credentials files hidden wherever they are;
  *  - only the step's environment: bwrap is started with it alone, so
  *    neither bwrap (the step's parent) nor the step holds tfbuild's.
  */
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sandbox_root.h"
 #include "ui/ui.h"
 
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
@@ -62,6 +66,58 @@ static void explain_failure(const struct tf_buf *out, struct tf_buf *why)
 			"a seccomp profile that permits them)");
 }
 
+/* The options every step's bwrap gets, the probe's too: its own
+ * namespaces, no capability (root's included), and, with userns, a
+ * user namespace of its own in which it is nobody and can make none. */
+static void isolation(struct tf_strvec *a, int with_userns)
+{
+	tf_strvec_pushv(a,
+			(const char *const[]){ "--die-with-parent",
+					       "--new-session", "--unshare-all",
+					       "--cap-drop", "ALL", NULL });
+	if (with_userns)
+		tf_strvec_pushv(
+			a, (const char *const[]){ "--unshare-user", "--uid",
+						  "65534", "--gid", "65534",
+						  "--disable-userns", NULL });
+}
+
+/* Run bwrap once as a step would run; 0, or the status with why and
+ * the command filled in. */
+static int probe(int with_userns, struct tf_buf *why, struct tf_buf *cmd)
+{
+	struct tf_run r = TF_RUN_INIT;
+	struct tf_buf out = TF_BUF_INIT;
+	int status;
+
+	tf_strvec_push(&r.argv, bwrap);
+	isolation(&r.argv, with_userns);
+	tf_strvec_pushv(&r.argv, (const char *const[]){
+					 "--ro-bind", "/", "/", "--dev", "/dev",
+					 "--proc", "/proc", "--size", "1048576",
+					 "--tmpfs", "/tmp", "--remount-ro", "/",
+					 "true", NULL });
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
+	r.clean_env = 1;
+	status = tf_run_capture(&r, &out, 4096);
+	if (status) {
+		tf_buf_reset(why);
+		tf_buf_reset(cmd);
+		tf_run_describe_status(status, why);
+		if (out.len)
+			explain_failure(&out, why);
+		tf_run_quote_argv(&r.argv, cmd);
+	}
+	tf_run_release(&r);
+	tf_buf_release(&out);
+	return status;
+}
+
+/* 1 when steps get a user namespace of their own (the kernel lets
+ * bwrap make one), 0 when they run without (root in a container that
+ * forbids them: capabilities are still dropped). */
+static int userns;
+
 /*
  * Whether a sandbox can be made here: bwrap ($TFBUILD_BWRAP, or bwrap in
  * the fixed PATH) run once with every namespace a step gets. Asked once
@@ -71,9 +127,7 @@ static void explain_failure(const struct tf_buf *out, struct tf_buf *why)
 static int tf_sandbox_ready(void)
 {
 	const char *env = getenv("TFBUILD_BWRAP");
-	struct tf_run r = TF_RUN_INIT;
-	struct tf_buf out = TF_BUF_INIT, why = TF_BUF_INIT, cmd = TF_BUF_INIT;
-	int status;
+	struct tf_buf why = TF_BUF_INIT, cmd = TF_BUF_INIT;
 
 	if (probed)
 		return probed > 0 ? 0 : -1;
@@ -89,58 +143,23 @@ static int tf_sandbox_ready(void)
 			     "installed (apt-get install bubblewrap); %s",
 			     fix);
 	}
-	tf_strvec_pushv(&r.argv,
-			(const char *const[]){
-				bwrap, "--ro-bind", "/", "/", "--dev", "/dev",
-				"--proc", "/proc", "--tmpfs", "/tmp",
-				"--unshare-all", "--die-with-parent",
-				"--new-session", "true", NULL });
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
-	r.clean_env = 1;
-	status = tf_run_capture(&r, &out, 4096);
-	if (status) {
-		tf_run_describe_status(status, &why);
-		if (out.len)
-			explain_failure(&out, &why);
-		tf_run_quote_argv(&r.argv, &cmd);
+	if (!probe(1, &why, &cmd)) {
+		probed = userns = 1;
+	} else if (!probe(0, &why, &cmd)) {
+		probed = 1;
+		userns = 0;
+		verbose("steps run without a user namespace of their own "
+			"(bwrap could not make one); they still hold no "
+			"capability");
+	} else {
 		error("cannot run steps in a sandbox: `%s` failed with %s; %s",
 		      cmd.buf, why.buf, fix);
-	} else {
-		probed = 1;
-		verbose("steps run in a sandbox (%s)", bwrap);
 	}
-	tf_run_release(&r);
-	tf_buf_release(&out);
+	if (probed > 0)
+		verbose("steps run in a sandbox (%s)", bwrap);
 	tf_buf_release(&why);
 	tf_buf_release(&cmd);
 	return probed > 0 ? 0 : -1;
-}
-
-/* 1 if path is dir or below it. */
-static int is_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return path && !strncmp(path, dir, n) &&
-	       (path[n] == '/' || path[n] == '\0');
-}
-
-static void opt2(struct tf_strvec *a, const char *opt, const char *src,
-		 const char *dst)
-{
-	tf_strvec_push(a, opt);
-	tf_strvec_push(a, src);
-	if (dst)
-		tf_strvec_push(a, dst);
-}
-
-/* Bind dir onto itself (read-only unless rw) if it is a directory. */
-static void bind(struct tf_strvec *a, const char *dir, int rw)
-{
-	if (dir && *dir == '/' && tf_path_is_dir(dir))
-		opt2(a, rw ? "--bind" : "--ro-bind", dir, dir);
 }
 
 /* The value of NAME in env, or NULL. */
@@ -154,76 +173,6 @@ static const char *env_get(const struct tf_strvec *env, const char *name)
 	return NULL;
 }
 
-/*
- * The places a step reads that may lie below a directory it gets empty
- * (/tmp, the user's HOME): the build tree, the recipe's directory and
- * the one above (`path:` sources, patches and tools beside it), the
- * cache (target roots), the toolchain's files. A place that is the
- * emptied directory itself, or holds it, is not given back
- * (empty_dir): a recipe in ~/proj does not bring back all of HOME.
- */
-static void run_places(const struct tf_plan *p, const char *cache_dir,
-		       struct tf_strvec *out)
-{
-	const struct tf_target *t = &p->target;
-	const char *tools[] = { t->cc, t->cxx, t->python, t->python_include,
-				t->emulator_prefix };
-	struct tf_buf b = TF_BUF_INIT;
-	size_t i;
-
-	tf_strvec_push(out, p->dir);
-	tf_strvec_push(out, p->recipe->dir);
-	tf_path_dirname(&b, p->recipe->dir);
-	tf_strvec_push(out, b.buf);
-	if (cache_dir)
-		tf_strvec_push(out, cache_dir);
-	if (p->sysroot)
-		tf_strvec_push(out, p->sysroot);
-	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
-		if (!tools[i] || *tools[i] != '/')
-			continue;
-		if (tf_path_is_dir(tools[i]))
-			tf_strvec_push(out, tools[i]);
-		else {
-			tf_path_dirname(&b, tools[i]);
-			tf_strvec_push(out, b.buf);
-		}
-	}
-	tf_buf_release(&b);
-}
-
-/* 1 if place is strictly below dir: giving it back keeps dir empty. */
-static int below(const char *place, const char *dir)
-{
-	return is_under(place, dir) && !is_under(dir, place);
-}
-
-/*
- * Give the step dir empty, then the run's places strictly below it
- * back, read-only; a place inside another one given back is not bound
- * twice.
- */
-static void empty_dir(struct tf_strvec *a, const char *dir,
-		      const struct tf_strvec *places)
-{
-	size_t i, j;
-
-	if (!dir || *dir != '/' || !strcmp(dir, "/") || !tf_path_is_dir(dir))
-		return;
-	opt2(a, "--tmpfs", dir, NULL);
-	for (i = 0; i < places->nr; i++) {
-		if (!below(places->v[i], dir))
-			continue;
-		for (j = 0; j < places->nr; j++)
-			if (below(places->v[j], dir) &&
-			    is_under(places->v[i], places->v[j]) &&
-			    (!is_under(places->v[j], places->v[i]) || j < i))
-				break;
-		if (j == places->nr)
-			bind(a, places->v[i], 0);
-	}
-}
-
 /* 1 if ps's sandbox keeps the network: `network: true`, or a launcher
  * that reaches other machines (distcc, ccache's or sccache's remote
  * storage: tf_launcher.network). */
@@ -233,88 +182,86 @@ static int tf_sandbox_network(const struct tf_plan *p,
 	return ps->def->network || (p->launcher && p->launcher->network);
 }
 
-/* The argv that runs cmd for step ps of p in its sandbox, into a. */
-static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
-			 const char *cache_dir, const char *signing_key,
-			 const struct tf_strvec *env, const char *const *cmd,
-			 struct tf_strvec *a)
+/*
+ * The step's own places, after the root's: the source trees it names
+ * read-only, its own (to build in), its work and stage writable, an
+ * empty HOME and TMPDIR; the cache's trusted parts and the other
+ * source trees hidden.
+ */
+static void step_places(const struct tf_plan *p, const struct tf_plan_step *ps,
+			const char *cache_dir, const struct tf_strvec *env,
+			struct tf_strvec *a)
 {
-	static const char *const caches[] = { "CCACHE_DIR", "SCCACHE_DIR" };
-	const char *home = getenv("HOME"), *build = env_get(env, "BUILDDIR");
-	struct tf_strvec places = TF_STRVEC_INIT;
+	const char *build = env_get(env, "BUILDDIR");
 	struct tf_buf b = TF_BUF_INIT;
-	int network = tf_sandbox_network(p, ps);
-	char *key = NULL;
 	size_t i;
 
-	tf_strvec_pushv(a, (const char *const[]){ bwrap, "--die-with-parent",
-						  "--new-session",
-						  "--unshare-all", NULL });
-	if (network)
-		tf_strvec_push(a, "--share-net");
-	tf_strvec_pushv(a, (const char *const[]){ "--ro-bind", "/", "/",
-						  "--dev", "/dev", "--proc",
-						  "/proc", NULL });
-	run_places(p, cache_dir, &places);
-	empty_dir(a, "/tmp", &places);
-	empty_dir(a, "/run", &places);
-	if (network) /* where /etc/resolv.conf may point */
-		bind(a, "/run/systemd/resolve", 0);
-	empty_dir(a, home, &places);
 	/* The downloads and step outputs other runs trust, the key that
 	 * signs them: no step reads them, none may change them. */
 	for (i = 0; cache_dir && i < 3; i++) {
 		tf_buf_setf(&b, "%s/%s", cache_dir,
 			    (const char *[]){ "sha256", "store", "tmp" }[i]);
 		if (tf_path_is_dir(b.buf))
-			opt2(a, "--tmpfs", b.buf, NULL);
+			tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_MASK_SIZE);
 	}
-	/* Where it really is: bwrap resolves a relative name against the
-	 * sandbox's root, not against tfbuild's directory. */
-	if (signing_key && (key = realpath(signing_key, NULL)))
-		opt2(a, "--ro-bind", "/dev/null", key);
-	/* Source trees: the ones the step names, read-only; its own, to
-	 * build in; the others are not there. */
 	tf_buf_setf(&b, "%s/src", p->dir);
 	if (tf_path_is_dir(b.buf))
-		opt2(a, "--tmpfs", b.buf, NULL);
+		tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_MASK_SIZE);
 	for (i = 0; i < ps->nr_reads; i++)
 		if ((int)ps->reads[i] != ps->def->source_index)
-			bind(a, p->sources[ps->reads[i]].dir, 0);
+			tf_sandbox_bind(a, p->sources[ps->reads[i]].dir, 0);
 	if (ps->def->source_index >= 0)
-		bind(a, p->sources[ps->def->source_index].dir, 1);
+		tf_sandbox_bind(a, p->sources[ps->def->source_index].dir, 1);
 	/* `baseline: COMMAND`: where its test ran (else bound below) */
 	if (strcmp(ps->cwd, ps->work) &&
 	    (ps->def->source_index < 0 ||
 	     strcmp(ps->cwd, p->sources[ps->def->source_index].dir)))
-		bind(a, ps->cwd, 1);
+		tf_sandbox_bind(a, ps->cwd, 1);
 	if (build && strcmp(build, ps->work))
-		bind(a, build, 1);
-	bind(a, ps->work, 1);
-	bind(a, ps->stage, 1);
-	/* HOME and TMPDIR: empty, the step's own. */
+		tf_sandbox_bind(a, build, 1);
+	tf_sandbox_bind(a, ps->work, 1);
+	tf_sandbox_bind(a, ps->stage, 1);
 	tf_buf_setf(&b, "%s/home", p->dir);
-	opt2(a, "--tmpfs", b.buf, NULL);
+	tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_TMP_SIZE);
 	tf_buf_setf(&b, "%s/tmp", p->dir);
-	opt2(a, "--tmpfs", b.buf, NULL);
-	/* A compiler launcher's cache is shared by every step. */
-	for (i = 0; i < sizeof(caches) / sizeof(*caches); i++) {
-		const char *dir = env_get(env, caches[i]);
+	tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_TMP_SIZE);
+	/* The launcher's cache: this recipe's and target's own, never a
+	 * directory the step's environment names (plan/launcher.h). */
+	if (p->launcher && p->launcher->cache &&
+	    !tf_mkdir_p(p->launcher->cache))
+		tf_sandbox_bind(a, p->launcher->cache, 1);
+	tf_buf_release(&b);
+}
 
-		if (dir && *dir == '/' && !tf_mkdir_p(dir))
-			bind(a, dir, 1);
-	}
-	opt2(a, "--chdir", ps->cwd, NULL);
-	tf_strvec_push(a, "--");
+/* The argv that runs cmd for step ps of p in its sandbox, into a. */
+static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
+			 const char *cache_dir, const char *const *keys,
+			 size_t nr_keys, const struct tf_strvec *env,
+			 const char *const *cmd, struct tf_strvec *a)
+{
+	struct tf_strvec places = TF_STRVEC_INIT;
+	int network = tf_sandbox_network(p, ps);
+
+	tf_strvec_push(a, bwrap);
+	isolation(a, userns);
+	if (network)
+		tf_strvec_push(a, "--share-net");
+	tf_sandbox_system(a, network);
+	tf_sandbox_places(p, cache_dir, &places);
+	tf_sandbox_bind_places(a, &places, getenv("HOME"));
+	step_places(p, ps, cache_dir, env, a);
+	/* Last: a secret is hidden wherever the binds above show it. */
+	tf_sandbox_mask_secrets(a, keys, nr_keys);
+	tf_strvec_pushv(a,
+			(const char *const[]){ "--remount-ro", "/", "--chdir",
+					       ps->cwd, "--", NULL });
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
-	tf_buf_release(&b);
-	free(key);
 }
 
 int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
-		       int off, const char *cache_dir, const char *signing_key,
-		       int *said, const struct tf_strvec *env,
+		       int off, const char *cache_dir, const char *const *keys,
+		       size_t nr_keys, int *said, const struct tf_strvec *env,
 		       struct tf_strvec *argv)
 {
 	/* In the sandbox, the step's PATH (host-tools) need not hold sh. */
@@ -366,6 +313,22 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 			tf_ui_event("step-network", "{s:s, s:s}", "target",
 				    p->target.name, "step", ps->def->name.s);
 	}
-	sandbox_argv(p, ps, cache_dir, signing_key, env, cmd, argv);
+	sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
 	return 0;
+}
+
+void tf_sandbox_after(const struct tf_plan *p, const struct tf_plan_step *ps)
+{
+	const char *build = env_get(&ps->env, "BUILDDIR");
+
+	if (ps->sandbox <= 0)
+		return;
+	tf_sandbox_scrub(ps->work);
+	tf_sandbox_scrub(ps->stage);
+	if (build && strcmp(build, ps->work))
+		tf_sandbox_scrub(build);
+	if (strcmp(ps->cwd, ps->work))
+		tf_sandbox_scrub(ps->cwd);
+	if (ps->def->source_index >= 0)
+		tf_sandbox_scrub(p->sources[ps->def->source_index].dir);
 }

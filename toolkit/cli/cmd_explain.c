@@ -46,7 +46,7 @@ static void would_provision(const struct tf_plan *p)
 
 int cmd_explain(struct tf_args *a)
 {
-	struct tf_build_opts bo = { 1, 0, 0, 0, NULL, NULL, 0, NULL };
+	struct tf_build_opts bo = { .jobs = 1 };
 	struct tf_session s;
 	size_t i;
 	int ret;

@@ -171,12 +171,17 @@ static void attestation_lists(const char *out_dir, struct tf_strvec *lists)
 }
 
 static int run_pipeline(struct tf_session *s, int no_sandbox,
-			const struct tf_signer *signer)
+			const struct tf_signer *signer, const char *key)
 {
-	struct tf_build_opts bo = { s->opt.jobs,  s->opt.keep_going,
-				    s->opt.force, s->opt.timeout,
-				    s->cache,     s->opt.cache.dir,
-				    no_sandbox,   s->opt.cache.signing_key };
+	struct tf_build_opts bo = { .jobs = s->opt.jobs,
+				    .keep_going = s->opt.keep_going,
+				    .force = s->opt.force,
+				    .timeout = s->opt.timeout,
+				    .cache = s->cache,
+				    .cache_dir = s->opt.cache.dir,
+				    .no_sandbox = no_sandbox,
+				    .signing_key = s->opt.cache.signing_key,
+				    .attestation_key = key };
 	struct tf_strvec written = TF_STRVEC_INIT, lists = TF_STRVEC_INIT;
 	size_t i;
 	int ret = TF_EXIT_OK;
@@ -246,7 +251,7 @@ int cmd_recipe(struct tf_args *a)
 	if (!ret && tf_cache_open(&s.cache, &s.opt.cache))
 		ret = TF_EXIT_USAGE;
 	if (!ret)
-		ret = run_pipeline(&s, off, signer);
+		ret = run_pipeline(&s, off, signer, key);
 	tf_session_release(&s);
 	tf_signer_free(signer);
 	return ret;

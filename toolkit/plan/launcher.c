@@ -114,6 +114,37 @@ static char *ccache_network(const struct tf_plan *p)
 	return why;
 }
 
+/*
+ * The cache directory of p's ccache or sccache: the caller's ($CCACHE_DIR
+ * or $SCCACHE_DIR, else the tool's default below XDG_CACHE_HOME or
+ * HOME, which steps do not see), then tfbuild/RECIPE-TARGET-HASH, HASH
+ * of the recipe's directory: another recipe of the same name elsewhere
+ * gets its own.
+ */
+static char *launcher_cache(const struct tf_plan *p, const char *tool,
+			    const char *var)
+{
+	const char *dir = getenv(var), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	unsigned char md[TF_SHA256_LEN];
+	char hex[2 * TF_SHA256_LEN + 1];
+	char *base, *out;
+
+	if (dir && *dir == '/')
+		base = tf_strdup(dir);
+	else if (xdg && *xdg == '/')
+		base = tf_xstrfmt("%s/%s", xdg, tool);
+	else
+		base = tf_xstrfmt("%s/.cache/%s",
+				  home && *home == '/' ? home : "/tmp", tool);
+	tf_sha256_buf(p->recipe->dir, strlen(p->recipe->dir), md);
+	tf_sha256_hex(md, hex);
+	out = tf_xstrfmt("%s/tfbuild/%s-%s-%.16s", base, p->recipe->name.s,
+			 p->target.name, hex);
+	free(base);
+	return out;
+}
+
 int tf_launcher_plan(struct tf_plan *p, const char *cli,
 		     const char *distcc_hosts, int check)
 {
@@ -134,6 +165,10 @@ int tf_launcher_plan(struct tf_plan *p, const char *cli,
 	l->dir = tf_xstrfmt("%s/launcher", p->tools_dir);
 	l->distcc_hosts = distcc_hosts ? tf_strdup(distcc_hosts) : NULL;
 	l->base_dir = tf_launcher_base_dir(p->dir, p->recipe->dir);
+	if (!strcmp(l->name, "ccache"))
+		l->cache = launcher_cache(p, "ccache", "CCACHE_DIR");
+	else if (!strcmp(l->name, "sccache"))
+		l->cache = launcher_cache(p, "sccache", "SCCACHE_DIR");
 	p->launcher = l;
 	if (!l->path)
 		return error("target '%s': launcher '%s' not found in %s; %s",
@@ -221,22 +256,9 @@ static const char *env_get(const struct tf_strvec *env, const char *name)
 	return NULL;
 }
 
-/* VAR=the cache directory the launcher uses by default for the caller,
- * whose HOME the steps do not see. */
-static char *user_cache(const char *var, const char *tool)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return tf_xstrfmt("%s=%s/%s", var, xdg, tool);
-	return tf_xstrfmt("%s=%s/.cache/%s", var, home && *home ? home : "/tmp",
-			  tool);
-}
-
 /* Settings that keep ccache's results shareable across checkouts. */
 static void ccache_env(const struct tf_launcher *l, struct tf_strvec *env)
 {
-	env_set(env, user_cache("CCACHE_DIR", "ccache"));
 	if (l->base_dir)
 		env_set(env, tf_xstrfmt("CCACHE_BASEDIR=%s", l->base_dir));
 	/* Prefix maps keep the directory out of the objects (make.c). */
@@ -261,13 +283,18 @@ void tf_launcher_env(const struct tf_plan *p, struct tf_strvec *env)
 				path ? path : ""));
 	if (!strcmp(l->name, "ccache"))
 		ccache_env(l, env);
-	else if (!strcmp(l->name, "sccache"))
-		env_set(env, user_cache("SCCACHE_DIR", "sccache"));
 	prefix = tf_launcher_kind(l->name)->prefix;
 	n = strlen(prefix);
 	for (i = 0; environ[i]; i++)
 		if (!strncmp(environ[i], prefix, n) && strchr(environ[i], '='))
 			env_set(env, tf_strdup(environ[i]));
+	/* After the caller's: its CCACHE_DIR is where this one lies. */
+	if (l->cache)
+		env_set(env,
+			tf_xstrfmt("%s=%s",
+				   strcmp(l->name, "ccache") ? "SCCACHE_DIR"
+							     : "CCACHE_DIR",
+				   l->cache));
 	if (l->distcc_hosts)
 		env_set(env, tf_xstrfmt("DISTCC_HOSTS=%s", l->distcc_hosts));
 	/* A compiler named by path is not found through PATH. */
@@ -287,6 +314,7 @@ void tf_launcher_free(struct tf_launcher *l)
 	free(l->dir);
 	free(l->distcc_hosts);
 	free(l->base_dir);
+	free(l->cache);
 	free(l->network);
 	free(l);
 }

@@ -22,7 +22,11 @@
  *
  * The caller's CCACHE_*, SCCACHE_* or DISTCC_* variables (the chosen
  * launcher's prefix only) reach steps; nothing else of the caller's
- * environment does.
+ * environment does. The cache directory is the recipe's and target's
+ * own (tf_launcher.cache), below the caller's: a step writes it, so no
+ * other recipe may read it (a ccache.conf one step writes would change
+ * every later recipe's objects), and neither the caller's CCACHE_DIR
+ * nor a recipe's `env:` can move it.
  */
 
 #include "base/base.h"
@@ -37,6 +41,10 @@ struct tf_launcher {
 	char *distcc_hosts; /* owned: --distcc-hosts, or NULL */
 	char *base_dir;     /* owned: ccache's base_dir: the directory
 				 holding the build tree and the recipe */
+	char *cache;        /* owned: the cache directory ccache or sccache
+				 writes, the only one a step may write:
+				 CALLER'S/tfbuild/RECIPE-TARGET-HASH of
+				 the recipe's directory; NULL for distcc */
 	char *network;      /* owned: why steps keep the network (distcc's
 				 servers, a remote storage of ccache or
 				 sccache), said by the sandbox; or NULL */

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The step sandbox holds as root (issue 35, item 1): a step keeps no
+# capability, runs as nobody in a user namespace of its own, cannot
+# remount the root read-write, unmount the tmpfs over the store, mknod,
+# see tfbuild's process, or make a user namespace; a setuid copy of a
+# shell it leaves in its stage or work directory has no setuid bit on the
+# machine after the run. With --sandbox=off the same step, as root, has
+# every capability, makes the node and the namespace, sees tfbuild and
+# leaves the setuid shell (the remount is not tried unconfined: it would
+# make this machine's root writable).
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+command -v bwrap >/dev/null || { skip "bwrap (bubblewrap) is not installed"; test_done; exit 0; }
+
+cat >r.yaml <<EOF
+schema: 1
+name: r
+version: 1.0.0
+steps:
+  - name: fill
+    run: echo one >"\$STAGE/one"
+  - name: evil
+    needs: [fill]
+    run: |
+      try() { if sh -c "\$1" >/dev/null 2>&1; then echo "did: \$2"; else echo "refused: \$2"; fi; }
+      grep '^CapEff:' /proc/self/status
+      echo "uid: \$(id -u)"
+      if [ -e $TRASH/try-mounts ]; then
+        try 'mount -o remount,bind,rw /' remount
+        try 'umount $TRASH/cache/store' umount
+      fi
+      try 'mknod "\$BUILDDIR/null" c 1 3' mknod
+      try 'unshare -U true' unshare
+      if ps -eo comm= | grep -qx tfbuild; then echo "did: see-tfbuild"; else echo "refused: see-tfbuild"; fi
+      cp /bin/dash "\$STAGE/sh" && chmod 4755 "\$STAGE/sh"
+      cp /bin/dash "\$BUILDDIR/sh" && chmod 6755 "\$BUILDDIR/sh"
+      ls -l "\$STAGE/sh" "\$BUILDDIR/sh"
+EOF
+S=build/r/x86_64/stage/evil
+W=build/r/x86_64/work/evil
+L=build/r/x86_64/logs/evil.log
+
+expect_success 'in the sandbox: no capability, nobody, every attack refused' '
+	touch try-mounts &&
+	TFBUILD_STORE=1 "$TFBUILD" recipe --cache cache r.yaml 2>err &&
+	cat $L &&
+	test -d cache/store &&
+	grep -qx "CapEff:	0000000000000000" $L &&
+	grep -qx "uid: 65534" $L &&
+	for a in remount umount mknod unshare see-tfbuild; do
+		grep -qx "refused: $a" $L || exit 1
+	done &&
+	! grep -q "^did:" $L
+'
+
+expect_success 'the setuid shell the step made has no setuid or setgid bit here' '
+	grep -q "^-rwsr-xr-x" $L && test -f $S/sh && test -f $W/sh &&
+	test ! -u $S/sh && test ! -u $W/sh && test ! -g $W/sh &&
+	test -x $S/sh
+'
+
+expect_success 'what a step writes belongs to the one who runs tfbuild' '
+	test "$(stat -c %u $S/sh)" = "$(id -u)" &&
+	test -w $S/sh && rm $S/sh
+'
+
+if [ "$(id -u)" != 0 ]; then
+	skip "not root: --sandbox=off cannot show what root can do"
+else
+	expect_success '--sandbox=off, as root: every capability, and every attack works' '
+		rm -f try-mounts &&
+		TFBUILD_STORE=1 "$TFBUILD" recipe --sandbox=off --force --cache cache r.yaml 2>err &&
+		cat $L &&
+		! grep -qx "CapEff:	0000000000000000" $L &&
+		grep -qx "uid: 0" $L &&
+		for a in mknod unshare see-tfbuild; do
+			grep -qx "did: $a" $L || exit 1
+		done &&
+		test -c $W/null && test -u $S/sh && test -u $W/sh
+	'
+fi
+
+test_done

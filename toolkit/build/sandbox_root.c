@@ -1,0 +1,397 @@
+/*
+ * The root a step sees (sandbox_root.h): not the machine's, but a tmpfs
+ * holding what a build reads. A name left out here is simply not there
+ * in a step; docs/security.md lists the same.
+ */
+#include "sandbox_root.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* 1 if path is dir or below it. */
+static int is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && *dir == '/') /* everything is under / */
+		return path && *path == '/';
+	return path && !strncmp(path, dir, n) &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
+static void opt2(struct tf_strvec *a, const char *opt, const char *src,
+		 const char *dst)
+{
+	tf_strvec_push(a, opt);
+	tf_strvec_push(a, src);
+	if (dst)
+		tf_strvec_push(a, dst);
+}
+
+void tf_sandbox_bind(struct tf_strvec *a, const char *dir, int rw)
+{
+	if (dir && *dir == '/' && tf_path_is_dir(dir))
+		opt2(a, rw ? "--bind" : "--ro-bind", dir, dir);
+}
+
+void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
+		      unsigned long long size)
+{
+	tf_strvec_push(a, "--size");
+	tf_strvec_pushf(a, "%llu", size);
+	opt2(a, "--tmpfs", dir, NULL);
+}
+
+/*
+ * Put the machine's path into the root as it is: a link as the same
+ * link when it points into /usr (/bin -> usr/bin, /etc/localtime), else
+ * what it names, read-only; nothing if it is not there.
+ */
+static void mirror(struct tf_strvec *a, const char *path)
+{
+	struct stat st;
+	char link[4096], *real;
+	ssize_t n;
+
+	if (lstat(path, &st))
+		return;
+	if (!S_ISLNK(st.st_mode)) {
+		opt2(a, "--ro-bind", path, path);
+		return;
+	}
+	n = readlink(path, link, sizeof(link) - 1);
+	real = realpath(path, NULL);
+	if (n > 0 && real) {
+		link[n] = '\0';
+		/* /etc/mtab names /proc/self/mounts: the step's own */
+		if (is_under(real, "/usr") || is_under(real, "/proc"))
+			opt2(a, "--symlink", link, path);
+		else
+			opt2(a, "--ro-bind", real, path);
+	}
+	free(real);
+}
+
+/* What of /etc a build reads: the loader, the compilers' alternatives,
+ * users and groups by name, names and services, CA certificates, the
+ * time zone, the system's name, Perl's and Python's own settings. */
+static const char *const etc[] = {
+	"ld.so.cache",
+	"ld.so.conf",
+	"ld.so.conf.d",
+	"alternatives",
+	"ssl/certs",
+	"ssl/openssl.cnf",
+	"ca-certificates",
+	"ca-certificates.conf",
+	"passwd",
+	"group",
+	"hosts",
+	"host.conf",
+	"nsswitch.conf",
+	"gai.conf",
+	"services",
+	"protocols",
+	"networks",
+	"localtime",
+	"timezone",
+	"debian_version",
+	"os-release",
+	"lsb-release",
+	"mime.types",
+	"magic",
+	"perl",
+	"dpkg",
+	"distcc",
+	"mtab",
+	NULL,
+};
+
+/* /etc/python3, /etc/python3.11: Debian's site settings for Python. */
+static void etc_python(struct tf_strvec *a)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	DIR *d = opendir("/etc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "python", 6)) {
+			tf_buf_setf(&b, "/etc/%s", e->d_name);
+			mirror(a, b.buf);
+		}
+	if (d)
+		closedir(d);
+	tf_buf_release(&b);
+}
+
+void tf_sandbox_system(struct tf_strvec *a, int network)
+{
+	static const char *const top[] = { "/bin",   "/sbin",  "/lib",
+					   "/lib32", "/lib64", "/libx32" };
+	struct tf_buf b = TF_BUF_INIT;
+	size_t i;
+
+	opt2(a, "--ro-bind", "/usr", "/usr");
+	for (i = 0; i < sizeof(top) / sizeof(*top); i++)
+		mirror(a, top[i]);
+	for (i = 0; etc[i]; i++) {
+		tf_buf_setf(&b, "/etc/%s", etc[i]);
+		mirror(a, b.buf);
+	}
+	etc_python(a);
+	if (network)
+		mirror(a, "/etc/resolv.conf");
+	/* CPUs online: what nproc-like counts read (glibc, Python). */
+	tf_sandbox_bind(a, "/sys/devices/system/cpu", 0);
+	tf_strvec_pushv(a, (const char *const[]){ "--dev", "/dev", "--proc",
+						  "/proc", NULL });
+	tf_sandbox_tmpfs(a, "/tmp", TF_SANDBOX_TMP_SIZE);
+	tf_sandbox_tmpfs(a, "/run", TF_SANDBOX_RUN_SIZE);
+	if (network) /* where /etc/resolv.conf may point */
+		tf_sandbox_bind(a, "/run/systemd/resolve", 0);
+	tf_buf_release(&b);
+}
+
+/* A tool's place: its prefix when it sits in a bin/ (Python's lib/ is
+ * beside it), else its directory. */
+static void tool_place(const char *tool, struct tf_buf *b,
+		       struct tf_strvec *out)
+{
+	if (tf_path_is_dir(tool)) {
+		tf_strvec_push(out, tool);
+		return;
+	}
+	tf_path_dirname(b, tool);
+	if (!strcmp(tf_path_basename(b->buf), "bin")) {
+		char *bin = tf_buf_detach(b);
+
+		tf_path_dirname(b, bin);
+		free(bin);
+	}
+	tf_strvec_push(out, b->buf);
+}
+
+void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
+		       struct tf_strvec *out)
+{
+	const struct tf_target *t = &p->target;
+	const char *tools[] = { t->cc, t->cxx, t->python, t->python_include,
+				t->emulator_prefix };
+	struct tf_buf b = TF_BUF_INIT;
+	size_t i;
+
+	tf_strvec_push(out, p->dir);
+	tf_strvec_push(out, p->recipe->dir);
+	tf_path_dirname(&b, p->recipe->dir);
+	tf_strvec_push(out, b.buf);
+	if (cache_dir)
+		tf_strvec_push(out, cache_dir);
+	/* target roots and sites may lie outside the cache
+	 * (TF_SYSROOT_CACHE) */
+	if (p->sysroot)
+		tf_strvec_push(out, p->sysroot);
+	if (p->emulator_root)
+		tf_strvec_push(out, p->emulator_root);
+	if (p->site)
+		tf_strvec_push(out, p->site);
+	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++)
+		if (tools[i] && *tools[i] == '/')
+			tool_place(tools[i], &b, out);
+	tf_buf_release(&b);
+}
+
+/*
+ * 0 for a place that would bring back what the root leaves out: /, a
+ * directory holding /tmp, /run or the homes, or a home itself (HOME is
+ * emptied after the places are bound, so a recipe in ~/proj brings back
+ * ~/proj, not ~/.ssh; one in /tmp/x not all of /tmp). A place in /usr
+ * is there already.
+ */
+static int place_ok(const char *place)
+{
+	static const char *const kept[] = { "/tmp", "/run", "/home", "/root",
+					    "/" };
+	size_t i;
+
+	if (!place || *place != '/' || is_under(place, "/usr"))
+		return 0;
+	for (i = 0; i < sizeof(kept) / sizeof(*kept); i++)
+		if (is_under(kept[i], place))
+			return 0;
+	/* /home/USER: another user's files */
+	return !(is_under(place, "/home") &&
+		 !strchr(place + strlen("/home/"), '/'));
+}
+
+/* 1 if places->v[i] lies in another place that place_ok takes and that
+ * is below `below` when given (the first of two equal ones is bound). */
+static int inside_another(const struct tf_strvec *places, size_t i,
+			  const char *below)
+{
+	size_t j;
+
+	for (j = 0; j < places->nr; j++) {
+		const char *o = places->v[j];
+
+		if (j == i || !place_ok(o) ||
+		    (below && (!is_under(o, below) || !strcmp(o, below))) ||
+		    !is_under(places->v[i], o))
+			continue;
+		if (strcmp(o, places->v[i]) || j < i)
+			return 1;
+	}
+	return 0;
+}
+
+void tf_sandbox_bind_places(struct tf_strvec *a, const struct tf_strvec *places,
+			    const char *home)
+{
+	size_t i;
+
+	int emptied = home && *home == '/' && strcmp(home, "/") &&
+		      tf_path_is_dir(home);
+
+	for (i = 0; i < places->nr; i++)
+		if (place_ok(places->v[i]) &&
+		    !(emptied && is_under(places->v[i], home)) &&
+		    !inside_another(places, i, NULL))
+			tf_sandbox_bind(a, places->v[i], 0);
+	if (!emptied)
+		return;
+	/* HOME empty, the places strictly below it back. */
+	tf_sandbox_tmpfs(a, home, TF_SANDBOX_TMP_SIZE);
+	for (i = 0; i < places->nr; i++)
+		if (place_ok(places->v[i]) && is_under(places->v[i], home) &&
+		    strcmp(places->v[i], home) &&
+		    !inside_another(places, i, home))
+			tf_sandbox_bind(a, places->v[i], 0);
+}
+
+/*
+ * 1 if path is seen in the sandbox a describes: the last mount over it
+ * (the one on top) binds a place of the machine, not an empty tmpfs.
+ */
+static int shown(const struct tf_strvec *a, const char *path)
+{
+	int seen = 0;
+	size_t i;
+
+	for (i = 0; i < a->nr; i++) {
+		const char *o = a->v[i];
+
+		if (!strcmp(o, "--") || !strcmp(o, "--chdir"))
+			break;
+		if ((!strcmp(o, "--bind") || !strcmp(o, "--ro-bind")) &&
+		    i + 2 < a->nr && is_under(path, a->v[i + 2]))
+			seen = 1;
+		else if (!strcmp(o, "--tmpfs") && i + 1 < a->nr &&
+			 is_under(path, a->v[i + 1]))
+			seen = 0;
+	}
+	return seen;
+}
+
+static void mask(struct tf_strvec *a, const char *file)
+{
+	char *real = file && *file ? realpath(file, NULL) : NULL;
+
+	/* By where it really is: bwrap resolves a relative name against the
+	 * sandbox's root, and a link elsewhere names the same bytes. */
+	if (real && !tf_path_is_dir(real) && shown(a, real))
+		opt2(a, "--ro-bind", "/dev/null", real);
+	free(real);
+}
+
+/* The files tfbuild, pip and netrc users keep credentials in. */
+static void credentials(struct tf_strvec *out)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char *file = getenv("TFBUILD_CONFIG");
+
+	if (file && *file)
+		tf_strvec_push(out, file);
+	if (xdg && *xdg == '/')
+		tf_strvec_pushf(out, "%s/tfbuild/config", xdg);
+	if (home && *home == '/') {
+		tf_strvec_pushf(out, "%s/.config/tfbuild/config", home);
+		tf_strvec_pushf(out, "%s/.netrc", home);
+		tf_strvec_pushf(out, "%s/.config/pip/pip.conf", home);
+		tf_strvec_pushf(out, "%s/.pip/pip.conf", home);
+	}
+	if ((file = getenv("PIP_CONFIG_FILE")) && *file)
+		tf_strvec_push(out, file);
+	if ((file = getenv("NETRC")) && *file)
+		tf_strvec_push(out, file);
+	tf_strvec_pushv(out, (const char *const[]){ "/etc/pip.conf",
+						    "/etc/xdg/pip/pip.conf",
+						    "/etc/netrc", NULL });
+}
+
+void tf_sandbox_mask_secrets(struct tf_strvec *a, const char *const *keys,
+			     size_t nr)
+{
+	struct tf_strvec files = TF_STRVEC_INIT;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		mask(a, keys[i]);
+	credentials(&files);
+	for (i = 0; i < files.nr; i++)
+		mask(a, files.v[i]);
+	tf_strvec_release(&files);
+}
+
+/* Clear the set-user-ID and set-group-ID bits of every file below the
+ * open directory dir (closed here), depth levels at most. */
+static void scrub_dir(int dir, int depth)
+{
+	DIR *d = fdopendir(dir);
+	struct dirent *e;
+	struct stat st;
+
+	if (!d) {
+		close(dir);
+		return;
+	}
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			if (S_ISREG(st.st_mode) &&
+			    (st.st_mode & (S_ISUID | S_ISGID)))
+				fchmodat(dirfd(d), e->d_name,
+					 st.st_mode & 07777 &
+						 ~(mode_t)(S_ISUID | S_ISGID),
+					 0);
+			continue;
+		}
+		if (depth <= 0)
+			continue;
+		fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			scrub_dir(fd, depth - 1);
+	}
+	closedir(d);
+}
+
+void tf_sandbox_scrub(const char *dir)
+{
+	int fd;
+
+	if (!dir || *dir != '/')
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		scrub_dir(fd, 256);
+}

@@ -1,0 +1,70 @@
+#ifndef TF_SANDBOX_ROOT_H
+#define TF_SANDBOX_ROOT_H
+
+/*
+ * What a step's sandbox holds, as bwrap options (sandbox.c puts them in
+ * order): a minimal root of the machine's system files, the run's
+ * places, empty directories of bounded size, and secrets hidden.
+ * Private to build/; docs/security.md#the-step-sandbox says it in prose.
+ */
+
+#include "base/base.h"
+#include "plan/plan.h"
+
+/* The size of each writable tmpfs a step gets (/tmp, its HOME, TMPDIR). */
+#define TF_SANDBOX_TMP_SIZE (1ULL << 30)
+/* The size of a tmpfs that only hides a place (the store, a source). */
+#define TF_SANDBOX_MASK_SIZE (1ULL << 20)
+/* The size of the step's /run. */
+#define TF_SANDBOX_RUN_SIZE (16ULL << 20)
+
+/* Bind dir onto itself (read-only unless rw) if it is a directory. */
+void tf_sandbox_bind(struct tf_strvec *a, const char *dir, int rw);
+/* An empty tmpfs of at most size bytes on dir. */
+void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
+		      unsigned long long size);
+
+/*
+ * The system's part of the root: /usr read-only and the links into it
+ * (/bin, /lib, ...) as the machine has them; the files of /etc that
+ * compilers, Python, CMake and the loader read (and resolv.conf with
+ * the network); /dev, /proc, an empty /tmp and /run. Nothing else of
+ * the machine: no /root, /home, /var, /srv, /mnt, /opt, no /etc/shadow.
+ */
+void tf_sandbox_system(struct tf_strvec *a, int network);
+
+/*
+ * The places of the run a step reads (into out): the build tree, the
+ * recipe's directory and the one above (`path:` sources, tools beside
+ * it), the cache (target roots), the sysroot, the emulator's root, the
+ * target wheels' site (${target_site}), and the prefixes of the
+ * target's tools (the directory above a bin/). Unfiltered.
+ */
+void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
+		       struct tf_strvec *out);
+
+/*
+ * Bind places read-only, each once (one inside another is not bound
+ * again), leaving out those that would bring back the machine: the
+ * root, a directory that holds the user's HOME, /tmp, /run or other
+ * users' homes. Then HOME itself empty, with the places below it back.
+ */
+void tf_sandbox_bind_places(struct tf_strvec *a, const struct tf_strvec *places,
+			    const char *home);
+
+/*
+ * Hide each secret file of keys[0..nr) (NULL entries skipped) and the credentials files tfbuild and pip read (tfbuild's config,
+ * pip.conf, netrc) behind /dev/null, by their real paths, wherever a
+ * bind of a (so far) shows them. Call after every bind.
+ */
+void tf_sandbox_mask_secrets(struct tf_strvec *a, const char *const *keys,
+			     size_t nr);
+
+/*
+ * Clear the set-user-ID and set-group-ID bits of every regular file
+ * below dir (links not followed): a step that made a setuid copy of a
+ * shell leaves none on the machine. Best effort, silent.
+ */
+void tf_sandbox_scrub(const char *dir);
+
+#endif
