@@ -173,11 +173,51 @@ static void test_kernel_names(void)
 		CHECK(!tf_isa_kernel_name(0, a64_no[i]));
 }
 
+#define BIT(x) (1ULL << TF_ISA_##x)
+
+/* A CPU's name allows GCC's -march set for it, no more (isa_dispatch.c). */
+static void test_cpu_names(void)
+{
+	unsigned long long m;
+
+	/* simdjson's kernels: simdjson::westmere::..., ::haswell::... */
+	m = tf_isa_kernel_name(
+		1, "_ZN8simdjson8westmere14implementation6minifyEv");
+	CHECK(m & BIT(SSE42) && m & BIT(PCLMUL) && m & BIT(POPCNT));
+	CHECK(!(m & BIT(AVX)) && !(m & BIT(AVX2)) && !(m & BIT(AES)));
+	m = tf_isa_kernel_name(1, "sum_nehalem");
+	CHECK(m & BIT(SSE41) && !(m & BIT(PCLMUL)));
+	m = tf_isa_kernel_name(1, "SandyBridgeKernel");
+	CHECK(m & BIT(AVX) && !(m & BIT(AVX2)) && !(m & BIT(F16C)));
+	m = tf_isa_kernel_name(1, "ivybridge_copy");
+	CHECK(m & BIT(F16C) && !(m & BIT(FMA)));
+	m = tf_isa_kernel_name(1, "haswell_dot");
+	CHECK(m & BIT(AVX2) && m & BIT(FMA) && !(m & BIT(ADX)) &&
+	      !(m & BIT(AVX512F)));
+	m = tf_isa_kernel_name(1, "broadwell_add");
+	CHECK(m & BIT(ADX) && !(m & BIT(AES)));
+	CHECK(!(tf_isa_kernel_name(1, "core2_x") & BIT(SSE41)));
+	CHECK(tf_isa_kernel_name(1, "icelake_x") & BIT(AVX512BW));
+	CHECK(!(tf_isa_kernel_name(1, "silvermont_x") & BIT(AVX)));
+	CHECK(tf_isa_kernel_name(1, "goldmont_plus_x") & BIT(SHA));
+	CHECK(!(tf_isa_kernel_name(1, "znver3_x") & BIT(AVX512F)));
+	/* The union: "zen" and "zen4" both match "zen4". */
+	CHECK(tf_isa_kernel_name(1, "sum_zen4") & BIT(AVX512F));
+	CHECK(!(tf_isa_kernel_name(1, "sum_zen2") & BIT(AVX512F)));
+	/* An extension's name allows any feature, as before. */
+	CHECK(tf_isa_kernel_name(1, "skylake_avx512_x") == ~0ULL);
+	CHECK(tf_isa_kernel_name(1, "sum.arch_westmere") ==
+	      tf_isa_kernel_name(1, "westmere"));
+	CHECK(!tf_isa_kernel_name(1, "westmerex") &&
+	      !tf_isa_kernel_name(1, "sandybridges"));
+}
+
 int main(void)
 {
 	test_a64();
 	test_lse_helper_names();
 	test_kernel_names();
+	test_cpu_names();
 	test_levels();
 	test_record();
 	return unit_done();

@@ -447,7 +447,7 @@ static void note(struct scan *s, size_t *count, struct tf_isa_hit *h,
 static void hit(struct scan *s, int f, unsigned long long addr,
 		const char *mnemonic)
 {
-	enum tf_isa_in in = tf_isa_dispatch_in(&s->disp, addr);
+	enum tf_isa_in in = tf_isa_dispatch_in(&s->disp, addr, f);
 	struct tf_isa_report *rep = s->rep;
 
 	note(s, &rep->count[f], &rep->first[f], addr, mnemonic);

@@ -11,6 +11,7 @@
  * in a file with evidence.
  */
 #include "isa_guard.h"
+#include "isa.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 
 #include "base/base.h"
 
-/* Names of extensions and CPUs that kernels are named for. */
+/* Names of extensions that kernels are named for: any feature. */
 static const char *const x86_tokens[] = {
 	"avx",
 	"avx2",
@@ -42,18 +43,6 @@ static const char *const x86_tokens[] = {
 	"sse4_2",
 	"bmi",
 	"bmi2",
-	"haswell",
-	"skylake",
-	"skx",
-	"icelake",
-	"icx",
-	"spr",
-	"knl",
-	"cascadelake",
-	"zen",
-	"zen2",
-	"zen3",
-	"zen4",
 	"aesni",
 	"pclmul",
 	"shani",
@@ -66,6 +55,69 @@ static const char *const x86_tokens[] = {
 	"arch_x86_64_v4",
 };
 
+#define F(x) (1ULL << TF_ISA_##x)
+#define CORE2 (F(SSE3) | F(SSSE3) | F(CX16))
+#define NEHALEM (CORE2 | F(SSE41) | F(SSE42) | F(POPCNT))
+#define WESTMERE (NEHALEM | F(PCLMUL))
+#define SANDYBRIDGE (WESTMERE | F(AVX))
+#define IVYBRIDGE (SANDYBRIDGE | F(F16C) | F(FSGSBASE))
+#define HASWELL \
+	(IVYBRIDGE | F(AVX2) | F(BMI1) | F(BMI2) | F(FMA) | F(LZCNT) | F(MOVBE))
+#define BROADWELL (HASWELL | F(ADX))
+#define SKYLAKE (BROADWELL | F(AES))
+#define AVX512 \
+	(F(AVX512F) | F(AVX512BW) | F(AVX512CD) | F(AVX512DQ) | F(AVX512VL))
+#define SKX (SKYLAKE | AVX512)
+#define ICELAKE (SKX | F(SHA))
+#define SILVERMONT (NEHALEM | F(PCLMUL) | F(MOVBE))
+#define GOLDMONT (SILVERMONT | F(AES) | F(SHA) | F(FSGSBASE))
+#define ZNVER1 (SKYLAKE | F(SHA))
+#define KNL (HASWELL | F(ADX) | F(AVX512F) | F(AVX512CD) | F(AVX512X))
+
+/*
+ * CPUs that kernels are named for (simdjson's westmere, haswell and
+ * icelake), with the features GCC 12's -march=NAME enables (`gcc
+ * -march=NAME -Q --help=target`; GCC 12 dropped AES from westmere to
+ * broadwell). Beyond their features a CPU's name is no choice. AMD's
+ * SSE4a (TF_ISA_AMD, counted with XOP and FMA4) is left out of zen's.
+ */
+static const struct cpu_name {
+	const char *name;
+	unsigned long long features;
+} x86_cpus[] = {
+	{ "core2", CORE2 },
+	{ "nehalem", NEHALEM },
+	{ "westmere", WESTMERE },
+	{ "sandybridge", SANDYBRIDGE },
+	{ "ivybridge", IVYBRIDGE },
+	{ "haswell", HASWELL },
+	{ "broadwell", BROADWELL },
+	{ "skylake", SKYLAKE },
+	{ "skx", SKX },
+	{ "cascadelake", SKX },
+	{ "cooperlake", SKX },
+	{ "cannonlake", ICELAKE },
+	{ "icelake", ICELAKE },
+	{ "icx", ICELAKE },
+	{ "tigerlake", ICELAKE },
+	{ "sapphirerapids", ICELAKE },
+	{ "spr", ICELAKE },
+	{ "alderlake", SKYLAKE | F(SHA) },
+	{ "bonnell", CORE2 | F(MOVBE) },
+	{ "silvermont", SILVERMONT },
+	{ "goldmont", GOLDMONT },
+	{ "tremont", GOLDMONT },
+	{ "knl", KNL },
+	{ "zen", ZNVER1 },
+	{ "zen2", ZNVER1 },
+	{ "zen3", ZNVER1 },
+	{ "zen4", ZNVER1 | AVX512 },
+	{ "znver1", ZNVER1 },
+	{ "znver2", ZNVER1 },
+	{ "znver3", ZNVER1 },
+	{ "znver4", ZNVER1 | AVX512 },
+};
+
 static const char *const a64_tokens[] = {
 	"lse",   "sve",      "sve2",  "sve128",  "sve256", "sve512",  "dotprod",
 	"i8mm",  "bf16",     "fp16",  "fp16fml", "crc",    "crc32",   "rdm",
@@ -73,38 +125,55 @@ static const char *const a64_tokens[] = {
 	"v8_2a", "neoverse", "a64fx", "sme",
 };
 
-/*
- * 1 if a function's name says which extension it is for: it holds a
- * token, case aside, as a word: before it no letter (or a camel-case
- * boundary, "HasAvx2"), after it no lowercase letter ("avx2E", "_avx2_",
- * "4AVX2" all count; "false" is not "lse"). Names are walked once, the
- * tokens tried only where a word starts: a file has 700,000 of them.
- */
-int tf_isa_kernel_name(int x86, const char *name)
+/* The length of token t if it is at p as a word's start: after it no
+   lowercase letter ("avx2E", "_avx2_", "4AVX2" all count; "false" is
+   not "lse"); 0 if not. */
+static size_t token_at(const char *p, const char *t)
+{
+	size_t len;
+
+	for (len = 0; t[len] && tolower((unsigned char)p[len]) == t[len]; len++)
+		;
+	return !t[len] && !islower((unsigned char)p[len]) ? len : 0;
+}
+
+/* What the tokens at p allow, 0 if none is there. */
+static unsigned long long tokens_at(int x86, const char *p)
 {
 	const char *const *t = x86 ? x86_tokens : a64_tokens;
-	size_t i, len,
-		n = x86 ? sizeof(x86_tokens) / sizeof(*x86_tokens)
-			: sizeof(a64_tokens) / sizeof(*a64_tokens);
+	size_t i, n = x86 ? sizeof(x86_tokens) / sizeof(*x86_tokens)
+			  : sizeof(a64_tokens) / sizeof(*a64_tokens);
+	unsigned long long mask = 0;
+
+	for (i = 0; i < n; i++)
+		if (token_at(p, t[i]))
+			return ~0ULL;
+	for (i = 0; x86 && i < sizeof(x86_cpus) / sizeof(*x86_cpus); i++)
+		if (token_at(p, x86_cpus[i].name))
+			mask |= x86_cpus[i].features;
+	return mask;
+}
+
+/*
+ * What a function's name says it is for: the union of what the tokens
+ * it holds, case aside, as words allow: before a token no letter (or a
+ * camel-case boundary, "HasAvx2"). Names are walked once, the tokens
+ * tried only where a word starts: a file has 700,000 of them.
+ */
+unsigned long long tf_isa_kernel_name(int x86, const char *name)
+{
+	unsigned long long mask = 0;
 	const char *p;
 
-	for (p = name; *p; p++) {
+	for (p = name; *p && mask != ~0ULL; p++) {
 		if (!isalpha((unsigned char)*p) ||
 		    (p > name && isalpha((unsigned char)p[-1]) &&
 		     !(islower((unsigned char)p[-1]) &&
 		       isupper((unsigned char)p[0]))))
 			continue;
-		for (i = 0; i < n; i++) {
-			for (len = 0;
-			     t[i][len] &&
-			     tolower((unsigned char)p[len]) == t[i][len];
-			     len++)
-				;
-			if (!t[i][len] && !islower((unsigned char)p[len]))
-				return 1;
-		}
+		mask |= tokens_at(x86, p);
 	}
-	return 0;
+	return mask;
 }
 
 static int cmp_addr(const void *a, const void *b)
@@ -151,7 +220,10 @@ void tf_isa_dispatch_release(struct tf_isa_dispatch *d)
 {
 	free(d->targets);
 	free(d->known);
+	free(d->masks);
 	d->known = NULL;
+	d->masks = NULL;
+	d->nr_masks = 0;
 	d->targets = NULL;
 	d->nr_targets = 0;
 }
@@ -170,6 +242,8 @@ void tf_isa_dispatch_fork(struct tf_isa_dispatch *d,
 	sort_targets(d);
 	*copy = *d;
 	copy->known = NULL;
+	copy->masks = NULL;
+	copy->nr_masks = 0;
 	copy->have_last = 0;
 	copy->check[0] = '\0';
 }
@@ -180,7 +254,9 @@ void tf_isa_dispatch_join(struct tf_isa_dispatch *d,
 	if (!d->check[0])
 		memcpy(d->check, copy->check, sizeof(d->check));
 	free(copy->known);
+	free(copy->masks);
 	copy->known = NULL;
+	copy->masks = NULL;
 	copy->targets = NULL;
 }
 
@@ -283,26 +359,52 @@ const char *tf_isa_dispatch_kind_name(enum tf_isa_in kind)
 	return kind > TF_ISA_OUTSIDE ? kinds[kind] : "outside";
 }
 
+/* The kind of choice fn is; *mask: the features its name allows. */
 static enum tf_isa_in classify(struct tf_isa_dispatch *d,
-			       const struct tf_elf_func *fn)
+			       const struct tf_elf_func *fn,
+			       unsigned long long *mask)
 {
 	const char *dot;
 
+	*mask = ~0ULL;
 	if (d->nr_targets && bsearch(&fn->addr, d->targets, d->nr_targets,
 				     sizeof(*d->targets), cmp_addr))
 		return TF_ISA_IN_IFUNC;
 	dot = strchr(fn->name, '.');
-	if (dot && d->nr_ifuncs && tf_isa_kernel_name(d->x86, dot))
+	if (dot && d->nr_ifuncs && (*mask = tf_isa_kernel_name(d->x86, dot)))
 		return TF_ISA_IN_CLONE;
-	if (tf_isa_kernel_name(d->x86, fn->name))
+	if ((*mask = tf_isa_kernel_name(d->x86, fn->name)))
 		return TF_ISA_IN_NAMED;
+	*mask = ~0ULL;
 	return TF_ISA_OUTSIDE;
 }
 
-enum tf_isa_in tf_isa_dispatch_in(struct tf_isa_dispatch *d,
+/* Where mask is kept in d->masks, added if new; 0 (every feature) once
+   the index would not fit beside the kind. */
+static unsigned mask_index(struct tf_isa_dispatch *d, unsigned long long mask)
+{
+	size_t i;
+
+	if (mask == ~0ULL)
+		return 0;
+	for (i = 1; i < d->nr_masks; i++)
+		if (d->masks[i] == mask)
+			return (unsigned)i;
+	if (d->nr_masks >= 0xffff / 8)
+		return 0;
+	if (!d->nr_masks)
+		d->nr_masks = 1;
+	d->masks = tf_realloc(d->masks, (d->nr_masks + 1) * sizeof(*d->masks));
+	d->masks[0] = ~0ULL;
+	d->masks[d->nr_masks] = mask;
+	return (unsigned)d->nr_masks++;
+}
+
+static enum tf_isa_in in_function(struct tf_isa_dispatch *d,
 				  unsigned long long addr)
 {
 	const struct tf_elf_func *fn;
+	unsigned short *k;
 
 	if (d->have_last && addr >= d->last_lo && addr < d->last_hi)
 		return d->last;
@@ -311,14 +413,29 @@ enum tf_isa_in tf_isa_dispatch_in(struct tf_isa_dispatch *d,
 	if (!fn)
 		return TF_ISA_OUTSIDE;
 	if (!d->known)
-		d->known = tf_calloc(d->code->nr_funcs + 1, 1);
-	/* Each function's name is read once: 1 + its kind. */
-	if (!d->known[fn - d->code->funcs])
-		d->known[fn - d->code->funcs] =
-			(unsigned char)(1 + classify(d, fn));
-	d->last = (enum tf_isa_in)(d->known[fn - d->code->funcs] - 1);
+		d->known = tf_calloc(d->code->nr_funcs + 1, sizeof(*d->known));
+	/* Each function's name is read once. */
+	k = &d->known[fn - d->code->funcs];
+	if (!*k) {
+		unsigned long long mask;
+		enum tf_isa_in kind = classify(d, fn, &mask);
+
+		*k = (unsigned short)(1 + kind + 8 * mask_index(d, mask));
+	}
+	d->last = (enum tf_isa_in)((*k & 7) - 1);
+	d->last_mask = *k >> 3 ? d->masks[*k >> 3] : ~0ULL;
 	d->have_last = fn->size != 0;
 	d->last_lo = fn->addr;
 	d->last_hi = fn->addr + fn->size;
 	return d->last;
+}
+
+enum tf_isa_in tf_isa_dispatch_in(struct tf_isa_dispatch *d,
+				  unsigned long long addr, int feature)
+{
+	enum tf_isa_in in = in_function(d, addr);
+
+	if (in == TF_ISA_OUTSIDE)
+		return in;
+	return d->last_mask & (1ULL << feature) ? in : TF_ISA_OUTSIDE;
 }

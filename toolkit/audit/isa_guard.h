@@ -106,10 +106,14 @@ struct tf_isa_dispatch {
 	unsigned long long *targets; /* owned: what resolvers return */
 	size_t nr_targets;
 	int sorted;
-	unsigned char *known; /* owned: per function, 1 + its kind once
-				 classified, 0 before */
-	int have_last;        /* the last function classified, cached */
-	unsigned long long last_lo, last_hi;
+	unsigned short *known;     /* owned: per function, 0 before it is
+				  classified, then 1 + its kind, plus 8 times
+				  the index in masks of what its name allows */
+	unsigned long long *masks; /* owned: the distinct feature sets that
+				      names allow; masks[0] is every feature */
+	size_t nr_masks;
+	int have_last; /* the last function classified, cached */
+	unsigned long long last_lo, last_hi, last_mask;
 	enum tf_isa_in last;
 };
 
@@ -144,14 +148,19 @@ int tf_isa_dispatch_evidence(const struct tf_isa_dispatch *d);
    (vsum)". */
 void tf_isa_dispatch_describe(const struct tf_isa_dispatch *d,
 			      struct tf_buf *out);
-/* Where the instruction at addr sits (the last function is cached). */
+/* Where the instruction at addr, of feature (TF_ISA_AVX2, ...), sits
+   (the last function is cached): a function named for a CPU (westmere)
+   is a choice only for the features that CPU has. */
 enum tf_isa_in tf_isa_dispatch_in(struct tf_isa_dispatch *d,
-				  unsigned long long addr);
+				  unsigned long long addr, int feature);
 /* "an ifunc's candidate", "a target_clones version", ... */
 const char *tf_isa_dispatch_kind_name(enum tf_isa_in kind);
-/* 1 if a function's name says which extension it is for: it holds
-   "avx2", "AVX512", "sse41", "haswell" (x86-64), "sve", "dotprod",
-   "lse" (aarch64), ... as a word, case aside. */
-int tf_isa_kernel_name(int x86, const char *name);
+/* What a function's name says it is for: it holds "avx2", "AVX512",
+   "sse41", "westmere", "haswell", "znver3" (x86-64), "sve", "dotprod",
+   "lse" (aarch64), ... as a word, case aside. Returns 0 if it holds
+   none, else the features (1 << TF_ISA_...) it allows: every one for an
+   extension's name, GCC's -march set for a CPU's, the union of all the
+   names it holds. */
+unsigned long long tf_isa_kernel_name(int x86, const char *name);
 
 #endif

@@ -14,29 +14,37 @@
 
 #define TAIL_LINES 20
 
-/*
- * Print the last TAIL_LINES lines of a log to stderr, from its last
- * TF_RUN_LOG_TAIL bytes: whatever the log's size, they are its end.
- */
-void tf_build_show_tail(const char *log)
+/* The last TF_RUN_LOG_TAIL bytes of log into text: whatever the log's
+   size, they are its end. */
+static int read_tail(const char *log, struct tf_buf *text)
 {
-	struct tf_buf text = TF_BUF_INIT;
-	size_t i, lines = 0;
 	int fd = open(log, O_RDONLY | O_CLOEXEC);
 	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
 	ssize_t n;
 
 	if (end < 0) {
-		error_errno("cannot read '%s'", log);
 		if (fd >= 0)
 			close(fd);
-		return;
+		return -1;
 	}
-	tf_buf_grow(&text, TF_RUN_LOG_TAIL);
-	n = pread(fd, text.buf, TF_RUN_LOG_TAIL,
+	tf_buf_grow(text, TF_RUN_LOG_TAIL);
+	n = pread(fd, text->buf, TF_RUN_LOG_TAIL,
 		  end > TF_RUN_LOG_TAIL ? end - TF_RUN_LOG_TAIL : 0);
 	close(fd);
-	tf_buf_setlen(&text, n > 0 ? (size_t)n : 0);
+	tf_buf_setlen(text, n > 0 ? (size_t)n : 0);
+	return 0;
+}
+
+/* Print the last TAIL_LINES lines of a log to stderr. */
+void tf_build_show_tail(const char *log)
+{
+	struct tf_buf text = TF_BUF_INIT;
+	size_t i, lines = 0;
+
+	if (read_tail(log, &text)) {
+		error_errno("cannot read '%s'", log);
+		return;
+	}
 	for (i = text.len; i > 0; i--)
 		if (text.buf[i - 1] == '\n' && i != text.len &&
 		    ++lines == TAIL_LINES)
@@ -102,4 +110,79 @@ void tf_build_baseline_failure(const struct tf_plan *p,
 		      "has code above %s",
 		      tf_isa_level_name(fam, level));
 	free(dirs);
+}
+
+/*
+ * The program a shell's "X: command not found" (bash) or "X: not
+ * found" (dash, "sh: 1: X: not found") names on the line at line, of
+ * len bytes; NULL if it names none. Caller frees.
+ */
+static char *not_found_name(const char *line, size_t len)
+{
+	static const char *const tails[] = { ": command not found",
+					     ": not found" };
+	size_t i, n, start;
+
+	for (i = 0; i < 2; i++) {
+		n = strlen(tails[i]);
+		if (len <= n || memcmp(line + len - n, tails[i], n))
+			continue;
+		len -= n;
+		for (start = len; start > 0 && line[start - 1] != ' ' &&
+				  line[start - 1] != '\t';
+		     start--)
+			;
+		/* A path or a name with a colon is not a PATH lookup. */
+		if (start == len || memchr(line + start, '/', len - start) ||
+		    memchr(line + start, ':', len - start))
+			return NULL;
+		return tf_strndup(line + start, len - start);
+	}
+	return NULL;
+}
+
+/* The first program the log's last lines say is not found that the
+   build machine has on the fixed PATH, with its path in *path. */
+static char *missing_host_tool(const struct tf_plan *p, const char *log,
+			       char **path)
+{
+	struct tf_buf text = TF_BUF_INIT, link = TF_BUF_INIT;
+	char *name = NULL, *line, *nl;
+
+	if (read_tail(log, &text))
+		goto out;
+	for (line = text.buf; !name && *line; line = nl + !!*nl) {
+		nl = strchrnul(line, '\n');
+		name = not_found_name(line, (size_t)(nl - line));
+		if (!name)
+			continue;
+		tf_buf_setf(&link, "%s/%s", p->host_tools, name);
+		*path = tf_path_exists(link.buf) ? NULL : tf_run_which(name);
+		if (!*path) {
+			free(name);
+			name = NULL;
+		}
+	}
+out:
+	tf_buf_release(&text);
+	tf_buf_release(&link);
+	return name;
+}
+
+void tf_build_host_tool_failure(const struct tf_plan *p,
+				const struct tf_plan_step *ps, int status)
+{
+	char *path = NULL, *name;
+
+	if (!p->host_tools || status != 127 ||
+	    !(name = missing_host_tool(p, ps->log, &path)))
+		return;
+	tf_error_at(&ps->def->pos,
+		    "%s '%s' for %s ran '%s', a build-machine program (%s) "
+		    "that is not on a cross step's allow-list: add it to the "
+		    "recipe's 'host-tools' (docs/cross.md#host-tools)",
+		    ps->def->is_test ? "test" : "step", ps->def->name.s,
+		    p->target.name, name, path);
+	free(name);
+	free(path);
 }

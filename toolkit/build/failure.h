@@ -18,4 +18,12 @@ void tf_build_show_tail(const char *log);
 void tf_build_baseline_failure(const struct tf_plan *p,
 			       const struct tf_plan_step *ps, int status);
 
+/*
+ * Step ps of p's cross target exited 127 and its log says "X: command
+ * not found" for an X the build machine has: point at `host-tools`,
+ * at the step's position in the recipe.
+ */
+void tf_build_host_tool_failure(const struct tf_plan *p,
+				const struct tf_plan_step *ps, int status);
+
 #endif

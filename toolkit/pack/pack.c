@@ -245,10 +245,13 @@ static void isa_policy(const struct tf_plan *p, const struct tf_wheel_def *def,
 	int level;
 
 	*globs = tf_calloc(def->nr_isa_dispatch + 1, sizeof(**globs));
+	pol->nr_dispatch = 0;
+	/* Only the globs declared for every target or for this one. */
 	for (i = 0; i < def->nr_isa_dispatch; i++)
-		(*globs)[i] = def->isa_dispatch[i].s;
+		if (!def->isa_dispatch_for[i] ||
+		    !strcmp(def->isa_dispatch_for[i], p->target.name))
+			(*globs)[pol->nr_dispatch++] = def->isa_dispatch[i].s;
 	pol->dispatch = *globs;
-	pol->nr_dispatch = def->nr_isa_dispatch;
 	pol->minimum = NULL;
 	for (i = 0; i < def->nr_isa_minimum; i++)
 		if (!tf_isa_level_parse(def->isa_minimum[i].s, &fam, &level) &&

@@ -261,6 +261,24 @@ const char *tf_plan_recipe_path(struct tf_plan *p, const char *path)
 }
 
 /*
+ * "file:PATH" without "//": the form the provenance and messages show a
+ * file URL in (tf_url_canonical), PATH relative to the recipe's
+ * directory; taken back as that, so a recorded --set value reruns.
+ */
+static void recipe_relative_url(struct tf_plan *p, struct tf_buf *url)
+{
+	struct tf_buf abs = TF_BUF_INIT;
+
+	if (strncmp(url->buf, "file:", 5) || url->buf[5] == '/')
+		return;
+	tf_buf_addstr(&abs, "file://");
+	tf_url_encode_path(p->recipe->dir, &abs);
+	tf_buf_addf(&abs, "/%s", url->buf + 5);
+	tf_buf_release(url);
+	*url = abs;
+}
+
+/*
  * A source URL: its directory built-ins percent-encoded as they are
  * expanded (vars.h), then what no URL may hold escaped (fetch/url.h):
  * the URL libcurl is given, and its canonical form, shown and recorded.
@@ -278,6 +296,7 @@ static int plan_url(struct tf_plan *p, struct tf_plan_source *ps,
 		return 1;
 	tf_url_normalize(expanded, &url);
 	free(expanded);
+	recipe_relative_url(p, &url);
 	if (!url_ok(url.buf)) {
 		tf_error_at(&u->pos, "'%s' is not an http, https or file URL",
 			    url.buf);

@@ -391,34 +391,44 @@ static int report_missing(const struct tf_plan *p, struct closure *c)
 	return errors;
 }
 
-/* Native: each package must be installed; record its version. */
+/*
+ * Native: each package must be installed; record its version. An
+ * "Architecture: all" package (pybind11-dev, python3-pytest) is not
+ * NAME:amd64 to dpkg, so NAME:all is asked after the target's own.
+ */
 static enum tf_plan_result resolve_native(const struct tf_plan *p,
 					  struct tf_strvec *lines)
 {
+	static const char *const fmt = "-f=${db:Status-Abbrev}${Version}";
 	const struct tf_recipe *r = p->recipe;
 	struct tf_buf out = TF_BUF_INIT;
-	size_t i;
+	size_t i, j;
 	enum tf_plan_result ret = TF_PLAN_OK;
 
 	for (i = 0; i < r->nr_target_packages; i++) {
 		const struct tf_str *s = &r->target_packages[i];
-		char *name = tf_xstrfmt("%.*s:%s", (int)strcspn(s->s, "="),
-					s->s, p->target.debarch);
-		int status;
+		const char *arches[] = { p->target.debarch, "all" };
+		int len = (int)strcspn(s->s, "="), status = 1;
+		char *name = NULL;
 
-		tf_buf_reset(&out);
-		status = run_apt(
-			(const char *const[]){
-				"dpkg-query", "-W",
-				"-f=${db:Status-Abbrev}${Version}", name,
-				NULL },
-			NULL, &out);
-		if (status || strncmp(out.buf, "ii ", 3)) {
+		for (j = 0; status && j < 2; j++) {
+			free(name);
+			name = tf_xstrfmt("%.*s:%s", len, s->s, arches[j]);
+			tf_buf_reset(&out);
+			status = run_apt((const char *const[]){ "dpkg-query",
+								"-W", fmt, name,
+								NULL },
+					 NULL, &out) ||
+				 strncmp(out.buf, "ii ", 3);
+		}
+		if (status) {
 			ret = TF_PLAN_TOOLCHAIN;
+			/* A bare name is the build machine's architecture or
+			 * an "all" package to apt; NAME:amd64 is not "all". */
 			tf_error_at(
 				&s->pos,
 				"target package '%s' is not installed on this machine (the native target %s uses the build machine's packages); install it: apt-get install %s",
-				s->s, p->target.name, name);
+				s->s, p->target.name, s->s);
 		} else {
 			tf_strvec_pushf(lines, "%s=%s", name, out.buf + 3);
 		}

@@ -207,7 +207,11 @@ struct tf_wheel_def {
 	struct tf_str *isa_dispatch; /* isa.dispatch: globs of wheel paths
 					 that pick their kernels at run time */
 	size_t nr_isa_dispatch;
-	struct tf_str *isa_minimum; /* isa.minimum: levels above the
+	const char **isa_dispatch_for; /* arena, one per glob: the target
+					  it is declared for (`dispatch:
+					  {TARGET: [GLOB...]}`); NULL: every
+					  target (a plain list) */
+	struct tf_str *isa_minimum;    /* isa.minimum: levels above the
 					 baseline, at most one per family */
 	size_t nr_isa_minimum;
 	const struct tf_variant_def *variant; /* in a target's recipe: the

@@ -254,23 +254,68 @@ static int bad_at(struct loader *l, const struct tf_str *s, const char *msg,
 	return tf_error_at(&s->pos, msg, arg);
 }
 
+/* Append globs g[0..n), declared for target (NULL: every one), to w. */
+static void add_dispatch(struct loader *l, struct tf_wheel_def *w,
+			 const struct tf_str *g, size_t n, const char *target)
+{
+	size_t total = w->nr_isa_dispatch + n, i;
+	struct tf_str *all = tf_arena_alloc(l->r, (total + 1) * sizeof(*all));
+	const char **for_ = tf_arena_alloc(l->r, (total + 1) * sizeof(*for_));
+
+	if (w->nr_isa_dispatch) {
+		memcpy(all, w->isa_dispatch, w->nr_isa_dispatch * sizeof(*all));
+		memcpy(for_, w->isa_dispatch_for,
+		       w->nr_isa_dispatch * sizeof(*for_));
+	}
+	for (i = 0; i < n; i++) {
+		all[w->nr_isa_dispatch + i] = g[i];
+		for_[w->nr_isa_dispatch + i] = target;
+	}
+	w->isa_dispatch = all;
+	w->isa_dispatch_for = for_;
+	w->nr_isa_dispatch = total;
+}
+
+/* One list of globs, for target (NULL: every target). */
+static int dispatch_list(struct loader *l, struct tf_wheel_def *w,
+			 yaml_node_t *v, const char *target)
+{
+	struct tf_str *g;
+	size_t n, i;
+
+	if (tf_load_str_list(l, "dispatch", v, &g, &n))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!*g[i].s || *g[i].s == '/')
+			return bad_at(l, &g[i],
+				      "'dispatch' "
+				      "pattern '%s' is not a relative path "
+				      "inside the wheel",
+				      g[i].s);
+	add_dispatch(l, w, g, n, target);
+	return 0;
+}
+
+/* dispatch: [GLOB...] for every target, or {TARGET: [GLOB...], ...}. */
 static int parse_isa_dispatch(struct loader *l, yaml_node_t *v, void *obj,
 			      const char *where)
 {
 	struct tf_wheel_def *w = obj;
-	size_t i;
+	yaml_node_pair_t *p;
+	int ret = 0;
 
-	if (tf_load_str_list(l, "dispatch", v, &w->isa_dispatch,
-			     &w->nr_isa_dispatch))
-		return -1;
-	for (i = 0; i < w->nr_isa_dispatch; i++)
-		if (!*w->isa_dispatch[i].s || *w->isa_dispatch[i].s == '/')
-			return bad_at(l, &w->isa_dispatch[i],
-				      "'dispatch' "
-				      "pattern '%s' is not a relative path "
-				      "inside the wheel",
-				      w->isa_dispatch[i].s);
-	return 0;
+	if (v->type != YAML_MAPPING_NODE)
+		return dispatch_list(l, w, v, NULL);
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		struct tf_str target;
+
+		if (tf_load_target(l, "dispatch", node(l, p->key), &target))
+			ret = -1;
+		else if (dispatch_list(l, w, node(l, p->value), target.s))
+			ret = -1;
+	}
+	return ret;
 }
 
 /* minimum: LEVEL or [LEVEL, ...], one per family (x86-64-vN, armv8.N-a). */
