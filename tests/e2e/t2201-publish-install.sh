@@ -122,17 +122,9 @@ expect_success 'x86_64, uv pip: the same, into another fresh environment' '
 '
 
 # The arm64 CPython: Debian's packages, unpacked (as t0901), kept across runs.
-sysroot="$TESTS_DIR/tmp/.arm64-sysroot"
-if [ ! -x "$sysroot/usr/bin/python3.11" ]; then
-	rm -rf "$sysroot.tmp" && mkdir -p "$sysroot.tmp/debs" &&
-	(cd "$sysroot.tmp/debs" && apt-get download -q python3.11-minimal:arm64 \
-		libpython3.11-minimal:arm64 libpython3.11-stdlib:arm64 libc6:arm64 \
-		zlib1g:arm64 libexpat1:arm64 libffi8:arm64 >/dev/null 2>&1) &&
-	for d in "$sysroot.tmp"/debs/*.deb; do dpkg -x "$d" "$sysroot.tmp/root"; done &&
-	rm -rf "$sysroot" && mv "$sysroot.tmp/root" "$sysroot" && rm -rf "$sysroot.tmp" ||
-		{ echo "cannot build the arm64 sysroot"; exit 1; }
-fi
-py_arm64() { qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python3.11" "$@"; }
+. "$TESTS_DIR/lib/arm64.sh"
+arm64_sysroot || exit 1
+sysroot=$arm64_root
 printf "%s\n" cp38-abi3-manylinux_2_34_aarch64 py3-none-manylinux2014_aarch64 \
 	py3-none-manylinux_2_17_aarch64 >expect-arm64
 

@@ -191,6 +191,16 @@ start_httpd() {
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
+# with_lock FILE CMD...: run CMD (a function too) holding an exclusive
+# lock on FILE. Scripts run at the same time (tests/run.sh runs several)
+# and share the test cache: a fill of a shared directory is done under
+# its lock, checking first whether another has made it meanwhile.
+with_lock() {
+	with_lock_file=$1 && shift &&
+	mkdir -p "$(dirname "$with_lock_file")" &&
+	{ flock 9 && "$@"; } 9>"$with_lock_file"
+}
+
 test_done() {
 	echo "# passed $((test_count - test_failed)) failed $test_failed"
 	[ "$test_failed" = 0 ]
