@@ -30,8 +30,8 @@ tmp=$here/tmp
 # loaded machine, docs/performance.md): the order when tests/tmp/timings
 # does not know them yet, as on a fresh clone in CI. A script of the
 # expensive tier not listed counts as 300 s, any other as 0.
-known_slow="t1401:480 t1304:245 t1302:190 t2040:185 t1303:185 t0901:105
-	t2001:60 t1705:60 t1207:50 t1003:45"
+known_slow="t1401:480 t2040:325 t1304:245 t1302:190 t1303:185 t0901:105
+	t2001:60 t1705:60 t1207:50 t1003:45 t1602:45"
 
 # count NAME OUT RC LEFT: "passed failed" of one program, from its
 # output file, exit code and the number of processes it left running.
