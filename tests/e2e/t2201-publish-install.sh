@@ -33,19 +33,13 @@ sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null &&
 		--attestation-key signer.key "$SRC_ROOT/recipes/m1-plugin.yaml" || exit 1
 
 # The index: no authentication, nothing from elsewhere (no fallback).
-port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir packages
-"$T/pypi-server" run -i 127.0.0.1 -p "$port" -a . -P . --disable-fallback \
-	packages >pypi.log 2>&1 &
-pypi_pid=$!
-at_exit "stop_pid $pypi_pid"
+pypi() {
+	exec "$T/pypi-server" run -i 127.0.0.1 -p "$PORT" -a . -P . --disable-fallback packages
+}
+start_server pypi.log simple/ pypi || exit 1
+port=$PORT
 INDEX=http://127.0.0.1:$port/simple/
-i=0
-until curl -sf "$INDEX" >/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { echo "pypiserver did not start" >&2; cat pypi.log; exit 1; }
-	sleep 0.1
-done
 # twine's own settings name the index: what the publish stage follows.
 export TWINE_REPOSITORY_URL=http://127.0.0.1:$port/ TWINE_USERNAME=ci TWINE_PASSWORD=ci
 publish() { sh "$SRC_ROOT/ci/release.sh" publish "$@"; }
