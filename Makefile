@@ -1,5 +1,6 @@
-# tfbuild: `make` builds ./tfbuild, `make test` runs every test,
-# `make check` runs them under AddressSanitizer and UBSan, `make demo`
+# tfbuild: `make` builds ./tfbuild, `make test` runs every test (in
+# parallel; `make test QUICK=1` skips the expensive tier), `make check`
+# runs them under AddressSanitizer and UBSan, `make demo`
 # runs the main job. `make deps` installs what the build needs (Debian).
 # `make install` installs the binary, its man page and shell completion.
 #
@@ -110,8 +111,15 @@ deps:
 	@sh ci/install-python-tools.sh
 
 # The suite against one build: $(call run_suite,BINARY,OBJECT_DIR).
+# tests/run.sh runs the programs in parallel: TEST_JOBS at a time, or
+# make's -jN, else nproc. QUICK=1 skips the expensive tier (the framework
+# tests: TFBUILD_TEST_EXPENSIVE=0), which CI runs (.ci/run).
+TEST_JOBS ?=
+QUICK ?=
+test_jobs = $(or $(TEST_JOBS),$(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))))
 run_suite = TFBUILD=$(CURDIR)/$(1) UNIT_DIR=$(CURDIR)/$(2)/unit \
-	TOOL_DIR=$(CURDIR)/$(2)/tool sh tests/run.sh
+	TOOL_DIR=$(CURDIR)/$(2)/tool $(if $(test_jobs),TEST_JOBS=$(test_jobs)) \
+	$(if $(filter 1,$(QUICK)),TFBUILD_TEST_EXPENSIVE=0) sh tests/run.sh
 
 test: deps
 	$(MAKE) $(BIN) unit

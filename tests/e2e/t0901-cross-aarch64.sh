@@ -17,17 +17,9 @@ for r in m1-plugin tfmini; do
 done
 
 # The arm64 CPython: Debian's packages, unpacked, kept across test runs.
-sysroot="$TESTS_DIR/tmp/.arm64-sysroot"
-if [ ! -x "$sysroot/usr/bin/python3.11" ]; then
-	rm -rf "$sysroot.tmp" && mkdir -p "$sysroot.tmp/debs" &&
-	(cd "$sysroot.tmp/debs" && apt-get download -q python3.11-minimal:arm64 \
-		libpython3.11-minimal:arm64 libpython3.11-stdlib:arm64 libc6:arm64 \
-		zlib1g:arm64 libexpat1:arm64 libffi8:arm64 >/dev/null 2>&1) &&
-	for d in "$sysroot.tmp"/debs/*.deb; do dpkg -x "$d" "$sysroot.tmp/root"; done &&
-	rm -rf "$sysroot" && mv "$sysroot.tmp/root" "$sysroot" && rm -rf "$sysroot.tmp" ||
-		{ echo "cannot build the arm64 sysroot"; exit 1; }
-fi
-py_arm64() { qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python3.11" "$@"; }
+. "$TESTS_DIR/lib/arm64.sh"
+arm64_sysroot || exit 1
+sysroot=$arm64_root
 
 # wheel DIR NAME TARGET: the one wheel of distribution NAME for TARGET.
 wheel() { ls "$1"/"$2"-*_"$3".whl; }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (torch; make test QUICK=1 skips it, CI runs it)
 # recipes/torch-m1.yaml: the m1 backend as a PyTorch device, built against
 # Debian's torch and checked against it (issue 13), for x86_64 and
 # aarch64. One build per checkout feeds every check: torch's headers cost

@@ -35,17 +35,10 @@ mkwheel evil-link 1.0 py3-none-any 'evil/link@/etc/passwd' || exit 1
 free_port() {
 	"$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-port=$(free_port)
-"$TOOLS/pypi-server" run -i 127.0.0.1 -p "$port" --backend simple-dir idx >pypi.log 2>&1 &
-pypi_pid=$!
-at_exit "stop_pid $pypi_pid"
+pypi() { exec "$TOOLS/pypi-server" run -i 127.0.0.1 -p "$PORT" --backend simple-dir idx; }
+start_server pypi.log simple/ pypi || exit 1
+port=$PORT
 INDEX=http://127.0.0.1:$port/simple/
-i=0
-until curl -sf "$INDEX" >/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { echo "pypiserver did not start" >&2; cat pypi.log; exit 1; }
-	sleep 0.1
-done
 # No index at all: a closed port.
 NOINDEX=http://127.0.0.1:$(free_port)/simple/
 

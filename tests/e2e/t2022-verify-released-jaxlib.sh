@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (jaxlib's release wheel; make test QUICK=1 skips it, CI runs it)
 # The released jaxlib 0.10.2 x86_64 wheel from the index, if
 # bench/third-party-verify.sh already put it in its cache (CI does not
 # download gigabytes for this): verify finishes and says that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (TensorFlow; make test QUICK=1 skips it, CI runs it)
 # recipes/tf-m1.yaml: the m1 backend as a TensorFlow PluggableDevice,
 # built by `tfbuild recipe --target all` against the released TensorFlow
 # 2.21.0 wheels from the index (target-wheels, pinned in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (TensorFlow; make test QUICK=1 skips it, CI runs it)
 # recipes/tf-m1.yaml for aarch64 (issue 25): `tfbuild recipe --target
 # all` cross-compiles backend/tf_m1 against the arm64 tensorflow 2.21.0
 # wheel (target-wheels, pinned in recipes/tf-m1.lock.json), and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (TensorFlow; make test QUICK=1 skips it, CI runs it)
 # backend/tf_m1's ABI window (issue 25): the plugin records the
 # TensorFlow release it was compiled against and, in SE_InitPlugin,
 # compares it with the running one (TF_Version()). Built for 2.21.0 by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (JAX; make test QUICK=1 skips it, CI runs it)
 # recipes/jax-m1.yaml: the m1 backend as a JAX PJRT plugin (issue 25),
 # built by `tfbuild recipe --target all` from the recipe as committed
 # (target-wheels pinned by recipes/jax-m1.lock.json), loaded by the

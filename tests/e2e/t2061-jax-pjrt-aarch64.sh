@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (JAX; make test QUICK=1 skips it, CI runs it)
 # recipes/jax-m1.yaml on aarch64 (issue 25): the aarch64 wheel, built by
 # `tfbuild recipe --target aarch64` against the arm64 wheels the lock
 # file pins (tensorflow's PJRT header, jaxlib's release), loaded by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (JAX; make test QUICK=1 skips it, CI runs it)
 # jax_m1_plugin's window (issue 25): built for jaxlib 0.10.2, it loads
 # into jaxlib >=0.10,<0.11. Under the released jax/jaxlib 0.9.2 from the
 # index it says so once, naming both versions, registers nothing, and

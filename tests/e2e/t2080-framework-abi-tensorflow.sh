@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (TensorFlow; make test QUICK=1 skips it, CI runs it)
 # A TensorFlow PluggableDevice's framework record (docs/frameworks.md):
 # `framework: {name: tensorflow}` reads the release from the site's
 # metadata (tensorflow or tensorflow-cpu), the StreamExecutor C API from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (JAX; make test QUICK=1 skips it, CI runs it)
 # A JAX PJRT plugin's framework record (docs/frameworks.md): `framework:
 # {name: jax, pjrt-header: ...}` reads the PJRT C API version from the
 # header the build used and the jaxlib release from the site (or the

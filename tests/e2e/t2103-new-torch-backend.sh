@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (torch; make test QUICK=1 skips it, CI runs it)
 # tfbuild new torch-backend (issue 29 item 5): the PyTorch PrivateUse1
 # backend template builds, tests and packs as written, against Debian's
 # torch 1.13. One build of both targets feeds every check (a compile

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (TensorFlow; make test QUICK=1 skips it, CI runs it)
 # tfbuild new pluggable-device (issue 29 item 5): the TensorFlow
 # PluggableDevice template builds, tests and packs as written, against
 # the tensorflow 2.21.0 wheels its recipe.lock.json pins. The project's

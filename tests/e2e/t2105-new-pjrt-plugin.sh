@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: expensive (JAX; make test QUICK=1 skips it, CI runs it)
 # tfbuild new pjrt-plugin (issue 29 item 5): the JAX PJRT plugin template
 # builds, tests and packs as written, against the tensorflow (PJRT
 # header) and jaxlib (window) wheels its recipe.lock.json pins:

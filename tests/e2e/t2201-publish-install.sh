@@ -33,19 +33,13 @@ sh "$SRC_ROOT/recipes/mirror.sh" "$TRASH/mirror" >/dev/null &&
 		--attestation-key signer.key "$SRC_ROOT/recipes/m1-plugin.yaml" || exit 1
 
 # The index: no authentication, nothing from elsewhere (no fallback).
-port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir packages
-"$T/pypi-server" run -i 127.0.0.1 -p "$port" -a . -P . --disable-fallback \
-	packages >pypi.log 2>&1 &
-pypi_pid=$!
-at_exit "stop_pid $pypi_pid"
+pypi() {
+	exec "$T/pypi-server" run -i 127.0.0.1 -p "$PORT" -a . -P . --disable-fallback packages
+}
+start_server pypi.log simple/ pypi || exit 1
+port=$PORT
 INDEX=http://127.0.0.1:$port/simple/
-i=0
-until curl -sf "$INDEX" >/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { echo "pypiserver did not start" >&2; cat pypi.log; exit 1; }
-	sleep 0.1
-done
 # twine's own settings name the index: what the publish stage follows.
 export TWINE_REPOSITORY_URL=http://127.0.0.1:$port/ TWINE_USERNAME=ci TWINE_PASSWORD=ci
 publish() { sh "$SRC_ROOT/ci/release.sh" publish "$@"; }
@@ -122,17 +116,9 @@ expect_success 'x86_64, uv pip: the same, into another fresh environment' '
 '
 
 # The arm64 CPython: Debian's packages, unpacked (as t0901), kept across runs.
-sysroot="$TESTS_DIR/tmp/.arm64-sysroot"
-if [ ! -x "$sysroot/usr/bin/python3.11" ]; then
-	rm -rf "$sysroot.tmp" && mkdir -p "$sysroot.tmp/debs" &&
-	(cd "$sysroot.tmp/debs" && apt-get download -q python3.11-minimal:arm64 \
-		libpython3.11-minimal:arm64 libpython3.11-stdlib:arm64 libc6:arm64 \
-		zlib1g:arm64 libexpat1:arm64 libffi8:arm64 >/dev/null 2>&1) &&
-	for d in "$sysroot.tmp"/debs/*.deb; do dpkg -x "$d" "$sysroot.tmp/root"; done &&
-	rm -rf "$sysroot" && mv "$sysroot.tmp/root" "$sysroot" && rm -rf "$sysroot.tmp" ||
-		{ echo "cannot build the arm64 sysroot"; exit 1; }
-fi
-py_arm64() { qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python3.11" "$@"; }
+. "$TESTS_DIR/lib/arm64.sh"
+arm64_sysroot || exit 1
+sysroot=$arm64_root
 printf "%s\n" cp38-abi3-manylinux_2_34_aarch64 py3-none-manylinux2014_aarch64 \
 	py3-none-manylinux_2_17_aarch64 >expect-arm64
 

@@ -39,17 +39,22 @@ _jax_pip() {
 jax_wheels() { # REQ ARCH
 	d=$jax_cache/wheels-$2-$(_jax_key "$1")
 	if [ ! -d "$d" ]; then
-		mkdir -p "$jax_cache" && rm -rf "$d.tmp" &&
-			_jax_pip download -q --require-hashes --only-binary=:all: \
-				--implementation cp --python-version 3.11 \
-				--platform "manylinux_2_28_$2" \
-				--platform "manylinux_2_27_$2" \
-				--platform "manylinux_2_17_$2" \
-				--platform "manylinux2014_$2" \
-				-d "$d.tmp" -r "$1" >&2 &&
-			mv "$d.tmp" "$d" || return 1
+		with_lock "$d.lock" _jax_wheels_fill "$1" "$2" "$d" || return 1
 	fi
 	echo "$d"
+}
+
+_jax_wheels_fill() { # REQ ARCH DIR: under DIR's lock
+	[ ! -d "$3" ] || return 0
+	rm -rf "$3.tmp" &&
+		_jax_pip download -q --require-hashes --only-binary=:all: \
+			--implementation cp --python-version 3.11 \
+			--platform "manylinux_2_28_$2" \
+			--platform "manylinux_2_27_$2" \
+			--platform "manylinux_2_17_$2" \
+			--platform "manylinux2014_$2" \
+			-d "$3.tmp" -r "$1" >&2 &&
+		mv "$3.tmp" "$3"
 }
 
 jax_build() { # CHECKOUT BUILD OUT [options]

@@ -189,7 +189,47 @@ start_httpd() {
 	export HTTP_URL
 }
 
+# start_server LOG PATH FUNCTION: run FUNCTION (which execs a server on
+# 127.0.0.1:$PORT) in the background, on a port the kernel called free a
+# moment before, until http://127.0.0.1:$PORT/PATH answers. Scripts run
+# at the same time: should another process take the port in between,
+# the server exits and is started again on another. Sets PORT; the
+# server is stopped when the script ends.
+start_server() {
+	for start_try in 1 2 3 4 5; do
+		PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		"$3" >"$1" 2>&1 &
+		start_pid=$!
+		start_i=0
+		while alive "$start_pid" && [ $start_i -lt 100 ]; do
+			if curl -sf "http://127.0.0.1:$PORT/$2" >/dev/null && alive "$start_pid"; then
+				at_exit "stop_pid $start_pid"
+				return 0
+			fi
+			start_i=$((start_i + 1))
+			sleep 0.1
+		done
+		stop_pid "$start_pid"
+	done
+	echo "the server did not start:" >&2 && cat "$1" >&2
+	return 1
+}
+
+alive() { # PID: running, not a zombie
+	[ -r "/proc/$1/status" ] && ! grep -q '^State:.*Z' "/proc/$1/status"
+}
+
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# with_lock FILE CMD...: run CMD (a function too) holding an exclusive
+# lock on FILE. Scripts run at the same time (tests/run.sh runs several)
+# and share the test cache: a fill of a shared directory is done under
+# its lock, checking first whether another has made it meanwhile.
+with_lock() {
+	with_lock_file=$1 && shift &&
+	mkdir -p "$(dirname "$with_lock_file")" &&
+	{ flock 9 && "$@"; } 9>"$with_lock_file"
+}
 
 test_done() {
 	echo "# passed $((test_count - test_failed)) failed $test_failed"

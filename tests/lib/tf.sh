@@ -73,15 +73,20 @@ tf_site() { # target requirements
 	key=$(sha256sum "$2" | cut -c1-16) &&
 	dir=$tf_cache/tf-site/$1-$key &&
 	if ! test -d "$dir/site-packages"; then
-		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" &&
-		/usr/bin/python3 -m pip install -q --require-hashes \
-			--root-user-action=ignore --only-binary=:all: \
-			$(tf_platforms "$1") --python-version 3.11 \
-			--implementation cp --abi cp311 --abi abi3 --abi none \
-			--target "$dir.tmp/site-packages" -r "$2" >&2 &&
-		mv "$dir.tmp" "$dir"
+		with_lock "$dir.lock" tf_site_fill "$1" "$2" "$dir"
 	fi &&
 	echo "$dir/site-packages"
+}
+
+tf_site_fill() { # target requirements dir: under dir's lock
+	test -d "$3/site-packages" && return 0
+	rm -rf "$3.tmp" && mkdir -p "$3.tmp" &&
+	/usr/bin/python3 -m pip install -q --require-hashes \
+		--root-user-action=ignore --only-binary=:all: \
+		$(tf_platforms "$1") --python-version 3.11 \
+		--implementation cp --abi cp311 --abi abi3 --abi none \
+		--target "$3.tmp/site-packages" -r "$2" >&2 &&
+	mv "$3.tmp" "$3"
 }
 
 tf_venv() { # dir requirements [wheel]

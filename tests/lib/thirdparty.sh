@@ -35,19 +35,10 @@ tp_build() {
 		--set mirror="$HTTP_URL/$name" "$@" "$root/recipes/$name.yaml"
 }
 
-# The arm64 CPython of t0901: Debian's packages, unpacked, kept across runs.
-tp_sysroot="$TESTS_DIR/tmp/.arm64-sysroot"
-tp_arm64_sysroot() {
-	[ -x "$tp_sysroot/usr/bin/python3.11" ] && return 0
-	rm -rf "$tp_sysroot.tmp" && mkdir -p "$tp_sysroot.tmp/debs" &&
-	(cd "$tp_sysroot.tmp/debs" && apt-get download -q python3.11-minimal:arm64 \
-		libpython3.11-minimal:arm64 libpython3.11-stdlib:arm64 libc6:arm64 \
-		zlib1g:arm64 libexpat1:arm64 libffi8:arm64 >/dev/null 2>&1) &&
-	for d in "$tp_sysroot.tmp"/debs/*.deb; do dpkg -x "$d" "$tp_sysroot.tmp/root"; done &&
-	rm -rf "$tp_sysroot" && mv "$tp_sysroot.tmp/root" "$tp_sysroot" &&
-	rm -rf "$tp_sysroot.tmp" || { echo "cannot build the arm64 sysroot"; return 1; }
-}
-py_arm64() { qemu-aarch64 -L "$tp_sysroot" "$tp_sysroot/usr/bin/python3.11" "$@"; }
+# The arm64 CPython of t0901 (tests/lib/arm64.sh): py_arm64.
+. "$TESTS_DIR/lib/arm64.sh"
+tp_sysroot=$arm64_root
+tp_arm64_sysroot() { arm64_sysroot; }
 
 # tp_wheel DIR NAME TARGET: the one wheel of distribution NAME for TARGET.
 tp_wheel() { ls "$1"/"$2"-*_"$3".whl; }

@@ -81,7 +81,7 @@ for recipe in "$@"; do
 			rm -rf "$tmp"
 			die "$recipe: Debian's $orig has sha256 $got, but the recipe pins upstream's $file as $pin: not the same bytes"
 		fi
-		mkdir -p "$cache/$pin" && mv "$tmp/$orig" "$cached.tmp" && mv "$cached.tmp" "$cached" ||
+		mkdir -p "$cache/$pin" && mv "$tmp/$orig" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached" ||
 			{ rm -rf "$tmp"; die "cannot store $cached"; }
 		rm -rf "$tmp"
 	fi
