@@ -102,7 +102,7 @@ expect_success 'a wheel entry named with ESC[31m, in verify' '
 	with zipfile.ZipFile("x-1.0-py3-none-any.whl", "w") as z:
 	    z.writestr("x/\033[31m.py", "")
 	    z.writestr(d + "METADATA", "Metadata-Version: 2.1\nName: x\nVersion: 1.0\n")
-	    z.writestr(d + "WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n")
+	    z.writestr(d + "WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
 	    z.writestr(d + "RECORD", d + "METADATA,,\n" + d + "WHEEL,,\n" + d + "RECORD,,\n")
 	EOF
 	expect_code 6 "$TFBUILD" verify x-1.0-py3-none-any.whl 2>err &&
