@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pack/pack.h"
+#include "attest/attest.h"
 #include "build/build.h"
 #include "cache/cache.h"
 #include "cli.h"
 #include "base/base.h"
+#include "pack/pack.h"
 #include "plan/plan.h"
 #include "session.h"
 #include "source/source.h"
@@ -80,94 +81,42 @@ const struct tf_opt tf_opts_recipe[] = {
 };
 
 /*
- * Write the variants JSON of variant wheels (PEP 825), SHA256SUMS and
- * the provenance beside the wheels; list the wheels.
+ * Pack the wheels; the attestations of the wheels there now are
+ * withdrawn before a changed one moves in.
  */
-/* WHEEL.intoto.jsonl beside each wheel, signed by signer (attest740.h). */
-static int attest_wheels(struct tf_session *s, const struct tf_strvec *written,
-			 const struct tf_provenance_run *run,
-			 const struct tf_signer *signer)
+static int pack(struct tf_session *s, const struct tf_attest_in *ai,
+		struct tf_strvec *written, struct tf_strvec *indexes)
 {
-	struct tf_buf path = TF_BUF_INIT;
-	char *predicate;
-	size_t i;
-	int ret = 0;
+	struct tf_pack_run run = TF_PACK_RUN_INIT;
+	int ret =
+		tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &run);
 
-	if (!signer)
-		return 0;
-	predicate = tf_provenance_predicate(s->plan_ptrs, s->nr_plans, run);
-	if (!predicate)
-		return -1;
-	for (i = 0; !ret && i < written->nr; i++) {
-		tf_buf_setf(&path, "%s%s", written->v[i], TF_ATTEST_SUFFIX);
-		ret = tf_attest_wheel_write(
-			path.buf, tf_path_basename(written->v[i]),
-			run->wheels->digests.v[i], predicate, signer);
-	}
-	free(predicate);
-	tf_buf_release(&path);
+	if (!ret && run.changes)
+		ret = tf_attest_withdraw(ai);
+	if (!ret)
+		ret = tf_pack_commit(&run, written, indexes);
+	tf_pack_run_release(&run);
 	return ret;
 }
 
-static int attest(struct tf_session *s, const struct tf_strvec *written,
-		  int sandbox_off, const struct tf_signer *signer)
+/* Pack, digest the trees read in place, attest. */
+static int pack_and_attest(struct tf_session *s, const struct tf_attest_in *ai)
 {
-	struct tf_sums sums = TF_SUMS_INIT;
-	struct tf_provenance_run run = { &s->opt.sets, &sums, written,
-					 sandbox_off };
-	struct tf_strvec all = TF_STRVEC_INIT;
-	struct tf_buf path = TF_BUF_INIT;
+	struct tf_strvec written = TF_STRVEC_INIT, indexes = TF_STRVEC_INIT;
 	size_t i;
-	int ret;
+	int ret = TF_EXIT_OK;
 
-	for (i = 0; i < written->nr; i++)
-		tf_strvec_push(&all, written->v[i]);
-	/* After the wheels: sums and subjects in the same order. */
-	ret = tf_pack_variants_index(s->plan_ptrs, s->nr_plans, s->opt.out_dir,
-				     &all);
-	if (!ret)
-		ret = tf_sums_of_files(&all, &sums);
-	tf_strvec_release(&all);
-
-	tf_path_join(&path, s->opt.out_dir, "SHA256SUMS");
-	if (!ret)
-		ret = tf_sums_write(path.buf, &sums);
-	tf_buf_setf(&path, "%s/%s.intoto.json", s->opt.out_dir,
-		    s->recipe.name.s);
-	if (!ret)
-		ret = tf_provenance_write(path.buf, s->plan_ptrs, s->nr_plans,
-					  &run);
-	if (!ret)
-		ret = attest_wheels(s, written, &run, signer);
-	for (i = 0; !ret && i < written->nr; i++) {
-		tf_ui_wheel_written(written->v[i], sums.digests.v[i]);
-		if (tf_verbosity && !tf_ui_json())
-			printf("%s  %s\n", sums.digests.v[i], written->v[i]);
-	}
-	tf_sums_release(&sums);
-	tf_buf_release(&path);
+	if (pack(s, ai, &written, &indexes))
+		ret = TF_EXIT_WHEEL;
+	/* Trees read in place that no wheel packed, for the provenance. */
+	for (i = 0; !ret && i < s->nr_plans; i++)
+		if (tf_sources_stamp_in_place(&s->plans[i], 0))
+			ret = TF_EXIT_BUILD;
+	if (!ret && tf_attest_run(ai, &written, &indexes))
+		ret = TF_EXIT_WHEEL;
+	tf_strvec_release(&written);
+	tf_strvec_release(&indexes);
 	return ret;
-}
-
-/*
- * The attestations beside the wheels of out_dir, into lists: removed
- * with SHA256SUMS when a wheel changes, not reported as strays.
- */
-static void attestation_lists(const char *out_dir, struct tf_strvec *lists)
-{
-	struct tf_strvec names = TF_STRVEC_INIT;
-	size_t i, n, k = strlen(".whl" TF_ATTEST_SUFFIX);
-
-	/* A first run has no output folder yet. */
-	if (!tf_path_exists(out_dir) || tf_list_dir(out_dir, &names))
-		return;
-	for (i = 0; i < names.nr; i++) {
-		n = strlen(names.v[i]);
-		if (n > k &&
-		    !strcmp(names.v[i] + n - k, ".whl" TF_ATTEST_SUFFIX))
-			tf_strvec_pushf(lists, "%s/%s", out_dir, names.v[i]);
-	}
-	tf_strvec_release(&names);
 }
 
 static int run_pipeline(struct tf_session *s, int no_sandbox,
@@ -182,14 +131,21 @@ static int run_pipeline(struct tf_session *s, int no_sandbox,
 				    .no_sandbox = no_sandbox,
 				    .signing_key = s->opt.cache.signing_key,
 				    .attestation_key = key };
-	struct tf_strvec written = TF_STRVEC_INIT, lists = TF_STRVEC_INIT;
+	struct tf_attest_in ai = { .plans = s->plan_ptrs,
+				   .nr_plans = s->nr_plans,
+				   .out_dir = s->opt.out_dir,
+				   .name = s->recipe.name.s,
+				   .sets = &s->opt.sets,
+				   .sandbox_off = no_sandbox,
+				   .signer = signer };
+	struct tf_strvec names = TF_STRVEC_INIT;
 	size_t i;
-	int ret = TF_EXIT_OK;
+	int ret;
 
 	for (i = 0; i < s->nr_plans; i++)
-		tf_strvec_push(&written, s->plans[i].target.name);
-	tf_ui_targets((const char *const *)written.v, written.nr);
-	tf_strvec_release(&written);
+		tf_strvec_push(&names, s->plans[i].target.name);
+	tf_ui_targets((const char *const *)names.v, names.nr);
+	tf_strvec_release(&names);
 	/* What the steps are given: roots, tool files, the target wheels. */
 	if ((ret = tf_session_provision(s)))
 		return ret;
@@ -202,22 +158,7 @@ static int run_pipeline(struct tf_session *s, int no_sandbox,
 			return TF_EXIT_BUILD;
 	if (tf_build_run(s->plan_ptrs, s->nr_plans, &bo, NULL))
 		return tf_build_signal ? 128 + tf_build_signal : TF_EXIT_BUILD;
-	tf_strvec_pushf(&lists, "%s/SHA256SUMS", s->opt.out_dir);
-	tf_strvec_pushf(&lists, "%s/%s.intoto.json", s->opt.out_dir,
-			s->recipe.name.s);
-	attestation_lists(s->opt.out_dir, &lists);
-	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &lists,
-			   &written))
-		ret = TF_EXIT_WHEEL;
-	tf_strvec_release(&lists);
-	/* Trees read in place that no wheel packed, for the provenance. */
-	for (i = 0; !ret && i < s->nr_plans; i++)
-		if (tf_sources_stamp_in_place(&s->plans[i], 0))
-			ret = TF_EXIT_BUILD;
-	if (!ret && attest(s, &written, no_sandbox, signer))
-		ret = TF_EXIT_WHEEL;
-	tf_strvec_release(&written);
-	return ret;
+	return pack_and_attest(s, &ai);
 }
 
 /* --sandbox, else TFBUILD_SANDBOX, else on: 1 for off, 0 for on, -1 bad. */

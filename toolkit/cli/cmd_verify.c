@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "base/base.h"
-#include "pack/pack.h"
+#include "attest/attest.h"
 #include "audit/audit.h"
 #include "cache/cache.h"
 #include "plugin/plugin.h"

@@ -59,21 +59,4 @@ int tf_contain_match_check(const struct tf_contain *c, const char *match,
 int tf_contain_link_check(const struct tf_contain *c, const char *path,
 			  struct tf_buf *why);
 
-/*
- * Warn about each entry of out_dir that is neither in written (this
- * run's wheels) nor in lists (SHA256SUMS, the provenance): nothing else
- * belongs there, and none of it is listed in SHA256SUMS.
- */
-void tf_contain_outdir_report(const char *out_dir,
-			      const struct tf_strvec *written,
-			      const struct tf_strvec *lists);
-
-/*
- * Remove the files of lists (SHA256SUMS, the provenance) before the
- * first wheel moves into the output folder: a run stopped between two
- * moves (SIGKILL) leaves no SHA256SUMS naming other bytes than the
- * wheels beside it; the run that finishes writes them again.
- */
-int tf_contain_lists_remove(const struct tf_strvec *lists);
-
 #endif

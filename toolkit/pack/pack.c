@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attest/attest.h"
 #include "audit/audit.h"
 #include "plugin/plugin.h"
 #include "stamp/stamp.h"
@@ -20,7 +21,6 @@
 #include "collect.h"
 #include "contain.h"
 #include "packstamp.h"
-#include "sbom.h"
 #include "vendorsrc.h"
 #include "wheelvariant.h"
 #include "source/source.h"
@@ -566,7 +566,8 @@ struct packed {
 	struct tf_buf stamp, path;
 	int fresh; /* 1: path is the wheel in out_dir, unchanged since packed */
 	int key_later; /* 1: first packing; the key once sources are digested */
-	int dup; /* 1: same name as an earlier one, already checked equal */
+	int dup;  /* 1: same name as an earlier one, already checked equal */
+	int same; /* 1: the wheel in out_dir has these bytes already */
 	struct stat hashed; /* packed in this run: its stat when hashed,
 			       st_mode 0 if not (check_packed) */
 	unsigned char md[TF_SHA256_LEN]; /* and its sha256 */
@@ -779,12 +780,12 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 }
 
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
-		   const struct tf_strvec *lists, struct tf_strvec *written)
+		   struct tf_pack_run *run)
 {
-	struct tf_buf tmp = TF_BUF_INIT, dst = TF_BUF_INIT;
+	struct tf_buf dst = TF_BUF_INIT;
 	struct packed *w;
 	size_t i, j, nr = 0;
-	int ret, lists_gone = 0;
+	int ret;
 
 	for (i = 0; i < nr_plans; i++)
 		nr += plans[i]->recipe->nr_wheels;
@@ -797,50 +798,82 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 			w[nr].stamp = (struct tf_buf)TF_BUF_INIT;
 			w[nr].path = (struct tf_buf)TF_BUF_INIT;
 		}
-	ret = tf_mkdir_p(out_dir);
-	if (ret)
-		goto out;
-	ret = pack_all(w, nr, &tmp, out_dir);
+	*run = (struct tf_pack_run){ .w = w, .nr = nr, .tmp = TF_BUF_INIT };
+	run->plans = plans;
+	run->nr_plans = nr_plans;
+	run->out_dir = out_dir;
+	ret = tf_mkdir_p(out_dir) || pack_all(w, nr, &run->tmp, out_dir);
+	/* What moving them in would change in out_dir. */
 	for (i = 0; !ret && i < nr; i++) {
-		if (w[i].fresh) {
-			if (!w[i].dup) {
-				info("%s is up to date", w[i].path.buf);
-				tf_strvec_push(written, w[i].path.buf);
+		if (w[i].fresh || w[i].dup)
+			continue;
+		tf_buf_reset(&dst);
+		tf_path_join(&dst, out_dir, tf_path_basename(w[i].path.buf));
+		w[i].same = same_file(&w[i], NULL, dst.buf);
+		run->changes |= !w[i].same;
+	}
+	tf_buf_release(&dst);
+	return ret ? -1 : 0;
+}
+
+/* Move w (packed, verified) into out_dir as dst and stamp it. */
+static int move_in(struct packed *w, const char *dst)
+{
+	if (w->dup)
+		; /* moved (or kept) with the first of its name */
+	else if (w->same)
+		info("%s is unchanged", dst);
+	else if (rename(w->path.buf, dst) < 0)
+		return error_errno("cannot move wheel to '%s'", dst);
+	if (w->hashed.st_mode && !w->dup)
+		tf_digest_cache_renamed(dst, &w->hashed, w->md);
+	/* Only a wheel now in out_dir, verified, gets a stamp. */
+	return tf_packstamp_write(w->stamp.buf, w->key, dst);
+}
+
+int tf_pack_commit(struct tf_pack_run *run, struct tf_strvec *written,
+		   struct tf_strvec *indexes)
+{
+	struct tf_buf dst = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < run->nr; i++) {
+		struct packed *w = &run->w[i];
+
+		if (w->fresh) {
+			if (!w->dup) {
+				info("%s is up to date", w->path.buf);
+				tf_strvec_push(written, w->path.buf);
 			}
 			continue;
 		}
 		tf_buf_reset(&dst);
-		tf_path_join(&dst, out_dir, tf_path_basename(w[i].path.buf));
-		if (w[i].dup)
-			; /* moved (or kept) with the first of its name */
-		else if (same_file(&w[i], NULL, dst.buf))
-			info("%s is unchanged", dst.buf);
-		else if (!lists_gone++ && tf_contain_lists_remove(lists) < 0)
-			ret = -1;
-		else if (rename(w[i].path.buf, dst.buf) < 0)
-			ret = error_errno("cannot move wheel to '%s'", dst.buf);
-		if (!ret && !w[i].dup)
+		tf_path_join(&dst, run->out_dir, tf_path_basename(w->path.buf));
+		ret = move_in(w, dst.buf);
+		if (!ret && !w->dup)
 			tf_strvec_push(written, dst.buf);
-		if (!ret && w[i].hashed.st_mode && !w[i].dup)
-			tf_digest_cache_renamed(dst.buf, &w[i].hashed, w[i].md);
-		/* Only a wheel now in out_dir, verified, gets a stamp. */
-		if (!ret)
-			ret = tf_packstamp_write(w[i].stamp.buf, w[i].key,
-						 dst.buf);
 	}
-	if (tmp.len) {
-		tf_rm_rf(tmp.buf);
-		tf_signals_temp_forget(tmp.buf);
-	}
-	if (!ret)
-		tf_contain_outdir_report(out_dir, written, lists);
-out:
-	for (i = 0; i < nr; i++) {
-		tf_buf_release(&w[i].stamp);
-		tf_buf_release(&w[i].path);
-	}
-	free(w);
-	tf_buf_release(&tmp);
 	tf_buf_release(&dst);
+	if (!ret)
+		ret = tf_pack_variants_index(run->plans, run->nr_plans,
+					     run->out_dir, indexes);
 	return ret;
+}
+
+void tf_pack_run_release(struct tf_pack_run *run)
+{
+	size_t i;
+
+	if (run->tmp.len) {
+		tf_rm_rf(run->tmp.buf);
+		tf_signals_temp_forget(run->tmp.buf);
+	}
+	for (i = 0; i < run->nr; i++) {
+		tf_buf_release(&run->w[i].stamp);
+		tf_buf_release(&run->w[i].path);
+	}
+	free(run->w);
+	tf_buf_release(&run->tmp);
+	*run = (struct tf_pack_run)TF_PACK_RUN_INIT;
 }

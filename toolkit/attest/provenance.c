@@ -2,7 +2,7 @@
  * SHA256SUMS and provenance. jansson builds and parses the JSON; keys
  * are emitted sorted and compact-indented so the file is byte-stable.
  */
-#include "attest.h"
+#include "provenance.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * One attestation per wheel, in the shape PEP 740 asks of a file on an
  * index: an in-toto Statement v1 whose single subject is the wheel's
  * filename and sha256, with the run's SLSA Provenance v1 predicate
- * (attest.h), in a DSSE envelope (payloadType application/vnd.in-toto+json,
+ * (provenance.h), in a DSSE envelope (payloadType application/vnd.in-toto+json,
  * signed over DSSE's pre-authentication encoding) signed with an Ed25519
  * key (cache/sign.h). Written beside the wheel as WHEEL.intoto.jsonl, a
  * one-line in-toto bundle; the same run gives the same bytes (Ed25519

@@ -1,12 +1,11 @@
-#ifndef TF_ATTEST_H
-#define TF_ATTEST_H
+#ifndef TF_ATTEST_PROVENANCE_H
+#define TF_ATTEST_PROVENANCE_H
 
 /*
  * Attestations of a run: SHA256SUMS (the wheels and their digests) and
  * an in-toto Statement v1 with a SLSA Provenance v1 predicate saying
- * what the wheels were built from. attest.c is the only file that
- * includes jansson. Both files are deterministic: the same run gives
- * the same bytes.
+ * what the wheels were built from. Both are deterministic: the same
+ * run gives the same bytes.
  */
 
 #include <stddef.h>
@@ -35,7 +34,7 @@ int tf_sums_read(const char *path, struct tf_sums *out);
 const char *tf_sums_find(const struct tf_sums *sums, const char *name);
 void tf_sums_release(struct tf_sums *sums);
 
-/* Write atomically unless path holds exactly these bytes (attest.c). */
+/* Write atomically unless path holds exactly these bytes (provenance.c). */
 int tf_attest_write_unless_same(const char *path, const void *data, size_t len);
 
 /* What the provenance records about the run besides the plans. */

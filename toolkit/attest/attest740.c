@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "attest.h"
+#include "provenance.h"
 #include "base/base.h"
 #include "cache/cache.h"
 
