@@ -155,6 +155,24 @@ static void plan_init(struct tf_plan *p, const struct tf_recipe *r,
 }
 
 /*
+ * An unchecked plan (lock, fetch) still expands ${python_tag} as the
+ * build will, so its wheels pass the checks they pass in `recipe`: the
+ * build Python's version, the target's on Debian for every
+ * architecture (the one lock picks wheels for, targetwheels.c). Left
+ * unknown (-1) when there is no python3.
+ */
+static void unchecked_python(struct tf_plan *p)
+{
+	char *v = tf_probe_first_line((const char *const[]){
+		p->target.python, "-c",
+		"import sys; print('%d %d' % sys.version_info[:2])", NULL });
+
+	if (!v || sscanf(v, "%d %d", &p->py_major, &p->py_minor) != 2)
+		p->py_major = p->py_minor = -1;
+	free(v);
+}
+
+/*
  * The target's toolchain, tree, Python headers and emulators: 0 or
  * TF_PLAN_TOOLCHAIN (reported).
  */
@@ -198,6 +216,8 @@ static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
 						? p->python_include_src
 						: p->target.python_include,
 					&p->py_major, &p->py_minor);
+	else
+		unchecked_python(p);
 	return TF_PLAN_OK;
 }
 
