@@ -278,6 +278,9 @@ static enum tf_plan_result plan_recipe(struct tf_plan *p,
 		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
 	/* Every problem of the recipe is reported, not only the first. */
 	errors = tf_plan_set_vars(p, o) < 0;
+	/* Its ${...} expanded, before ${target_site} is set from the pins. */
+	if (tf_plan_target_wheels(p, o) != TF_PLAN_OK)
+		return TF_PLAN_RECIPE;
 	for (i = 0; i < r->nr_sources; i++)
 		errors += tf_plan_make_source(p, i) < 0;
 	for (i = 0; i < r->nr_steps; i++)
@@ -299,8 +302,6 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	if ((ret = plan_toolchain(p, target, o)) != TF_PLAN_OK)
 		return ret;
 	plan_flags(p, target, o);
-	if ((ret = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
-		return ret;
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);
 	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
@@ -345,6 +346,7 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].project_urls);
 	}
 	free(p->sources);
+	free(p->target_wheels);
 	free(p->steps);
 	free(p->wheels);
 	tf_vars_release(&p->vars);
