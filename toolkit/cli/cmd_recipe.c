@@ -202,7 +202,7 @@ static int run_pipeline(struct tf_session *s, int no_sandbox,
 			s->recipe.name.s);
 	attestation_lists(s->opt.out_dir, &lists);
 	if (tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &lists,
-			   &written))
+			   &s->opt.sets, &written))
 		ret = TF_EXIT_WHEEL;
 	tf_strvec_release(&lists);
 	/* Trees read in place that no wheel packed, for the provenance. */

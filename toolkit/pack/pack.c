@@ -738,8 +738,30 @@ static int pack_all(struct packed *w, size_t nr, struct tf_buf *tmp,
 	return ret ? -1 : 0;
 }
 
+/* No wheel packed here replaces one another build made (attest.h). */
+static int check_replace(const struct packed *w, size_t nr,
+			 struct tf_plan **plans, size_t nr_plans,
+			 const char *out_dir, const struct tf_strvec *sets)
+{
+	struct tf_buf dst = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < nr; i++) {
+		if (w[i].fresh || w[i].dup)
+			continue;
+		tf_buf_reset(&dst);
+		tf_path_join(&dst, out_dir, tf_path_basename(w[i].path.buf));
+		ret = tf_provenance_check_replace(dst.buf, plans, nr_plans,
+						  sets);
+	}
+	tf_buf_release(&dst);
+	return ret;
+}
+
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
-		   const struct tf_strvec *lists, struct tf_strvec *written)
+		   const struct tf_strvec *lists, const struct tf_strvec *sets,
+		   struct tf_strvec *written)
 {
 	struct tf_buf tmp = TF_BUF_INIT, dst = TF_BUF_INIT;
 	struct packed *w;
@@ -760,7 +782,8 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 	ret = tf_mkdir_p(out_dir);
 	if (ret)
 		goto out;
-	ret = pack_all(w, nr, &tmp, out_dir);
+	ret = pack_all(w, nr, &tmp, out_dir) ||
+	      check_replace(w, nr, plans, nr_plans, out_dir, sets);
 	for (i = 0; !ret && i < nr; i++) {
 		if (w[i].fresh) {
 			if (!w[i].dup) {

@@ -33,8 +33,12 @@
  * partial file in out_dir and return -1. The files in lists (may be
  * NULL) describe the wheels (SHA256SUMS, the provenance): they are
  * removed before a new wheel is moved in, for the caller to write again.
+ * A wheel of the same name another build made (its provenance in
+ * out_dir says so; sets: this run's --set) is never replaced: -1
+ * before any wheel moves (tf_provenance_check_replace).
  */
 int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
-		   const struct tf_strvec *lists, struct tf_strvec *written);
+		   const struct tf_strvec *lists, const struct tf_strvec *sets,
+		   struct tf_strvec *written);
 
 #endif
