@@ -59,7 +59,8 @@ struct resolved {
 	struct tf_wheel_file meta[3]; /* it, the framework record and the
 					   SBOM, as .dist-info files */
 	size_t nr_meta;
-	const char *framework_req; /* borrowed: "torch==1.13.0a0+..." */
+	const char *framework_req;       /* borrowed: "torch==1.13.0a0+..." */
+	const char *framework_companion; /* borrowed: "jax==0.10.2", or "" */
 	const struct tf_strvec *framework_libs; /* borrowed: the framework's
 					   libraries the wheel needs */
 };
@@ -102,7 +103,7 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	}
 	for (n = 0; pw->requires && pw->requires[n]; n++)
 		;
-	r->requires = tf_calloc(n + r->nr_libs + 2, sizeof(*r->requires));
+	r->requires = tf_calloc(n + r->nr_libs + 3, sizeof(*r->requires));
 	memcpy(r->requires, pw->requires, n * sizeof(*r->requires));
 	r->nr_requires = n;
 	for (i = 0; i < r->nr_libs; i++)
@@ -111,11 +112,16 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
 						r->nr_requires))
 	r->requires[r->nr_requires++] = r->libs[i].from;
-	/* A PJRT plugin needs no library of its framework: still its range. */
+	/* A PJRT plugin needs no library of its framework: still its range,
+	 * and jax beside jaxlib. */
 	if (r->framework_req && *r->framework_req &&
 	    !tf_libs_requirement_listed(r->framework_req, r->requires,
 					r->nr_requires))
 	r->requires[r->nr_requires++] = r->framework_req;
+	if (r->framework_companion && *r->framework_companion &&
+	    !tf_libs_requirement_listed(r->framework_companion, r->requires,
+					r->nr_requires))
+	r->requires[r->nr_requires++] = r->framework_companion;
 }
 
 /*
@@ -295,7 +301,8 @@ static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 static int check_framework(const struct tf_plan_wheel *pw,
 			   const struct tf_file_list *fl, const char *dir,
 			   struct tf_framework *fw, struct tf_strvec *used,
-			   struct tf_buf *requirement, struct tf_buf *path)
+			   struct tf_buf *requirement, struct tf_buf *companion,
+			   struct tf_buf *path)
 {
 	struct tf_buf context = TF_BUF_INIT, record = TF_BUF_INIT,
 		      why = TF_BUF_INIT;
@@ -317,6 +324,7 @@ static int check_framework(const struct tf_plan_wheel *pw,
 					  "requires-dist: %s", why.buf);
 	if (!ret) {
 		tf_framework_requirement(fw, requirement);
+		tf_framework_companion(fw, companion);
 		tf_path_join(path, dir, "framework.json");
 		ret = tf_write_file_atomic(path->buf, record.buf, record.len,
 					   0);
@@ -424,7 +432,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
 	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT,
-		      sbom = TF_BUF_INIT;
+		      sbom = TF_BUF_INIT, fw_with = TF_BUF_INIT;
 	size_t i, *end = tf_calloc(pw->def->nr_files + 1, sizeof(*end));
 	int ret = 0;
 
@@ -440,8 +448,9 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		tf_files_probe_elf(&fl, p->jobs);
 	if (!ret && pw->framework) {
 		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
-				      &fw_record);
+				      &fw_with, &fw_record);
 		res.framework_req = fw_req.buf;
+		res.framework_companion = fw_with.buf;
 		res.framework_libs = &fw_libs;
 	}
 	if (ret)
@@ -507,6 +516,7 @@ out:
 	tf_framework_release(&fw);
 	tf_strvec_release(&fw_libs);
 	tf_buf_release(&fw_req);
+	tf_buf_release(&fw_with);
 	tf_buf_release(&fw_record);
 	tf_buf_release(&sbom);
 	tf_buf_release(&readme);

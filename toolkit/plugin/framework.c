@@ -154,6 +154,12 @@ void tf_framework_requirement(const struct tf_framework *fw, struct tf_buf *out)
 	tf_framework_window(fw, out);
 }
 
+void tf_framework_companion(const struct tf_framework *fw, struct tf_buf *out)
+{
+	if (fw->kind == TF_FRAMEWORK_JAX && fw->version)
+		tf_buf_addf(out, "jax==%s", fw->version);
+}
+
 /* ------------------------------------------------------------------ providers */
 
 static void digest_exports(struct tf_framework_lib *lib)

@@ -61,6 +61,12 @@ int tf_framework_audit(struct tf_framework *fw,
 /* "torch==1.13.0a0+gitunknown": what only this framework build satisfies. */
 void tf_framework_requirement(const struct tf_framework *fw,
 			      struct tf_buf *out);
+/*
+ * What must move with it, into out (empty for none): "jax==0.10.2" for
+ * a PJRT plugin built against jaxlib 0.10.2, since jax pins exactly its
+ * jaxlib and fails to import beside another (docs/frameworks.md).
+ */
+void tf_framework_companion(const struct tf_framework *fw, struct tf_buf *out);
 
 /*
  * `tfbuild verify --framework SITE`: the wheel at path was checked
