@@ -324,6 +324,10 @@ static int check_framework(const struct tf_plan_wheel *pw,
 					  "requires-dist: %s", why.buf);
 	if (!ret) {
 		tf_framework_requirement(fw, requirement);
+		/* The recipe's tensorflow-cpu takes tensorflow's place. */
+		for (i = 0; i < pw->def->nr_requires_dist; i++)
+			if (tf_framework_alternative(fw, pw->requires[i]))
+				tf_buf_setf(requirement, "%s", pw->requires[i]);
 		tf_framework_companion(fw, companion);
 		tf_path_join(path, dir, "framework.json");
 		ret = tf_write_file_atomic(path->buf, record.buf, record.len,
