@@ -4,7 +4,8 @@
 # --set could not pick a release. The plan expands it first and checks
 # the expansion, its error at the value's place; lock pins each value
 # and keeps the pins of the others, one lock for every release. A real
-# pypiserver on 127.0.0.1 serves two small stand-in releases.
+# pypiserver on 127.0.0.1 serves two small stand-in releases; a recipe
+# variable made of ${target_site} still sees the site of the pins.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 TOOLS=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}
@@ -43,10 +44,11 @@ name: fw
 version: "1.0"
 variables:
   tf: 2.20.0
+  inc: \${target_site}/fakeflow
 target-wheels: ["$1"]
 steps:
   - name: s
-    run: cat \${target_site}/fakeflow/version.h >\$STAGE/v
+    run: cat \${inc}/version.h >\$STAGE/v
 EOF
 }
 pins() { grep -c '"requirement"' fw.lock.json; }
@@ -75,18 +77,18 @@ expect_success '--set picks the other release; lock keeps both pins' '
 
 expect_success 'an expansion that is not exact is refused at the value'"$SQ"'s place' '
 	expect_code 3 "$TFBUILD" recipe --set tf=2.2x fw.yaml >log 2>err &&
-	echo "tfbuild: fw.yaml:6:17: target wheel ${SQ}fakeflow==\${tf}${SQ} is ${SQ}fakeflow==2.2x${SQ}: ${SQ}2.2x${SQ} is not an exact PEP 440 version (as ${SQ}tensorflow-cpu==2.21.0${SQ})" >expect &&
+	echo "tfbuild: fw.yaml:7:17: target wheel ${SQ}fakeflow==\${tf}${SQ} is ${SQ}fakeflow==2.2x${SQ}: ${SQ}2.2x${SQ} is not an exact PEP 440 version (as ${SQ}tensorflow-cpu==2.21.0${SQ})" >expect &&
 	compare expect err &&
 	expect_code 3 "$TFBUILD" lock --set "tf=2.*" fw.yaml >log 2>err &&
-	grep -qF "fw.yaml:6:17: target wheel ${SQ}fakeflow==\${tf}${SQ} is ${SQ}fakeflow==2.*${SQ}: ${SQ}2.*${SQ} is not an exact PEP 440 version" err &&
+	grep -qF "fw.yaml:7:17: target wheel ${SQ}fakeflow==\${tf}${SQ} is ${SQ}fakeflow==2.*${SQ}: ${SQ}2.*${SQ} is not an exact PEP 440 version" err &&
 	expect_code 3 "$TFBUILD" recipe --set tf=2.22.0 fw.yaml >log 2>err &&
-	grep -qF "fw.yaml:6:17: target wheel ${SQ}fakeflow==2.22.0${SQ} has no pin for target" err
+	grep -qF "fw.yaml:7:17: target wheel ${SQ}fakeflow==2.22.0${SQ} has no pin for target" err
 '
 
 expect_success 'an unknown variable is refused at its place, by lock too' '
 	recipe "fakeflow==\${tff}" &&
 	expect_code 3 "$TFBUILD" lock fw.yaml >log 2>err &&
-	grep -qF "fw.yaml:6:" err && grep -qF "tff" err
+	grep -qF "fw.yaml:7:" err && grep -qF "tff" err
 '
 
 expect_success 'pins a literal entry never wanted are dropped when the template leaves' '

@@ -226,6 +226,10 @@ int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	size_t i;
 	int errors = set_vars(p, o);
 
+	/* `target-wheels` expanded first: their pins make ${target_site},
+	 * which a variable expanded (and kept) below may use. */
+	if (tf_plan_target_wheels(p, o) != TF_PLAN_OK)
+		return -2;
 	for (i = 0; i < r->nr_vars; i++) {
 		const char *name = r->vars[i].key.s;
 		struct tf_str ref = { NULL, r->vars[i].key.pos, TF_STR_PLAIN,

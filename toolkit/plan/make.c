@@ -277,10 +277,9 @@ static enum tf_plan_result plan_recipe(struct tf_plan *p,
 	for (i = 0; i < r->nr_steps; i++)
 		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
 	/* Every problem of the recipe is reported, not only the first. */
-	errors = tf_plan_set_vars(p, o) < 0;
-	/* Its ${...} expanded, before ${target_site} is set from the pins. */
-	if (tf_plan_target_wheels(p, o) != TF_PLAN_OK)
-		return TF_PLAN_RECIPE;
+	if ((errors = tf_plan_set_vars(p, o)) == -2)
+		return TF_PLAN_RECIPE; /* a target wheel's, reported */
+	errors = errors < 0;
 	for (i = 0; i < r->nr_sources; i++)
 		errors += tf_plan_make_source(p, i) < 0;
 	for (i = 0; i < r->nr_steps; i++)
