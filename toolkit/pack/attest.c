@@ -587,7 +587,8 @@ static void build_identity(json_t *bd, struct tf_buf *out)
 		    (name = strchr(name + 13, ':')))
 			tf_strvec_pushf(&reqs, "'%s'", name + 1);
 	}
-	qsort(reqs.v, reqs.nr, sizeof(*reqs.v), tf_strcmp_ptr);
+	if (reqs.nr > 1)
+		qsort(reqs.v, reqs.nr, sizeof(*reqs.v), tf_strcmp_ptr);
 	tf_buf_addf(out, "recipe '%s'", path ? path : "?");
 	for (i = 0; i < reqs.nr; i++)
 		if (!i || strcmp(reqs.v[i], reqs.v[i - 1]))
@@ -628,7 +629,8 @@ static int earlier_build(const char *out_dir, const char *name, const char *hex,
 
 	if (tf_list_dir(out_dir, &names))
 		return 0;
-	qsort(names.v, names.nr, sizeof(*names.v), tf_strcmp_ptr);
+	if (names.nr > 1)
+		qsort(names.v, names.nr, sizeof(*names.v), tf_strcmp_ptr);
 	for (i = 0; !found && i < names.nr; i++) {
 		json_t *doc;
 

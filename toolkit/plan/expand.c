@@ -178,8 +178,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	/* Where the target's packages are: their unpacked root for a cross
 	 * target, "" natively (the build machine's own /). */
 	tf_vars_set_path(v, "target_root", p->sysroot ? p->sysroot : "");
-	/* The target's wheels from the package index, unpacked (targetwheels.c). */
-	tf_vars_set_path(v, "target_site", p->site ? p->site : "");
+	/* ${target_site}: set with the target wheels' pins (wheelpins.c). */
 	tf_plan_variant_vars(p, NULL);
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {

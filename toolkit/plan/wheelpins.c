@@ -185,6 +185,8 @@ enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 		wanted += tf_plan_wants_wheel(p, i);
 	if (wanted)
 		ret = read_pins(p, o, wanted);
+	/* The target's wheels from the package index, unpacked
+	 * (targetwheels.c); "" without them. */
 	tf_vars_set_path(&p->vars, "target_site", p->site ? p->site : "");
 	return ret;
 }
