@@ -65,6 +65,8 @@ _tfbuild() {
 	--cache)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
+	--set|-D)
+		return ;;
 	--target|-t)
 		COMPREPLY=($(compgen -W "x86_64 aarch64 all" -- "$cur"))
 		return ;;
@@ -117,7 +119,7 @@ _tfbuild() {
 	fetch)
 		words=" --cache --target -t --set -D --offline --recheck --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	lock)
-		words=" --cache --target -t --index-url --upgrade --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
+		words=" --cache --set -D --target -t --index-url --upgrade --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	explain)
 		words=" --build-dir --target -t --set -D --toolchain --jobs -j --verbose -v --quiet -q --color --json --log-format --help -h --version -V"; kind=yaml ;;
 	verify)

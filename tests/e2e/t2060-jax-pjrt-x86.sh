@@ -95,7 +95,7 @@ hdr=tensorflow/include/xla/pjrt/c/pjrt_c_api.h
 expect_success 'the framework record and the derived Requires-Dist, on both targets' '
 	for w in "$whl" "$awhl"; do
 		unzip -p "$w" "*.dist-info/METADATA" | grep "^Requires-Dist:" >got &&
-		echo "Requires-Dist: jaxlib==0.10.2" >want &&
+		printf "Requires-Dist: jaxlib==0.10.2\nRequires-Dist: jax==0.10.2\n" >want &&
 		compare want got &&
 		unzip -p "$w" "*.dist-info/tfbuild/framework.json" >got &&
 		cat >want <<-EOF &&

@@ -25,7 +25,7 @@ awhl=$(ls wheels/jax_m1_plugin-*_aarch64.whl 2>/dev/null)
 
 expect_success 'the aarch64 wheel: Requires-Dist derived, verify names the framework ABI' '
 	unzip -p "$awhl" "*.dist-info/METADATA" | grep "^Requires-Dist:" >got &&
-	echo "Requires-Dist: jaxlib==0.10.2" >want &&
+	printf "Requires-Dist: jaxlib==0.10.2\nRequires-Dist: jax==0.10.2\n" >want &&
 	compare want got &&
 	"$TFBUILD" verify "$awhl" 2>err &&
 	grep -qx "tfbuild: $awhl: built for jaxlib 0.10.2 (PJRT C API 0.90)" err

@@ -80,7 +80,7 @@ expect_success 'the record: PJRT C API from the header, jaxlib pinned' '
 	EOF
 	compare want got &&
 	unzip -p out/$wheel pjrt_m1-0.1.0.dist-info/METADATA | grep "^Requires-Dist" >got &&
-	echo "Requires-Dist: jaxlib==0.10.2" >want &&
+	printf "Requires-Dist: jaxlib==0.10.2\nRequires-Dist: jax==0.10.2\n" >want &&
 	compare want got &&
 	"$tools/python" -c "from packaging.requirements import Requirement as R; r = R(\"jaxlib==0.10.2\"); assert str(r) == \"jaxlib==0.10.2\"; assert [v for v in (\"0.10.1\", \"0.10.2\", \"0.10.2.post1\", \"0.10.3rc1\") if r.specifier.contains(v, prereleases=True)] == [\"0.10.2\"]" &&
 	"$TOOL_DIR/test-pep440" has "==0.10.2" 0.10.1 0.10.2 0.10.2.post1 0.10.3rc1 >ours &&
@@ -98,6 +98,7 @@ expect_success 'an installed jaxlib gives the release; a recipe version of anoth
 	recipe r2.yaml "" &&
 	"$TFBUILD" -q recipe --out out2 --set site="$TRASH/site2" r2.yaml &&
 	unzip -p out2/$wheel pjrt_m1-0.1.0.dist-info/METADATA | grep -qx "Requires-Dist: jaxlib==0.10.1" &&
+	unzip -p out2/$wheel pjrt_m1-0.1.0.dist-info/METADATA | grep -qx "Requires-Dist: jax==0.10.1" &&
 	expect_code 6 "$TFBUILD" -q recipe --out out3 --set site="$TRASH/site2" r.yaml 2>err &&
 	cat err &&
 	grep -q "the recipe declares version 0.10.2, but the framework in .* is jaxlib 0.10.1" err

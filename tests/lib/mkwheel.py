@@ -2,8 +2,9 @@
 """Make a small wheel for the tests: mkwheel.py OUTDIR NAME VERSION TAG [MEMBER...]
 
 TAG is PY-ABI-PLATFORM. Each MEMBER is PATH=TEXT (a file), PATH=TEXT:x (an
-executable), PATH@TARGET (a symbolic link, for the hostile tests) or
-data:PATH=TEXT (under NAME-VERSION.data/platlib/). Written with zipfile, a
+executable), PATH@TARGET (a symbolic link, for the hostile tests),
+data:PATH=TEXT (under NAME-VERSION.data/platlib/) or meta:FIELD=VALUE (a
+METADATA line: meta:Requires-Dist=jaxlib==0.10.2). Written with zipfile, a
 RECORD listing every file; the name is the wheel filename, as pip wants it.
 """
 import base64
@@ -18,7 +19,12 @@ def main(out, name, version, tag, *members):
     dist = name.replace('-', '_')
     info = f'{dist}-{version}.dist-info'
     files = []
+    meta = ''
     for m in members:
+        if m.startswith('meta:'):
+            field, value = m[5:].split('=', 1)
+            meta += f'{field}: {value}\n'
+            continue
         if '@' in m and '=' not in m:
             path, target = m.split('@', 1)
             files.append((path, target.encode(), stat.S_IFLNK | 0o777))
@@ -32,7 +38,7 @@ def main(out, name, version, tag, *members):
         files.append((path, (text + '\n').encode(), stat.S_IFREG | mode))
     py, abi, plat = tag.split('-')
     files.append((f'{info}/METADATA',
-                  f'Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n'.encode(),
+                  (f'Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n' + meta).encode(),
                   stat.S_IFREG | 0o644))
     files.append((f'{info}/WHEEL',
                   f'Wheel-Version: 1.0\nGenerator: mkwheel\nRoot-Is-Purelib: false\nTag: {tag}\n'.encode(),

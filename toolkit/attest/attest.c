@@ -61,6 +61,18 @@ int tf_attest_withdraw(const struct tf_attest_in *in)
 	return ret;
 }
 
+int tf_attest_check_replace(const struct tf_attest_in *in,
+			    const struct tf_strvec *paths)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < paths->nr; i++)
+		ret = tf_provenance_check_replace(paths->v[i], in->plans,
+						  in->nr_plans, in->sets);
+	return ret;
+}
+
 static int listed(const struct tf_strvec *v, const char *name)
 {
 	size_t i;

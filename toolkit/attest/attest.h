@@ -42,6 +42,15 @@ struct tf_attest_in {
 int tf_attest_withdraw(const struct tf_attest_in *in);
 
 /*
+ * Before the wheels at paths (in out_dir) are replaced by this run's: 0
+ * unless one was made by another build, as the provenance beside it
+ * records (another recipe, or other target wheels: another framework
+ * release); then -1, with both builds named (tf_provenance_check_replace).
+ */
+int tf_attest_check_replace(const struct tf_attest_in *in,
+			    const struct tf_strvec *paths);
+
+/*
  * The attest stage, once wheels (this run's, in out_dir) and indexes
  * (the variants JSON beside them) are in place: warn about every other
  * entry of out_dir, then write SHA256SUMS of both, the provenance, and

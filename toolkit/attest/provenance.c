@@ -562,3 +562,130 @@ char *tf_provenance_predicate(struct tf_plan **plans, size_t nr,
 		error("cannot render the provenance as JSON");
 	return text;
 }
+
+/*
+ * What tells one build from another in a build definition: the recipe
+ * as shown and the target wheels' requirements, as "recipe 'r.yaml',
+ * against 'tensorflow==2.20.0'". The recipe edited and rebuilt, or run
+ * with another --set, is the same build (t1004); a copy of it, or the
+ * same recipe against another framework release (--set tf=2.21.0 in
+ * `tensorflow==${tf}`), is not: their wheels' Requires-Dist differ.
+ */
+static void build_identity(json_t *bd, struct tf_buf *out)
+{
+	json_t *ext = json_object_get(bd, "externalParameters"), *dep;
+	const char *path = json_string_value(
+		json_object_get(json_object_get(ext, "recipe"), "path"));
+	struct tf_strvec reqs = TF_STRVEC_INIT;
+	const char *name;
+	size_t i;
+
+	json_array_foreach(json_object_get(bd, "resolvedDependencies"), i, dep)
+	{
+		name = json_string_value(json_object_get(dep, "name"));
+		if (name && !strncmp(name, "target-wheel:", 13) &&
+		    (name = strchr(name + 13, ':')))
+			tf_strvec_pushf(&reqs, "'%s'", name + 1);
+	}
+	if (reqs.nr > 1)
+		qsort(reqs.v, reqs.nr, sizeof(*reqs.v), tf_strcmp_ptr);
+	tf_buf_addf(out, "recipe '%s'", path ? path : "?");
+	for (i = 0; i < reqs.nr; i++)
+		if (!i || strcmp(reqs.v[i], reqs.v[i - 1]))
+			tf_buf_addf(out, "%s%s", i ? ", " : ", against ",
+				    reqs.v[i]);
+	tf_strvec_release(&reqs);
+}
+
+/* 1 if the provenance doc has a subject name with digest hex. */
+static int has_subject(json_t *doc, const char *name, const char *hex)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "subject"), i, s)
+	{
+		const char *n = json_string_value(json_object_get(s, "name"));
+		const char *h = json_string_value(json_object_get(
+			json_object_get(s, "digest"), "sha256"));
+
+		if (n && h && !strcmp(n, name) && !strcmp(h, hex))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The provenance file in out_dir naming the wheel name with digest hex
+ * as its subject, its identity into who; 0 when none does.
+ */
+static int earlier_build(const char *out_dir, const char *name, const char *hex,
+			 struct tf_buf *file, struct tf_buf *who)
+{
+	struct tf_strvec names = TF_STRVEC_INIT;
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i, n, k = strlen(".intoto.json");
+	int found = 0;
+
+	if (tf_list_dir(out_dir, &names))
+		return 0;
+	if (names.nr > 1)
+		qsort(names.v, names.nr, sizeof(*names.v), tf_strcmp_ptr);
+	for (i = 0; !found && i < names.nr; i++) {
+		json_t *doc;
+
+		n = strlen(names.v[i]);
+		if (n <= k || strcmp(names.v[i] + n - k, ".intoto.json"))
+			continue;
+		tf_buf_reset(&path);
+		tf_path_join(&path, out_dir, names.v[i]);
+		if (!(doc = json_load_file(path.buf, 0, NULL)))
+			continue;
+		if (has_subject(doc, name, hex)) {
+			found = 1;
+			tf_buf_addstr(file, path.buf);
+			build_identity(
+				json_object_get(
+					json_object_get(doc, "predicate"),
+					"buildDefinition"),
+				who);
+		}
+		json_decref(doc);
+	}
+	tf_strvec_release(&names);
+	tf_buf_release(&path);
+	return found;
+}
+
+int tf_provenance_check_replace(const char *dst, struct tf_plan **plans,
+				size_t nr, const struct tf_strvec *sets)
+{
+	struct tf_provenance_run run = { sets, NULL, NULL, 0 };
+	struct tf_buf dir = TF_BUF_INIT, file = TF_BUF_INIT,
+		      earlier = TF_BUF_INIT, mine = TF_BUF_INIT;
+	unsigned char md[TF_SHA256_LEN];
+	char hex[TF_SHA256_HEX_LEN + 1];
+	json_t *bd;
+	int ret = 0;
+
+	if (!tf_path_exists(dst) || tf_sha256_file(dst, md, NULL))
+		return 0;
+	tf_sha256_hex(md, hex);
+	tf_path_dirname(&dir, dst);
+	if (earlier_build(dir.buf, tf_path_basename(dst), hex, &file,
+			  &earlier)) {
+		bd = build_definition(plans, nr, &run);
+		build_identity(bd, &mine);
+		json_decref(bd);
+		if (strcmp(earlier.buf, mine.buf))
+			ret = error("%s: made by another build (%s: %s), not "
+				    "this one (%s); not replaced: remove it, "
+				    "or use another --out",
+				    dst, file.buf, earlier.buf, mine.buf);
+	}
+	tf_buf_release(&dir);
+	tf_buf_release(&file);
+	tf_buf_release(&earlier);
+	tf_buf_release(&mine);
+	return ret;
+}

@@ -74,4 +74,15 @@ char *tf_provenance_predicate(struct tf_plan **plans, size_t nr,
  */
 int tf_provenance_read_subjects(const char *path, struct tf_sums *out);
 
+/*
+ * Before a wheel of a run of plans (with --set sets) replaces the file
+ * at dst: 0 unless a provenance beside dst (*.intoto.json) names dst's
+ * bytes as its subject and records another build (another recipe, or
+ * other target wheels: another framework release); then -1, with
+ * both builds named. A file no provenance names may be replaced (a run
+ * stopped between the wheels and their provenance).
+ */
+int tf_provenance_check_replace(const char *dst, struct tf_plan **plans,
+				size_t nr, const struct tf_strvec *sets);
+
 #endif

@@ -1,6 +1,7 @@
 /* tfbuild lock: pin a recipe's target wheels from the package index. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <fnmatch.h>
 #include <string.h>
 
 #include "cli.h"
@@ -16,14 +17,17 @@ const char tf_usage_lock[] =
 	"name and sha256 to the lock file beside the recipe\n"
 	"(RECIPE.lock.json). Pins already there are kept unless the\n"
 	"requirement changed or --upgrade is given; a pin whose requirement\n"
-	"left the recipe is dropped. The index is the one pip is configured\n"
-	"for (PIP_INDEX_URL, pip.conf), or --index-url; the Python that runs\n"
+	"left the recipe is dropped, but one an entry with ${...} may\n"
+	"expand to stays: one lock holds a pin for each --set NAME=VALUE.\n"
+	"The index is the one pip is configured for (PIP_INDEX_URL,\n"
+	"pip.conf), or --index-url; the Python that runs\n"
 	"pip is $TFBUILD_PIP_PYTHON, else python3 in the fixed PATH; each\n"
 	"run of pip is stopped after $TFBUILD_PIP_MAX_TIME seconds (3600).\n"
 	"Prints one line per pin: TARGET REQUIREMENT: pinned|kept FILE.\n";
 
 const struct tf_opt tf_opts_lock[] = {
 	TF_OPT_CACHE,
+	TF_OPT_SET,
 	{ 't', "target", TF_OPT_CHOICES, TF_ARG(targets), "NAME",
 	  "pin for NAME, repeatable; default: all the recipe's targets",
 	  tf_target_choices, 0, 0 },
@@ -36,17 +40,50 @@ const struct tf_opt tf_opts_lock[] = {
 	TF_OPT_END,
 };
 
-/* 1 if r still asks for requirement on target. */
+/*
+ * 1 if req is what the entry w with ${...} may expand to: each ${...}
+ * any text ("tensorflow==${tf}" wants "tensorflow==2.20.0").
+ */
+static int template_matches(const char *w, const char *req)
+{
+	struct tf_buf glob = TF_BUF_INIT;
+	const char *end;
+	int ret;
+
+	for (; *w; w++) {
+		if (w[0] == '$' && w[1] == '{' && (end = strchr(w, '}'))) {
+			tf_buf_addch(&glob, '*');
+			w = end;
+			continue;
+		}
+		if (strchr("*?[\\", *w))
+			tf_buf_addch(&glob, '\\');
+		tf_buf_addch(&glob, *w);
+	}
+	ret = !fnmatch(glob.buf, req, 0);
+	tf_buf_release(&glob);
+	return ret;
+}
+
+/*
+ * 1 if r still asks for requirement on target; with templates, only
+ * by an entry with ${...}: the pins of the other values of a variable
+ * (--set tf=2.20.0, then tf=2.21.0) stay, one lock for every release.
+ */
 static int still_wanted(const struct tf_recipe *r, const char *target,
-			const char *req)
+			const char *req, int templates)
 {
 	size_t i;
 
-	for (i = 0; i < r->nr_target_wheels; i++)
-		if (!strcmp(r->target_wheels[i].req.s, req) &&
-		    (!r->target_wheels[i].target ||
-		     !strcmp(r->target_wheels[i].target, target)))
+	for (i = 0; i < r->nr_target_wheels; i++) {
+		const struct tf_target_wheel *w = &r->target_wheels[i];
+
+		if (w->target && strcmp(w->target, target))
+			continue;
+		if (w->name ? !templates && !strcmp(w->req.s, req)
+			    : template_matches(w->req.s, req))
 			return 1;
+	}
 	return 0;
 }
 
@@ -73,7 +110,7 @@ static int lock_plan(struct tf_session *s, const struct tf_args *a,
 	int ret = 0;
 
 	for (i = 0; !ret && i < s->recipe.nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &s->recipe.target_wheels[i];
+		const struct tf_target_wheel *w = &p->target_wheels[i];
 		struct tf_index_pin *have, pin = { 0 };
 
 		if (!tf_plan_wants_wheel(p, i))
@@ -125,11 +162,12 @@ int cmd_lock(struct tf_args *a)
 		if (tf_index_pins_read(path.buf, &old))
 			ret = TF_EXIT_RECIPE;
 	}
-	/* Other targets' pins stay while the recipe still wants them. */
+	/* Other targets' pins stay while the recipe still wants them;
+	 * this target's, while an entry with ${...} may want them. */
 	for (i = 0; !ret && i < old.nr; i++)
-		if (!chosen(&s, old.v[i].target) &&
-		    still_wanted(&s.recipe, old.v[i].target,
-				 old.v[i].requirement))
+		if (still_wanted(&s.recipe, old.v[i].target,
+				 old.v[i].requirement,
+				 chosen(&s, old.v[i].target)))
 			tf_index_pins_set(&pins, old.v[i].target,
 					  old.v[i].requirement, old.v[i].file,
 					  old.v[i].sha256);

@@ -81,21 +81,28 @@ const struct tf_opt tf_opts_recipe[] = {
 };
 
 /*
- * Pack the wheels; the attestations of the wheels there now are
- * withdrawn before a changed one moves in.
+ * Pack the wheels; none replaces a wheel another build made; the
+ * attestations of the wheels there now are withdrawn before a changed
+ * one moves in.
  */
 static int pack(struct tf_session *s, const struct tf_attest_in *ai,
 		struct tf_strvec *written, struct tf_strvec *indexes)
 {
 	struct tf_pack_run run = TF_PACK_RUN_INIT;
+	struct tf_strvec replaced = TF_STRVEC_INIT;
 	int ret =
 		tf_pack_wheels(s->plan_ptrs, s->nr_plans, s->opt.out_dir, &run);
 
+	if (!ret) {
+		tf_pack_replacing(&run, &replaced);
+		ret = tf_attest_check_replace(ai, &replaced);
+	}
 	if (!ret && run.changes)
 		ret = tf_attest_withdraw(ai);
 	if (!ret)
 		ret = tf_pack_commit(&run, written, indexes);
 	tf_pack_run_release(&run);
+	tf_strvec_release(&replaced);
 	return ret;
 }
 

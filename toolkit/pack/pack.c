@@ -59,7 +59,8 @@ struct resolved {
 	struct tf_wheel_file meta[3]; /* it, the framework record and the
 					   SBOM, as .dist-info files */
 	size_t nr_meta;
-	const char *framework_req; /* borrowed: "torch==1.13.0a0+..." */
+	const char *framework_req;       /* borrowed: "torch==1.13.0a0+..." */
+	const char *framework_companion; /* borrowed: "jax==0.10.2", or "" */
 	const struct tf_strvec *framework_libs; /* borrowed: the framework's
 					   libraries the wheel needs */
 };
@@ -102,7 +103,7 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	}
 	for (n = 0; pw->requires && pw->requires[n]; n++)
 		;
-	r->requires = tf_calloc(n + r->nr_libs + 2, sizeof(*r->requires));
+	r->requires = tf_calloc(n + r->nr_libs + 3, sizeof(*r->requires));
 	memcpy(r->requires, pw->requires, n * sizeof(*r->requires));
 	r->nr_requires = n;
 	for (i = 0; i < r->nr_libs; i++)
@@ -111,11 +112,16 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
 						r->nr_requires))
 	r->requires[r->nr_requires++] = r->libs[i].from;
-	/* A PJRT plugin needs no library of its framework: still its range. */
+	/* A PJRT plugin needs no library of its framework: still its range,
+	 * and jax beside jaxlib. */
 	if (r->framework_req && *r->framework_req &&
 	    !tf_libs_requirement_listed(r->framework_req, r->requires,
 					r->nr_requires))
 	r->requires[r->nr_requires++] = r->framework_req;
+	if (r->framework_companion && *r->framework_companion &&
+	    !tf_libs_requirement_listed(r->framework_companion, r->requires,
+					r->nr_requires))
+	r->requires[r->nr_requires++] = r->framework_companion;
 }
 
 /*
@@ -298,7 +304,8 @@ static int check_isa(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 static int check_framework(const struct tf_plan_wheel *pw,
 			   const struct tf_file_list *fl, const char *dir,
 			   struct tf_framework *fw, struct tf_strvec *used,
-			   struct tf_buf *requirement, struct tf_buf *path)
+			   struct tf_buf *requirement, struct tf_buf *companion,
+			   struct tf_buf *path)
 {
 	struct tf_buf context = TF_BUF_INIT, record = TF_BUF_INIT,
 		      why = TF_BUF_INIT;
@@ -320,6 +327,11 @@ static int check_framework(const struct tf_plan_wheel *pw,
 					  "requires-dist: %s", why.buf);
 	if (!ret) {
 		tf_framework_requirement(fw, requirement);
+		/* The recipe's tensorflow-cpu takes tensorflow's place. */
+		for (i = 0; i < pw->def->nr_requires_dist; i++)
+			if (tf_framework_alternative(fw, pw->requires[i]))
+				tf_buf_setf(requirement, "%s", pw->requires[i]);
+		tf_framework_companion(fw, companion);
 		tf_path_join(path, dir, "framework.json");
 		ret = tf_write_file_atomic(path->buf, record.buf, record.len,
 					   0);
@@ -507,7 +519,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	struct tf_framework fw = TF_FRAMEWORK_INIT;
 	struct tf_strvec fw_libs = TF_STRVEC_INIT;
 	struct tf_buf fw_req = TF_BUF_INIT, fw_record = TF_BUF_INIT,
-		      sbom = TF_BUF_INIT;
+		      sbom = TF_BUF_INIT, fw_with = TF_BUF_INIT;
 	int ret;
 
 	memset(&res, 0, sizeof(res));
@@ -515,8 +527,9 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 	ret = collect_files(p, pw, &fl);
 	if (!ret && pw->framework) {
 		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,
-				      &fw_record);
+				      &fw_with, &fw_record);
 		res.framework_req = fw_req.buf;
+		res.framework_companion = fw_with.buf;
 		res.framework_libs = &fw_libs;
 	}
 	if (ret)
@@ -548,6 +561,7 @@ out:
 	tf_framework_release(&fw);
 	tf_strvec_release(&fw_libs);
 	tf_buf_release(&fw_req);
+	tf_buf_release(&fw_with);
 	tf_buf_release(&fw_record);
 	tf_buf_release(&sbom);
 	tf_buf_release(&readme);
@@ -814,6 +828,23 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 	}
 	tf_buf_release(&dst);
 	return ret ? -1 : 0;
+}
+
+void tf_pack_replacing(const struct tf_pack_run *run, struct tf_strvec *out)
+{
+	struct tf_buf dst = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < run->nr; i++) {
+		if (run->w[i].fresh || run->w[i].dup)
+			continue;
+		tf_buf_reset(&dst);
+		tf_path_join(&dst, run->out_dir,
+			     tf_path_basename(run->w[i].path.buf));
+		if (tf_path_exists(dst.buf))
+			tf_strvec_push(out, dst.buf);
+	}
+	tf_buf_release(&dst);
 }
 
 /* Move w (packed, verified) into out_dir as dst and stamp it. */

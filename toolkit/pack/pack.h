@@ -59,6 +59,13 @@ int tf_pack_wheels(struct tf_plan **plans, size_t nr_plans, const char *out_dir,
 int tf_pack_commit(struct tf_pack_run *run, struct tf_strvec *written,
 		   struct tf_strvec *indexes);
 
+/*
+ * The wheels of out_dir that moving run's in would replace (with other
+ * bytes, or the same bytes of another build whose provenance would be
+ * replaced), as paths into out: the attest stage asks whose they are.
+ */
+void tf_pack_replacing(const struct tf_pack_run *run, struct tf_strvec *out);
+
 /* Remove run's temporary folder and free it. */
 void tf_pack_run_release(struct tf_pack_run *run);
 

@@ -181,8 +181,7 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	/* Where the target's packages are: their unpacked root for a cross
 	 * target, "" natively (the build machine's own /). */
 	tf_vars_set_path(v, "target_root", p->sysroot ? p->sysroot : "");
-	/* The target's wheels from the package index, unpacked (targetwheels.c). */
-	tf_vars_set_path(v, "target_site", p->site ? p->site : "");
+	/* ${target_site}: set with the target wheels' pins (wheelpins.c). */
 	tf_plan_variant_vars(p, NULL);
 	set_dirs(p);
 	for (i = 0; i < r->nr_vars; i++) {
@@ -229,6 +228,10 @@ int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	size_t i;
 	int errors = set_vars(p, o);
 
+	/* `target-wheels` expanded first: their pins make ${target_site},
+	 * which a variable expanded (and kept) below may use. */
+	if (tf_plan_target_wheels(p, o) != TF_PLAN_OK)
+		return -2;
 	for (i = 0; i < r->nr_vars; i++) {
 		const char *name = r->vars[i].key.s;
 		struct tf_str ref = { NULL, r->vars[i].key.pos, TF_STR_PLAIN,

@@ -45,7 +45,11 @@ void tf_plan_packages(struct tf_plan *p, const struct tf_plan_opts *o);
  * toolchain's only (provision/emuroot.c makes it).
  */
 void tf_plan_emulator_root(struct tf_plan *p);
-/* expand.c: set every variable; each recipe variable expanded once. */
+/*
+ * expand.c: set every variable, then the target wheels (their pins set
+ * ${target_site}, wheelpins.c), then each recipe variable expanded once:
+ * 0, -1 after reporting the variables' errors, -2 the target wheels'.
+ */
 int tf_plan_set_vars(struct tf_plan *p, const struct tf_plan_opts *o);
 /*
  * The pins of the target's `target-wheels` from the lock file, and its

@@ -155,6 +155,24 @@ static void plan_init(struct tf_plan *p, const struct tf_recipe *r,
 }
 
 /*
+ * An unchecked plan (lock, fetch) still expands ${python_tag} as the
+ * build will, so its wheels pass the checks they pass in `recipe`: the
+ * build Python's version, the target's on Debian for every
+ * architecture (the one lock picks wheels for, targetwheels.c). Left
+ * unknown (-1) when there is no python3.
+ */
+static void unchecked_python(struct tf_plan *p)
+{
+	char *v = tf_probe_first_line((const char *const[]){
+		p->target.python, "-c",
+		"import sys; print('%d %d' % sys.version_info[:2])", NULL });
+
+	if (!v || sscanf(v, "%d %d", &p->py_major, &p->py_minor) != 2)
+		p->py_major = p->py_minor = -1;
+	free(v);
+}
+
+/*
  * The target's toolchain, tree, Python headers and emulators: 0 or
  * TF_PLAN_TOOLCHAIN (reported).
  */
@@ -198,6 +216,8 @@ static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
 						? p->python_include_src
 						: p->target.python_include,
 					&p->py_major, &p->py_minor);
+	else
+		unchecked_python(p);
 	return TF_PLAN_OK;
 }
 
@@ -257,7 +277,9 @@ static enum tf_plan_result plan_recipe(struct tf_plan *p,
 	for (i = 0; i < r->nr_steps; i++)
 		p->steps[i].env = (struct tf_strvec)TF_STRVEC_INIT;
 	/* Every problem of the recipe is reported, not only the first. */
-	errors = tf_plan_set_vars(p, o) < 0;
+	if ((errors = tf_plan_set_vars(p, o)) == -2)
+		return TF_PLAN_RECIPE; /* a target wheel's, reported */
+	errors = errors < 0;
 	for (i = 0; i < r->nr_sources; i++)
 		errors += tf_plan_make_source(p, i) < 0;
 	for (i = 0; i < r->nr_steps; i++)
@@ -279,8 +301,6 @@ enum tf_plan_result tf_plan_make(const struct tf_recipe *r, const char *target,
 	if ((ret = plan_toolchain(p, target, o)) != TF_PLAN_OK)
 		return ret;
 	plan_flags(p, target, o);
-	if ((ret = tf_plan_target_wheels(p, o)) != TF_PLAN_OK)
-		return ret;
 	tf_toolfiles_plan(p);
 	tf_hosttools_plan(p);
 	if (tf_launcher_plan(p, o->launcher, o->distcc_hosts, o->check_tools))
@@ -325,6 +345,7 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].project_urls);
 	}
 	free(p->sources);
+	free(p->target_wheels);
 	free(p->steps);
 	free(p->wheels);
 	tf_vars_release(&p->vars);

@@ -214,6 +214,9 @@ struct tf_plan {
 					headers (patchlevel.h); -1 if unknown */
 	struct tf_launcher *launcher; /* owned: the compiler launcher, or NULL;
 					 never part of a stamp (launcher.h) */
+	struct tf_target_wheel *target_wheels; /* owned: the recipe's
+						  `target-wheels`, ${...}
+						  expanded, in its order */
 	struct tf_index_pins wheel_pins; /* owned: the pins of the target's
 					    `target-wheels`, in recipe order */
 	const char *site; /* store: ${target_site}, where they are unpacked;
@@ -265,7 +268,7 @@ void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out);
 /* The lock file as the user would type it (beside the recipe as given),
  * for messages: into out. */
 void tf_plan_lock_shown(const struct tf_recipe *r, struct tf_buf *out);
-/* 1 if r->target_wheels[i] is for p's target. */
+/* 1 if r->target_wheels[i] (p->target_wheels[i]) is for p's target. */
 int tf_plan_wants_wheel(const struct tf_plan *p, size_t i);
 
 #endif

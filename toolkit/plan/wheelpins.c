@@ -72,25 +72,79 @@ static const char *site_dir(struct tf_plan *p, const char *cache)
 			     p->target.name, hex);
 }
 
-enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
-					  const struct tf_plan_opts *o)
+/*
+ * p->target_wheels: the recipe's, an entry with ${...} expanded and
+ * split as the recipe loader splits a literal one, its errors at its
+ * place. The number of errors.
+ */
+static int expand_wheels(struct tf_plan *p)
+{
+	const struct tf_recipe *r = p->recipe;
+	struct tf_buf name = TF_BUF_INIT, version = TF_BUF_INIT,
+		      why = TF_BUF_INIT;
+	size_t i, j;
+	int errors = 0;
+
+	p->target_wheels =
+		tf_calloc(r->nr_target_wheels + 1, sizeof(*p->target_wheels));
+	for (i = 0; i < r->nr_target_wheels; i++) {
+		const struct tf_target_wheel *w = &r->target_wheels[i];
+		struct tf_target_wheel *pw = &p->target_wheels[i];
+		const char *v;
+
+		*pw = *w;
+		if (w->name || !tf_plan_wants_wheel(p, i) ||
+		    !(v = tf_plan_expand(p, &w->req, &errors)))
+			continue;
+		tf_buf_reset(&name);
+		tf_buf_reset(&version);
+		tf_buf_reset(&why);
+		if (tf_target_wheel_split(v, &name, &version, &why)) {
+			errors++;
+			tf_error_at(&w->req.pos,
+				    "target wheel '%s' is '%s': %s (as "
+				    "'tensorflow-cpu==2.21.0')",
+				    w->req.s, v, why.buf);
+			continue;
+		}
+		pw->req.s = v;
+		pw->name = tf_plan_keep(p, tf_buf_detach(&name));
+		pw->version = tf_plan_keep(p, tf_buf_detach(&version));
+		for (j = 0; j < i; j++)
+			if (p->target_wheels[j].name &&
+			    tf_plan_wants_wheel(p, j) &&
+			    !strcmp(p->target_wheels[j].req.s, v))
+				break;
+		if (j < i) {
+			errors++;
+			tf_error_at(&w->req.pos,
+				    "target wheel '%s' is '%s', listed twice",
+				    w->req.s, v);
+		}
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&version);
+	tf_buf_release(&why);
+	return errors;
+}
+
+/* The pins of p's target wheels from the lock file, and ${target_site}. */
+static enum tf_plan_result read_pins(struct tf_plan *p,
+				     const struct tf_plan_opts *o,
+				     size_t wanted)
 {
 	const struct tf_recipe *r = p->recipe;
 	struct tf_index_pins all = TF_INDEX_PINS_INIT;
 	struct tf_buf path = TF_BUF_INIT, shown = TF_BUF_INIT;
 	enum tf_plan_result ret = TF_PLAN_OK;
-	size_t i, wanted = 0;
+	size_t i;
 
-	for (i = 0; i < r->nr_target_wheels; i++)
-		wanted += tf_plan_wants_wheel(p, i);
-	if (!wanted)
-		return TF_PLAN_OK;
 	tf_plan_lock_path(r, &path);
 	tf_plan_lock_shown(r, &shown);
 	if (tf_index_pins_read(path.buf, &all))
 		ret = TF_PLAN_RECIPE;
 	for (i = 0; !ret && i < r->nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &r->target_wheels[i];
+		const struct tf_target_wheel *w = &p->target_wheels[i];
 		const struct tf_index_pin *pin;
 
 		if (!tf_plan_wants_wheel(p, i))
@@ -115,5 +169,24 @@ enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 	tf_index_pins_release(&all);
 	tf_buf_release(&path);
 	tf_buf_release(&shown);
+	return ret;
+}
+
+enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
+					  const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+	enum tf_plan_result ret = TF_PLAN_OK;
+	size_t i, wanted = 0;
+
+	if (expand_wheels(p))
+		return TF_PLAN_RECIPE;
+	for (i = 0; i < r->nr_target_wheels; i++)
+		wanted += tf_plan_wants_wheel(p, i);
+	if (wanted)
+		ret = read_pins(p, o, wanted);
+	/* The target's wheels from the package index, unpacked
+	 * (targetwheels.c); "" without them. */
+	tf_vars_set_path(&p->vars, "target_site", p->site ? p->site : "");
 	return ret;
 }

@@ -154,6 +154,34 @@ void tf_framework_requirement(const struct tf_framework *fw, struct tf_buf *out)
 	tf_framework_window(fw, out);
 }
 
+void tf_framework_companion(const struct tf_framework *fw, struct tf_buf *out)
+{
+	if (fw->kind == TF_FRAMEWORK_JAX && fw->version)
+		tf_buf_addf(out, "jax==%s", fw->version);
+}
+
+int tf_framework_alternative(const struct tf_framework *fw, const char *req)
+{
+	struct tf_buf name = TF_BUF_INIT, spec = TF_BUF_INIT,
+		      marker = TF_BUF_INIT, mine = TF_BUF_INIT,
+		      norm = TF_BUF_INIT;
+	int yes = 0;
+
+	if (fw->kind == TF_FRAMEWORK_TENSORFLOW &&
+	    !tf_requirement_split(req, &name, &spec, &marker)) {
+		tf_pyname_normalize(name.buf, &norm);
+		tf_pyname_normalize(fw->name, &mine);
+		yes = tf_framework_kind_of(name.buf) == fw->kind &&
+		      strcmp(norm.buf, mine.buf);
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&spec);
+	tf_buf_release(&marker);
+	tf_buf_release(&mine);
+	tf_buf_release(&norm);
+	return yes;
+}
+
 /* ------------------------------------------------------------------ providers */
 
 static void digest_exports(struct tf_framework_lib *lib)

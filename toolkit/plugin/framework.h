@@ -59,6 +59,19 @@ int tf_framework_audit(struct tf_framework *fw,
 /* "torch==1.13.0a0+gitunknown": what only this framework build satisfies. */
 void tf_framework_requirement(const struct tf_framework *fw,
 			      struct tf_buf *out);
+/*
+ * What must move with it, into out (empty for none): "jax==0.10.2" for
+ * a PJRT plugin built against jaxlib 0.10.2, since jax pins exactly its
+ * jaxlib and fails to import beside another (docs/frameworks.md).
+ */
+void tf_framework_companion(const struct tf_framework *fw, struct tf_buf *out);
+/*
+ * 1 if req names another distribution of fw's framework that ships the
+ * same libraries and so takes the derived requirement's place
+ * ("tensorflow-cpu<2.22,>=2.21.0" for a plugin built against
+ * tensorflow 2.21.0); 0 for JAX, whose jax and jaxlib both stay.
+ */
+int tf_framework_alternative(const struct tf_framework *fw, const char *req);
 
 /*
  * `tfbuild verify --framework SITE`: the wheel at path was checked

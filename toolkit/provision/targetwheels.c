@@ -85,14 +85,12 @@ int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
 		struct tf_index_pin *pin = &p->wheel_pins.v[i];
 
 		for (j = 0; j < p->recipe->nr_target_wheels &&
-			    strcmp(p->recipe->target_wheels[j].req.s,
-				   pin->requirement);
+			    strcmp(p->target_wheels[j].req.s, pin->requirement);
 		     j++)
 			;
 		tf_buf_reset(&path);
-		ret = tf_index_get(&io, &t, p->recipe->target_wheels[j].name,
-				   p->recipe->target_wheels[j].version, pin,
-				   &path);
+		ret = tf_index_get(&io, &t, p->target_wheels[j].name,
+				   p->target_wheels[j].version, pin, &path);
 		if (!ret)
 			tf_strvec_push(&pv->wheel_paths, path.buf);
 	}

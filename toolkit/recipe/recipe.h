@@ -284,9 +284,17 @@ struct tf_recipe {
 struct tf_target_wheel {
 	struct tf_str req;   /* "NAME==VERSION" as written */
 	const char *target;  /* arena: the target it is for; NULL: every one */
-	const char *name;    /* arena: NAME as written */
-	const char *version; /* arena: VERSION as written */
+	const char *name;    /* arena: NAME as written; NULL while req has
+				${...} (the plan's copy has it expanded) */
+	const char *version; /* arena: VERSION as written; NULL likewise */
 };
+
+/*
+ * Split req into an exact "NAME==VERSION": a PEP 508 name and a PEP 440
+ * version without wildcard, nothing else. 0, or -1 with why filled.
+ */
+int tf_target_wheel_split(const char *req, struct tf_buf *name,
+			  struct tf_buf *version, struct tf_buf *why);
 
 #define TF_RECIPE_INIT \
 	{              \

@@ -3,6 +3,7 @@
  * target's ${target_site} (docs/recipe.md). Each entry is an exact
  * NAME==VERSION, for every target (a list) or per target (a mapping of
  * target to list); the pins are in the lock file, read by the plan.
+ * An entry with ${...} is split and checked by the plan, expanded.
  */
 #include "recipe_internal.h"
 
@@ -12,12 +13,8 @@
 #include "env/env.h"
 #include "metadata/metadata.h"
 
-/*
- * Split req into an exact "NAME==VERSION": a PEP 508 name and a PEP 440
- * version without wildcard, nothing else. 0, or -1 with why filled.
- */
-static int exact_requirement(const char *req, struct tf_buf *name,
-			     struct tf_buf *version, struct tf_buf *why)
+int tf_target_wheel_split(const char *req, struct tf_buf *name,
+			  struct tf_buf *version, struct tf_buf *why)
 {
 	const char *eq = strstr(req, "==");
 	struct tf_buf norm = TF_BUF_INIT;
@@ -66,7 +63,9 @@ static int add_list(struct loader *l, yaml_node_t *v, const char *target,
 		tf_buf_reset(&name);
 		tf_buf_reset(&version);
 		tf_buf_reset(&why);
-		if (exact_requirement(reqs[i].s, &name, &version, &why)) {
+		/* With ${...}, checked once expanded, per target (plan). */
+		if (!strstr(reqs[i].s, "${") &&
+		    tf_target_wheel_split(reqs[i].s, &name, &version, &why)) {
 			l->errors++;
 			ret = tf_error_at(&reqs[i].pos,
 					  "target wheel '%s': %s (as "
@@ -88,8 +87,8 @@ static int add_list(struct loader *l, yaml_node_t *v, const char *target,
 		}
 		w->req = reqs[i];
 		w->target = target;
-		w->name = tf_arena_strdup(r, name.buf);
-		w->version = tf_arena_strdup(r, version.buf);
+		w->name = name.len ? tf_arena_strdup(r, name.buf) : NULL;
+		w->version = name.len ? tf_arena_strdup(r, version.buf) : NULL;
 		r->nr_target_wheels++;
 	}
 	tf_buf_release(&name);
