@@ -190,6 +190,8 @@ static int run_pipeline(struct tf_session *s, int no_sandbox,
 		tf_strvec_push(&written, s->plans[i].target.name);
 	tf_ui_targets((const char *const *)written.v, written.nr);
 	tf_strvec_release(&written);
+	if (tf_build_check_reads(s->plan_ptrs, s->nr_plans, &bo))
+		return TF_EXIT_RECIPE;
 	/* What the steps are given: roots, tool files, the target wheels. */
 	if ((ret = tf_session_provision(s)))
 		return ret;
