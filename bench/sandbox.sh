@@ -9,6 +9,14 @@
 # namespaces, running `true`: what each namespace costs a step.
 #
 #   sh bench/sandbox.sh      (scratch in $BENCH_TMP/sandbox)
+#
+# With BENCH_BASELINE=PATH (another tfbuild, e.g. one built at an older
+# revision), the step runs alternate between the two binaries run by run
+# (on and off, BENCH_N times each), so a change of the machine's load
+# falls on both alike, and the table gives each binary's median wall
+# time and the median CPU time (user + system of the whole tree, from
+# /usr/bin/time), which a busy machine inflates less; `uptime` is
+# printed before and after. The bwrap section is skipped then.
 BENCH_TMP=${BENCH_TMP:-/var/tmp/tfbench-sandbox}
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +46,52 @@ median_ms() {
 	done
 	sort -n "$w/times" | sed -n "$(((BENCH_N + 1) / 2))p"
 }
+
+# ab: BENCH_BASELINE against TFBUILD, interleaved (above).
+ab() {
+	[ -x "$BENCH_BASELINE" ] || die "no tfbuild at $BENCH_BASELINE"
+	[ -x /usr/bin/time ] || die "install Debian's 'time' package"
+	echo "uptime before: $(uptime)"
+	: >"$w/ab"
+	n=0
+	while [ $n -lt "$BENCH_N" ]; do
+		for bin in old new; do
+			tf=$TFBUILD
+			[ $bin = old ] && tf=$BENCH_BASELINE
+			for mode in on off; do
+				opt=--sandbox=$mode
+				s=$(date +%s%N)
+				/usr/bin/time -f '%U %S' -o "$w/cpu" "$tf" recipe -q --force -j 1 \
+					"$opt" --out "$w/out-$bin" --build-dir "$w/b-$bin" "$w/r.yaml" \
+					>/dev/null 2>&1 || die "failed: $tf $opt"
+				e=$(date +%s%N)
+				echo "$bin $mode $(((e - s) / 1000000)) $(awk '{ printf "%d", ($1 + $2) * 1000 }' "$w/cpu")" >>"$w/ab"
+			done
+		done
+		n=$((n + 1))
+	done
+	echo "uptime after: $(uptime)"
+	# med BIN MODE FIELD: the median of FIELD (3 wall, 4 CPU) in ms
+	med() {
+		awk -v b="$1" -v m="$2" '$1 == b && $2 == m { print $'"$3"' }' "$w/ab" |
+			sort -n | sed -n "$(((BENCH_N + 1) / 2))p"
+	}
+	printf '| %d steps, --force -j1, median of %d | baseline wall ms | wall ms | baseline CPU ms | CPU ms |\n' "$STEPS" "$BENCH_N"
+	printf '| --- | ---: | ---: | ---: | ---: |\n'
+	for mode in on off; do
+		printf '| sandbox %s | %s | %s | %s | %s |\n' "$mode" \
+			"$(med old $mode 3)" "$(med new $mode 3)" "$(med old $mode 4)" "$(med new $mode 4)"
+	done
+	printf '| sandbox cost per step | %s | %s | %s | %s |\n' \
+		"$(echo "scale=1; ($(med old on 3) - $(med old off 3)) / $STEPS" | bc)" \
+		"$(echo "scale=1; ($(med new on 3) - $(med new off 3)) / $STEPS" | bc)" \
+		"$(echo "scale=1; ($(med old on 4) - $(med old off 4)) / $STEPS" | bc)" \
+		"$(echo "scale=1; ($(med new on 4) - $(med new off 4)) / $STEPS" | bc)"
+}
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	ab
+	exit 0
+fi
 
 on=$(median_ms "$TFBUILD" recipe -q --force -j 1 --out "$w/out" "$w/r.yaml")
 off=$(median_ms "$TFBUILD" recipe -q --force -j 1 --sandbox=off --out "$w/out" "$w/r.yaml")

@@ -1,6 +1,7 @@
 /*
  * The build cache's pure logic: action entries (encode, parse, sign,
- * verify), trust files, LRU selection, key relocation, sizes.
+ * verify), trust files, LRU selection, key relocation, sizes; the
+ * local store's keyed entries (store/mac.key).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,60 @@ static void test_sizes(void)
 	CHECK_INT(tf_store_parse_size("99999999999999999999"), -1);
 }
 
+/* Rewrite the entry file of K in s: without its MAC line (drop_mac), or
+ * with one hex digit of its MAC changed (flip). */
+static void rewrite(const struct tf_store *s, int drop_mac, int flip)
+{
+	struct tf_buf path = TF_BUF_INIT, text = TF_BUF_INIT;
+
+	tf_buf_setf(&path, "%s/ac/11/%s", s->dir, K);
+	CHECK(!tf_read_file(path.buf, &text));
+	if (drop_mac)
+		tf_buf_setlen(&text,
+			      (size_t)(strstr(text.buf, "mac ") - text.buf));
+	if (flip)
+		text.buf[text.len - 2] ^= 1; /* a hex digit of the MAC */
+	CHECK(!tf_write_file_atomic(path.buf, text.buf, text.len, 0644));
+	tf_buf_release(&path);
+	tf_buf_release(&text);
+}
+
+/* A store entry is taken only with tfbuild's MAC under the store's key. */
+static void test_store_mac(const char *dir)
+{
+	struct tf_store s = TF_STORE_INIT, other = TF_STORE_INIT;
+	struct tf_ac_entry e = entry(), got;
+	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT, key = TF_BUF_INIT;
+
+	CHECK(!tf_ac_encode(&e, NULL, &text));
+	CHECK(!tf_store_open(&s, dir));
+	CHECK_INT(s.keyed, 0); /* made by the first put, not by opening */
+	CHECK_INT(tf_store_get_ac(&s, K, &got, NULL, &why), TF_STORE_MISSING);
+	CHECK(!tf_store_put_ac(&s, K, text.buf, text.len));
+	CHECK_INT(s.keyed, 1);
+	tf_buf_setf(&key, "%s/store/mac.key", dir);
+	CHECK_INT(access(key.buf, R_OK), 0);
+	tf_buf_reset(&why);
+	CHECK_INT(tf_store_get_ac(&s, K, &got, &key, &why), TF_STORE_OK);
+	CHECK_INT((int)key.len, (int)text.len); /* the text, without the MAC */
+	/* another tfbuild on the same cache reads the same key */
+	CHECK(!tf_store_open(&other, dir));
+	CHECK_INT(tf_store_get_ac(&other, K, &got, NULL, &why), TF_STORE_OK);
+	rewrite(&s, 0, 1);
+	tf_buf_reset(&why);
+	CHECK_INT(tf_store_get_ac(&s, K, &got, NULL, &why), TF_STORE_BAD);
+	CHECK(strstr(why.buf, "MAC does not match") != NULL);
+	rewrite(&s, 1, 0);
+	tf_buf_reset(&why);
+	CHECK_INT(tf_store_get_ac(&s, K, &got, NULL, &why), TF_STORE_MISSING);
+	CHECK(strstr(why.buf, "no MAC") != NULL);
+	tf_store_release(&s);
+	tf_store_release(&other);
+	tf_buf_release(&text);
+	tf_buf_release(&why);
+	tf_buf_release(&key);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/tfbuild-cache-test.XXXXXX";
@@ -268,6 +323,7 @@ int main(void)
 	test_gc_order();
 	test_relocate();
 	test_sizes();
+	test_store_mac(dir);
 	tf_rm_rf(dir);
 	return unit_done();
 }

@@ -868,6 +868,14 @@ static int deps_visited(struct sched *s, struct task *t)
 	return 1;
 }
 
+int tf_build_check_reads(struct tf_plan **plans, size_t nr_plans,
+			 const struct tf_build_opts *o)
+{
+	const char *keys[] = { o->signing_key, o->attestation_key };
+
+	return tf_sandbox_check_reads(plans, nr_plans, o->cache_dir, keys, 2);
+}
+
 int tf_build_explain(struct tf_plan **plans, size_t nr_plans,
 		     const struct tf_build_opts *o)
 {

@@ -65,6 +65,16 @@ int tf_build_run(struct tf_plan **plans, size_t nr_plans,
 		 const struct tf_build_opts *o, size_t *ran);
 
 /*
+ * Check every step's `sandbox: {read: [...]}` (docs/recipe.md#sandbox)
+ * before anything runs: each path must exist and not be `/`, in /proc
+ * or /dev, or what steps never see (o's keys, credentials files, the
+ * cache's store). Each refusal is reported once at its FILE:LINE:COL;
+ * 0, or -1 (the command exits 3).
+ */
+int tf_build_check_reads(struct tf_plan **plans, size_t nr_plans,
+			 const struct tf_build_opts *o);
+
+/*
  * Say, for every step of every plan, whether a run would build it and
  * why ("source 'backend' changed", "needs 'backend', which will run"),
  * on stdout. Source keys must be set (tf_sources_stamp). Returns 0.

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "recipe/recipe.h"
 #include "sandbox_root.h"
 #include "ui/ui.h"
 
@@ -162,6 +163,17 @@ static int tf_sandbox_ready(void)
 	return probed > 0 ? 0 : -1;
 }
 
+/* 1 if sv holds s. */
+static int has(const struct tf_strvec *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->nr; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
 /* The value of NAME in env, or NULL. */
 static const char *env_get(const struct tf_strvec *env, const char *name)
 {
@@ -241,6 +253,7 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 {
 	struct tf_strvec places = TF_STRVEC_INIT;
 	int network = tf_sandbox_network(p, ps);
+	size_t i;
 
 	tf_strvec_push(a, bwrap);
 	isolation(a, userns);
@@ -249,6 +262,17 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	tf_sandbox_system(a, network);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
+	/* `sandbox.read` (checked: tf_build_check_reads), before the
+	 * store's masks and the secrets', which hide what they hold. */
+	for (i = 0; i < ps->nr_extra_reads; i++) {
+		char *real = realpath(ps->extra_reads[i].path, NULL);
+
+		if (real)
+			tf_strvec_pushv(a, (const char *const[]){ "--ro-bind",
+								  real, real,
+								  NULL });
+		free(real);
+	}
 	step_places(p, ps, cache_dir, env, a);
 	/* Last: a secret is hidden wherever the binds above show it. */
 	tf_sandbox_mask_secrets(a, keys, nr_keys);
@@ -257,6 +281,28 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 					       ps->cwd, "--", NULL });
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
+}
+
+/* Each `sandbox.read` of ps, as `network: true` is said. */
+static void say_reads(const struct tf_plan *p, const struct tf_plan_step *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nr_extra_reads; i++) {
+		const struct tf_plan_read *r = &ps->extra_reads[i];
+		char *real = realpath(r->path, NULL);
+		const char *path = real ? real : r->path;
+
+		info("%s '%s' for %s reads '%s' (sandbox.read at %s:%d:%d)",
+		     ps->def->is_test ? "test" : "step", ps->def->name.s,
+		     p->target.name, path, r->pos->file, r->pos->line,
+		     r->pos->col);
+		if (tf_ui_json())
+			tf_ui_event("step-read", "{s:s, s:s, s:s}", "target",
+				    p->target.name, "step", ps->def->name.s,
+				    "path", path);
+		free(real);
+	}
 }
 
 int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
@@ -313,8 +359,56 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 			tf_ui_event("step-network", "{s:s, s:s}", "target",
 				    p->target.name, "step", ps->def->name.s);
 	}
+	say_reads(p, ps);
 	sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
 	return 0;
+}
+
+/* Check r unless its position was checked already (said); 0 or -1. */
+static int check_read(const struct tf_plan_read *r, const char *cache_dir,
+		      const char *const *keys, size_t nr_keys,
+		      struct tf_strvec *said)
+{
+	struct tf_buf why = TF_BUF_INIT, at = TF_BUF_INIT;
+	char *real;
+	int ret = 0;
+
+	tf_buf_setf(&at, "%s:%d:%d", r->pos->file, r->pos->line, r->pos->col);
+	if (has(said, at.buf))
+		goto out;
+	tf_strvec_push(said, at.buf);
+	if (!(real = realpath(r->path, NULL)))
+		tf_buf_addstr(&why, strerror(errno));
+	if (!real ||
+	    tf_sandbox_read_refused(real, keys, nr_keys, cache_dir, &why))
+		ret = tf_error_at(r->pos, "'sandbox.read' refuses '%s': %s",
+				  r->path, why.buf);
+	free(real);
+out:
+	tf_buf_release(&why);
+	tf_buf_release(&at);
+	return ret;
+}
+
+int tf_sandbox_check_reads(struct tf_plan *const *plans, size_t nr_plans,
+			   const char *cache_dir, const char *const *keys,
+			   size_t nr_keys)
+{
+	struct tf_strvec said = TF_STRVEC_INIT;
+	size_t i, j, k;
+	int ret = 0;
+
+	for (i = 0; i < nr_plans; i++)
+		for (j = 0; j < plans[i]->recipe->nr_steps; j++) {
+			const struct tf_plan_step *ps = &plans[i]->steps[j];
+
+			for (k = 0; k < ps->nr_extra_reads; k++)
+				if (check_read(&ps->extra_reads[k], cache_dir,
+					       keys, nr_keys, &said))
+					ret = -1;
+		}
+	tf_strvec_release(&said);
+	return ret;
 }
 
 void tf_sandbox_after(const struct tf_plan *p, const struct tf_plan_step *ps)

@@ -29,6 +29,14 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 		       struct tf_strvec *argv);
 
 /*
+ * Check every `sandbox.read` of every step of plans (tf_build_check_reads
+ * says what): each refusal reported once at its position; 0 or -1.
+ */
+int tf_sandbox_check_reads(struct tf_plan *const *plans, size_t nr_plans,
+			   const char *cache_dir, const char *const *keys,
+			   size_t nr_keys);
+
+/*
  * After step ps of p ended in its sandbox (ps->sandbox > 0): clear the
  * setuid and setgid bits of what it could write (its work, stage and
  * build directories, the source tree it built in), before tfbuild or

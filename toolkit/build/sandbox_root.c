@@ -334,6 +334,45 @@ static void credentials(struct tf_strvec *out)
 						    "/etc/netrc", NULL });
 }
 
+int tf_sandbox_read_refused(const char *real, const char *const *keys,
+			    size_t nr, const char *cache_dir,
+			    struct tf_buf *why)
+{
+	struct tf_strvec files = TF_STRVEC_INIT;
+	size_t i;
+	int refused = 0;
+
+	if (!strcmp(real, "/")) {
+		tf_why(why, "a step would see the whole machine");
+		return 1;
+	}
+	if (is_under(real, "/proc") || is_under(real, "/dev")) {
+		tf_why(why, "a step has its own %s",
+		       is_under(real, "/proc") ? "/proc" : "/dev");
+		return 1;
+	}
+	for (i = 0; i < nr; i++)
+		if (keys[i] && *keys[i])
+			tf_strvec_push(&files, keys[i]);
+	credentials(&files);
+	for (i = 0; cache_dir && i < 3; i++)
+		tf_strvec_pushf(
+			&files, "%s/%s", cache_dir,
+			(const char *[]){ "sha256", "store", "tmp" }[i]);
+	for (i = 0; !refused && i < files.nr; i++) {
+		char *secret = realpath(files.v[i], NULL);
+
+		if (secret && is_under(real, secret)) {
+			refused = 1;
+			tf_why(why, "it would show '%s', which steps never see",
+			       secret);
+		}
+		free(secret);
+	}
+	tf_strvec_release(&files);
+	return refused;
+}
+
 void tf_sandbox_mask_secrets(struct tf_strvec *a, const char *const *keys,
 			     size_t nr)
 {

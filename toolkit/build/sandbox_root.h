@@ -61,6 +61,18 @@ void tf_sandbox_mask_secrets(struct tf_strvec *a, const char *const *keys,
 			     size_t nr);
 
 /*
+ * 1 if a step may not be shown real (a resolved absolute path, from
+ * `sandbox.read`), with the reason in why: it is `/`, in /proc or
+ * /dev, or is or lies in what steps never see (the keys[0..nr), the
+ * credentials files, the cache's downloads, store and temporary files).
+ * A directory that holds a secret is not refused: the secret stays
+ * hidden (tf_sandbox_mask_secrets runs after every bind). 0 otherwise.
+ */
+int tf_sandbox_read_refused(const char *real, const char *const *keys,
+			    size_t nr, const char *cache_dir,
+			    struct tf_buf *why);
+
+/*
  * Clear the set-user-ID and set-group-ID bits of every regular file
  * below dir (links not followed): a step that made a setuid copy of a
  * shell leaves none on the machine. Best effort, silent.

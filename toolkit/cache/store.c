@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,167 @@
 #include "base/base.h"
 
 #define STALE_TMP_SECONDS (24L * 60 * 60)
+/* "mac " HEX "\n": the line the local store adds to an entry's text. */
+#define MAC_LINE_LEN (4 + TF_SHA256_HEX_LEN + 1)
+
+/* A new key at path: random bytes, 0600, linked into place so that two
+ * tfbuilds making it at once agree on one (the loser reads the winner's). */
+static int make_key(const struct tf_store *s, const char *path)
+{
+	unsigned char key[TF_STORE_KEY_LEN];
+	struct tf_buf tmp = TF_BUF_INIT;
+	size_t got = 0;
+	int fd, ret = 0;
+
+	while (got < sizeof(key)) {
+		ssize_t n = getrandom(key + got, sizeof(key) - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return error_errno("cannot make the store's key");
+		got += n > 0 ? (size_t)n : 0;
+	}
+	tf_buf_setf(&tmp, "%s/tmp/mac.key.XXXXXX", s->dir);
+	fd = mkstemp(tmp.buf); /* 0600 */
+	if (fd < 0) {
+		ret = error_errno("cannot create '%s'", tmp.buf);
+	} else {
+		if (tf_write_all(fd, key, sizeof(key)) || fsync(fd) ||
+		    (link(tmp.buf, path) && errno != EEXIST))
+			ret = error_errno("cannot write the store's key '%s'",
+					  path);
+		close(fd);
+		unlink(tmp.buf);
+	}
+	tf_buf_release(&tmp);
+	return ret;
+}
+
+/* Read mac.key into s->key (s->keyed), making it first when there is
+ * none if make; without make a missing key is no error (no entry is
+ * then taken: nothing was stored since). */
+static int load_key(struct tf_store *s, int make)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	struct stat st;
+	int fd, ret = -1;
+
+	tf_buf_setf(&path, "%s/mac.key", s->dir);
+	fd = open(path.buf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT) {
+		if (!make) {
+			ret = 0;
+			goto out;
+		}
+		if (make_key(s, path.buf))
+			goto out;
+		fd = open(path.buf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (fd < 0)
+		error_errno("cannot open the store's key '%s'", path.buf);
+	else if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		 st.st_size != TF_STORE_KEY_LEN || (st.st_mode & 077))
+		error("'%s' is not a store key (%d bytes, mode 0600): remove "
+		      "it, and tfbuild makes a new one (every entry of the "
+		      "local store is then a miss)",
+		      path.buf, TF_STORE_KEY_LEN);
+	else if (read(fd, s->key, TF_STORE_KEY_LEN) != TF_STORE_KEY_LEN)
+		error_errno("cannot read the store's key '%s'", path.buf);
+	else
+		ret = 0;
+	s->keyed = !ret;
+	if (fd >= 0)
+		close(fd);
+out:
+	tf_buf_release(&path);
+	return ret;
+}
+
+/* HMAC-SHA256 (RFC 2104) of text under s's key, in hex. */
+static void mac_of(const struct tf_store *s, const char *text, size_t len,
+		   char hex[TF_SHA256_HEX_LEN + 1])
+{
+	unsigned char pad[64], md[TF_SHA256_LEN];
+	struct tf_sha256 *h;
+	int outer;
+	size_t i;
+
+	for (outer = 0; outer < 2; outer++) {
+		memset(pad, 0, sizeof(pad));
+		memcpy(pad, s->key, TF_STORE_KEY_LEN);
+		for (i = 0; i < sizeof(pad); i++)
+			pad[i] ^= outer ? 0x5c : 0x36;
+		h = tf_sha256_new();
+		tf_sha256_update(h, pad, sizeof(pad));
+		if (outer)
+			tf_sha256_update(h, md, sizeof(md));
+		else
+			tf_sha256_update(h, text, len);
+		tf_sha256_final(h, md); /* frees h */
+	}
+	tf_sha256_hex(md, hex);
+}
+
+/*
+ * Split the MAC line off t (an entry as read from ac/) and check it:
+ * TF_STORE_OK with t cut to the text, TF_STORE_MISSING without a MAC
+ * line, TF_STORE_BAD for a wrong one; why says which.
+ */
+static enum tf_store_result check_mac(const struct tf_store *s,
+				      struct tf_buf *t, struct tf_buf *why)
+{
+	char want[TF_SHA256_HEX_LEN + 1];
+	size_t body = t->len > MAC_LINE_LEN ? t->len - MAC_LINE_LEN : 0;
+	const char *line = t->buf + body;
+	unsigned char diff = 0;
+	size_t i;
+
+	if (!s->keyed || !body || t->buf[body - 1] != '\n' ||
+	    strncmp(line, "mac ", 4) || line[MAC_LINE_LEN - 1] != '\n') {
+		tf_why(why, "it has no MAC (an entry of an older tfbuild, or "
+			    "not written by tfbuild)");
+		return TF_STORE_MISSING;
+	}
+	mac_of(s, t->buf, body, want);
+	for (i = 0; i < TF_SHA256_HEX_LEN; i++) /* in constant time */
+		diff |= (unsigned char)(want[i] ^ line[4 + i]);
+	if (diff) {
+		tf_why(why, "its MAC does not match the store's key: tfbuild "
+			    "did not write it");
+		return TF_STORE_BAD;
+	}
+	tf_buf_setlen(t, body);
+	return TF_STORE_OK;
+}
+
+/* Read the entry at path, check its MAC and parse it into e. */
+static enum tf_store_result read_entry(const struct tf_store *s,
+				       const char *path, struct tf_buf *t,
+				       struct tf_ac_entry *e,
+				       struct tf_buf *why)
+{
+	enum tf_store_result ret;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return TF_STORE_MISSING;
+		tf_why(why, "cannot open '%s': %s", path, strerror(errno));
+		return TF_STORE_BAD;
+	}
+	tf_buf_reset(t);
+	tf_buf_grow(t, TF_AC_MAX + MAC_LINE_LEN + 1);
+	n = read(fd, t->buf, TF_AC_MAX + MAC_LINE_LEN + 1);
+	close(fd);
+	if (n < 0) {
+		tf_why(why, "cannot read '%s': %s", path, strerror(errno));
+		return TF_STORE_BAD;
+	}
+	tf_buf_setlen(t, (size_t)n);
+	if ((ret = check_mac(s, t, why)) != TF_STORE_OK)
+		return ret;
+	return tf_ac_parse(t->buf, t->len, e, why) ? TF_STORE_BAD : TF_STORE_OK;
+}
 
 int tf_store_open(struct tf_store *s, const char *cache_dir)
 {
@@ -22,6 +184,7 @@ int tf_store_open(struct tf_store *s, const char *cache_dir)
 	size_t i;
 	int ret = 0;
 
+	s->keyed = 0;
 	tf_path_join(&b, cache_dir, "store");
 	s->dir = tf_buf_detach(&b);
 	for (i = 0; !ret && sub[i]; i++) {
@@ -30,7 +193,7 @@ int tf_store_open(struct tf_store *s, const char *cache_dir)
 		ret = tf_mkdir_p(b.buf);
 	}
 	tf_buf_release(&b);
-	return ret;
+	return ret || load_key(s, 0) ? -1 : 0;
 }
 
 void tf_store_release(struct tf_store *s)
@@ -53,55 +216,38 @@ enum tf_store_result tf_store_get_ac(const struct tf_store *s, const char *key,
 				     struct tf_buf *why)
 {
 	struct tf_buf path = TF_BUF_INIT, own = TF_BUF_INIT;
-	struct tf_buf *t = text ? text : &own;
-	enum tf_store_result ret = TF_STORE_OK;
-	ssize_t n;
-	int fd;
+	enum tf_store_result ret;
 
 	tf_store_path(s, "ac", key, &path);
-	fd = open(path.buf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT) {
-			ret = TF_STORE_MISSING;
-		} else {
-			tf_why(why, "cannot open '%s': %s", path.buf,
-			       strerror(errno));
-			ret = TF_STORE_BAD;
-		}
-		goto out;
-	}
-	tf_buf_reset(t);
-	tf_buf_grow(t, TF_AC_MAX + 1);
-	n = read(fd, t->buf, TF_AC_MAX + 1);
-	close(fd);
-	if (n < 0) {
-		tf_why(why, "cannot read '%s': %s", path.buf, strerror(errno));
-		ret = TF_STORE_BAD;
-		goto out;
-	}
-	tf_buf_setlen(t, (size_t)n);
-	if (tf_ac_parse(t->buf, t->len, e, why) || strcmp(e->key, key))
-		ret = TF_STORE_BAD;
-	if (ret != TF_STORE_OK && !why->len)
+	ret = read_entry(s, path.buf, text ? text : &own, e, why);
+	if (ret == TF_STORE_OK && strcmp(e->key, key)) {
 		tf_why(why, "it names another key");
-out:
+		ret = TF_STORE_BAD;
+	}
 	tf_buf_release(&path);
 	tf_buf_release(&own);
 	return ret;
 }
 
-int tf_store_put_ac(const struct tf_store *s, const char *key, const char *text,
+int tf_store_put_ac(struct tf_store *s, const char *key, const char *text,
 		    size_t len)
 {
-	struct tf_buf path = TF_BUF_INIT, dir = TF_BUF_INIT;
+	struct tf_buf path = TF_BUF_INIT, dir = TF_BUF_INIT, t = TF_BUF_INIT;
+	char mac[TF_SHA256_HEX_LEN + 1];
 	int ret;
 
+	if (!s->keyed && load_key(s, 1))
+		return -1;
+	mac_of(s, text, len, mac);
+	tf_buf_add(&t, text, len);
+	tf_buf_addf(&t, "mac %s\n", mac);
 	tf_store_path(s, "ac", key, &path);
 	tf_path_dirname(&dir, path.buf);
 	ret = tf_mkdir_p(dir.buf) ||
-	      tf_write_file_atomic(path.buf, text, len, 0644);
+	      tf_write_file_atomic(path.buf, t.buf, t.len, 0644);
 	tf_buf_release(&path);
 	tf_buf_release(&dir);
+	tf_buf_release(&t);
 	return ret ? -1 : 0;
 }
 
@@ -358,17 +504,16 @@ struct ac_sweep {
 	const struct tf_store *s;
 };
 
-/* Drop an action entry whose blob is gone or that does not parse. */
+/* Drop an action entry whose blob is gone, that does not parse or whose
+ * MAC is missing or wrong. */
 static int sweep_entry(const char *path, const char *name, void *arg)
 {
 	struct ac_sweep *w = arg;
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT, blob = TF_BUF_INIT;
 	struct tf_ac_entry e;
 
-	text.cap = TF_AC_MAX;
 	if (tf_sha256_is_hex(name) &&
-	    (tf_read_file(path, &text) ||
-	     tf_ac_parse(text.buf, text.len, &e, &why) ||
+	    (read_entry(w->s, path, &text, &e, &why) != TF_STORE_OK ||
 	     (tf_store_path(w->s, "cas", e.cas, &blob),
 	      !tf_path_exists(blob.buf))))
 		unlink(path);
@@ -456,18 +601,22 @@ static int verify_blob(const char *path, const char *name, void *arg)
 	return 0;
 }
 
+struct entry_check {
+	const struct tf_store *s;
+	size_t bad;
+};
+
 static int verify_entry(const char *path, const char *name, void *arg)
 {
-	size_t *bad = arg;
+	struct entry_check *c = arg;
 	struct tf_buf text = TF_BUF_INIT, why = TF_BUF_INIT;
 	struct tf_ac_entry e;
 
-	text.cap = TF_AC_MAX;
-	if (tf_read_file(path, &text) ||
-	    tf_ac_parse(text.buf, text.len, &e, &why) || strcmp(e.key, name)) {
+	if (read_entry(c->s, path, &text, &e, &why) != TF_STORE_OK ||
+	    strcmp(e.key, name)) {
 		error("%s: corrupt action entry%s%s", path, why.len ? ": " : "",
 		      why.buf);
-		(*bad)++;
+		c->bad++;
 	}
 	tf_buf_release(&text);
 	tf_buf_release(&why);
@@ -476,12 +625,12 @@ static int verify_entry(const char *path, const char *name, void *arg)
 
 int tf_store_verify(const struct tf_store *s)
 {
-	size_t bad = 0;
+	struct entry_check c = { .s = s, .bad = 0 };
 
-	if (each_file(s, "cas", verify_blob, &bad) ||
-	    each_file(s, "ac", verify_entry, &bad))
+	if (each_file(s, "cas", verify_blob, &c.bad) ||
+	    each_file(s, "ac", verify_entry, &c))
 		return -1;
-	return (int)bad;
+	return (int)c.bad;
 }
 
 long long tf_store_parse_size(const char *s)

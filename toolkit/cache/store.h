@@ -9,6 +9,14 @@
  *   cas/AB/ABCD...   stage archives, named by their SHA-256, read-only
  *   ac/12/1234...    action entries (acentry.h), named by the step key
  *   tmp/             files being written; renamed into cas/ or ac/
+ *   mac.key          32 random bytes (0600) that tfbuild makes once
+ *
+ * An action entry in ac/ is its text (acentry.h) and one line more,
+ * "mac <HMAC-SHA256 of the text under mac.key, hex>": the store's key
+ * never reaches a step (store/ is hidden in every sandbox), so a step
+ * that could write ac/ still cannot make an entry tfbuild takes. An
+ * entry without that line (an older tfbuild's) is a miss; one whose MAC
+ * is wrong is bad.
  *
  * Writers write a temporary file in tmp/ and rename it into place, so a
  * reader sees a whole entry or none; two writers of one key write the
@@ -22,16 +30,23 @@
 #include "acentry.h"
 #include "base/base.h"
 
+#define TF_STORE_KEY_LEN 32
+
 struct tf_store {
-	char *dir; /* owned: <cache>/store */
+	char *dir;                           /* owned: <cache>/store */
+	unsigned char key[TF_STORE_KEY_LEN]; /* mac.key's bytes, if keyed */
+	int keyed; /* 1 once mac.key is read (made by the first put) */
 };
 
-#define TF_STORE_INIT \
-	{             \
-		NULL  \
+#define TF_STORE_INIT       \
+	{                   \
+		.dir = NULL \
 	}
 
-/* Set up the store under cache_dir, creating its directories. */
+/* Set up the store under cache_dir, creating its directories, and read
+ * its key (mac.key) if there is one (the first tf_store_put_ac makes
+ * it); -1 after reporting (a key that is not 32 bytes, or that others
+ * may read, is refused). */
 int tf_store_open(struct tf_store *s, const char *cache_dir);
 void tf_store_release(struct tf_store *s);
 
@@ -44,14 +59,15 @@ enum tf_store_result {
 };
 
 /*
- * The action entry of key: TF_STORE_OK with e (and its text in text, if
- * not NULL) filled.
+ * The action entry of key: TF_STORE_OK with e (and its text, without
+ * the MAC line, in text, if not NULL) filled. An entry with no MAC line
+ * is TF_STORE_MISSING (why says so), one whose MAC is wrong TF_STORE_BAD.
  */
 enum tf_store_result tf_store_get_ac(const struct tf_store *s, const char *key,
 				     struct tf_ac_entry *e, struct tf_buf *text,
 				     struct tf_buf *why);
-/* Write an action entry's text for key, atomically. */
-int tf_store_put_ac(const struct tf_store *s, const char *key, const char *text,
+/* Write an action entry's text for key, with its MAC line, atomically. */
+int tf_store_put_ac(struct tf_store *s, const char *key, const char *text,
 		    size_t len);
 /* Remove the action entry of key and, if hex is not NULL, that blob. */
 void tf_store_drop(const struct tf_store *s, const char *key, const char *hex);

@@ -153,6 +153,8 @@ static int run_pipeline(struct tf_session *s, int no_sandbox,
 		tf_strvec_push(&names, s->plans[i].target.name);
 	tf_ui_targets((const char *const *)names.v, names.nr);
 	tf_strvec_release(&names);
+	if (tf_build_check_reads(s->plan_ptrs, s->nr_plans, &bo))
+		return TF_EXIT_RECIPE;
 	/* What the steps are given: roots, tool files, the target wheels. */
 	if ((ret = tf_session_provision(s)))
 		return ret;

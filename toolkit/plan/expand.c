@@ -618,6 +618,37 @@ void tf_plan_set_in_place(struct tf_plan *p)
 	}
 }
 
+/* The recipe's `sandbox.read` and the step's, made absolute. */
+static void find_extra_reads(struct tf_plan *p, struct tf_plan_step *ps)
+{
+	const struct tf_sandbox_def *d[] = { &p->recipe->sandbox,
+					     &ps->def->sandbox };
+	struct tf_buf b = TF_BUF_INIT;
+	size_t k, j;
+
+	ps->nr_extra_reads = 0;
+	ps->extra_reads = tf_calloc(d[0]->nr_read + d[1]->nr_read + 1,
+				    sizeof(*ps->extra_reads));
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < d[k]->nr_read; j++) {
+			const struct tf_str *t = &d[k]->read[j];
+
+			if (*t->s == '/')
+				tf_buf_setf(&b, "%s", t->s);
+			else {
+				tf_buf_reset(&b);
+				tf_path_join(&b, p->recipe->dir, t->s);
+			}
+			ps->extra_reads[ps->nr_extra_reads++] =
+				(struct tf_plan_read){
+					.path = tf_plan_keep(p,
+							     tf_buf_detach(&b)),
+					.pos = &t->pos,
+				};
+		}
+	tf_buf_release(&b);
+}
+
 int tf_plan_make_step(struct tf_plan *p, size_t i)
 {
 	const struct tf_step *s = &p->recipe->steps[i];
@@ -658,5 +689,6 @@ int tf_plan_make_step(struct tf_plan *p, size_t i)
 	if (s->variant)
 		tf_plan_variant_vars(p, NULL);
 	find_reads(p, ps);
+	find_extra_reads(p, ps);
 	return errors ? -1 : 0;
 }

@@ -330,6 +330,7 @@ void tf_plan_release(struct tf_plan *p)
 	for (i = 0; i < p->recipe->nr_steps && p->steps; i++) {
 		tf_strvec_release(&p->steps[i].env);
 		free(p->steps[i].reads);
+		free(p->steps[i].extra_reads);
 	}
 	for (i = 0; i < p->recipe->nr_wheels && p->wheels; i++) {
 		free(p->wheels[i].requires);

@@ -55,6 +55,13 @@ struct tf_plan_source {
 					copied (docs/recipe.md) */
 };
 
+/* A path a step sees read-only beyond its places (`sandbox: {read}`). */
+struct tf_plan_read {
+	const char *path;         /* store: absolute, as resolved against
+				      the recipe's directory */
+	const struct tf_pos *pos; /* borrowed: where the recipe names it */
+};
+
 struct tf_plan_step {
 	const struct tf_step *def; /* borrowed */
 	const char *script;        /* store: the expanded `run` */
@@ -66,6 +73,9 @@ struct tf_plan_step {
 	size_t *reads;             /* owned: indices of the sources it reads:
 					its own and every ${src.NAME} it names */
 	size_t nr_reads;
+	struct tf_plan_read *extra_reads; /* owned: the recipe's
+					`sandbox.read`, then the step's */
+	size_t nr_extra_reads;
 	char output[65];    /* digest of its stage once done */
 	int ran;            /* 1 if it ran in this run (not cached) */
 	int origin;         /* enum tf_cache_origin: built, restored

@@ -60,6 +60,13 @@ struct tf_source {
 	struct tf_pos pos;     /* of the source's mapping */
 };
 
+/* `sandbox: {read: [PATH...]}`: what a step sees beyond its places
+ * (docs/recipe.md#sandbox), as written: absolute or recipe-relative. */
+struct tf_sandbox_def {
+	struct tf_str *read; /* arena */
+	size_t nr_read;
+};
+
 struct tf_step {
 	struct tf_str name;
 	struct tf_str source; /* .s NULL: runs in its scratch directory */
@@ -93,6 +100,7 @@ struct tf_step {
 	int network; /* `network: true`: the step's sandbox
 				   shares the network (docs/security.md) */
 	struct tf_pos network_pos;
+	struct tf_sandbox_def sandbox; /* the step's own `sandbox` */
 };
 
 /* A variant property `namespace :: feature :: value` (PEP 825). */
@@ -247,6 +255,7 @@ struct tf_recipe {
 	struct tf_str *targets;
 	size_t nr_targets;
 	long long source_date_epoch;
+	struct tf_sandbox_def sandbox; /* `sandbox`: every step's and test's */
 	struct tf_kv *vars;
 	size_t nr_vars;
 	struct tf_source *sources;

@@ -363,6 +363,66 @@ static int parse_step_network(struct loader *l, yaml_node_t *v, void *obj,
 			   t.s);
 }
 
+/*
+ * `sandbox: {read: [PATH...]}`: paths a step sees read-only beyond its
+ * places (build/sandbox.c checks and binds them, and says so). A path
+ * is absolute or relative to the recipe's directory; it may not be
+ * empty, hold a newline or be `/` as written (what it names is
+ * checked again once resolved: tf_build_check_reads).
+ */
+static int parse_sandbox_read(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	struct tf_sandbox_def *d = obj;
+	size_t i;
+	int ret = 0;
+
+	(void)where;
+	if (tf_load_str_list(l, "read", v, &d->read, &d->nr_read))
+		return -1;
+	for (i = 0; i < d->nr_read; i++) {
+		const struct tf_str *t = &d->read[i];
+
+		if (!*t->s || strchr(t->s, '\n')) {
+			l->errors++;
+			ret = tf_error_at(
+				&t->pos,
+				"'sandbox.read' needs a path, not '%s'", t->s);
+		} else if (!t->s[strspn(t->s, "/")]) {
+			l->errors++;
+			ret = tf_error_at(
+				&t->pos,
+				"'sandbox.read' may not name '/': a step "
+				"would see the whole machine "
+				"(docs/security.md#the-step-sandbox)");
+		}
+	}
+	return ret;
+}
+
+static const struct field sandbox_fields[] = {
+	{ "read", 0, parse_sandbox_read },
+	{ NULL, 0, NULL },
+};
+
+static int load_sandbox(struct loader *l, yaml_node_t *v,
+			struct tf_sandbox_def *d)
+{
+	return tf_load_map(l, v, sandbox_fields, d, "sandbox");
+}
+
+static int parse_step_sandbox(struct loader *l, yaml_node_t *v, void *obj,
+			      const char *where)
+{
+	return load_sandbox(l, v, &((struct tf_step *)obj)->sandbox);
+}
+
+static int parse_sandbox(struct loader *l, yaml_node_t *v, void *obj,
+			 const char *where)
+{
+	return load_sandbox(l, v, &((struct tf_recipe *)obj)->sandbox);
+}
+
 static const struct field step_fields[] = {
 	{ "name", 1, parse_tf_step_name },
 	{ "source", 0, parse_tf_step_source },
@@ -374,6 +434,7 @@ static const struct field step_fields[] = {
 	{ "shell", 0, parse_step_shell },
 	{ "per-variant", 0, parse_step_per_variant },
 	{ "network", 0, parse_step_network },
+	{ "sandbox", 0, parse_step_sandbox },
 	{ NULL, 0, NULL },
 };
 
@@ -628,6 +689,7 @@ static const struct field top_fields[] = {
 	{ "wheels", 0, tf_load_wheels },
 	{ "toolchains", 0, tf_load_toolchains },
 	{ "shell", 0, parse_shell },
+	{ "sandbox", 0, parse_sandbox },
 	{ "variants", 0, tf_load_variants },
 	{ "variant-priorities", 0, tf_load_variant_priorities },
 	{ "variant-providers", 0, tf_load_variant_providers },
