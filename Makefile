@@ -25,7 +25,7 @@ DESTDIR  ?=
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-# Capstone is dlopen'ed on first use (toolkit/audit/isa.c): not linked,
+# Capstone is dlopen'ed on first use (toolkit/isa/isa.c): not linked,
 # so a run that does not disassemble does not pay its start-up cost.
 CAPSTONE_LIB := $(shell $(PKG_CONFIG) --variable=libdir capstone 2>/dev/null)/libcapstone.so
 CAPSTONE_SONAME := $(shell objdump -p $(CAPSTONE_LIB) 2>/dev/null | sed -n 's/^ *SONAME *//p')
@@ -49,7 +49,7 @@ STDCXX_SONAME := $(shell objdump -p $(shell $(CC) -print-file-name=libstdc++.so 
 DEFS       += $(if $(STDCXX_SONAME),-DTF_STDCXX_SONAME='"$(STDCXX_SONAME)"')
 
 # toolkit/ holds the pipeline's stages; a concern of several files has
-# a folder of its own (audit/, env/, metadata/, ui/), one flat object dir.
+# a folder of its own (audit/, env/, isa/, metadata/, ui/), one flat object dir.
 TK_DIRS  = $(sort $(dir $(wildcard toolkit/*/*.c)))
 SRCS     = $(sort $(wildcard toolkit/*.c toolkit/*/*.c))
 OBJS     = $(addprefix $(O)/,$(notdir $(SRCS:.c=.o))) $(O)/templates.o

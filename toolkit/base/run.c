@@ -303,61 +303,96 @@ static void supervise(struct tf_run *r, char **envp, int log_fd)
 	_exit(WEXITSTATUS(status));
 }
 
-int tf_run_start(struct tf_run *r)
+/* With -vv, the exact command and where it runs. */
+static void announce(const struct tf_run *r)
 {
-	struct tf_strvec merged = TF_STRVEC_INIT;
-	char **envp;
-	int log_fd = -1;
+	struct tf_buf cmd = TF_BUF_INIT;
+
+	if (tf_verbosity < 2)
+		return;
+	tf_run_quote_argv(&r->argv, &cmd);
+	if (r->dir)
+		verbose("run: %s (in %s)", cmd.buf, r->dir);
+	else
+		verbose("run: %s", cmd.buf);
+	tf_buf_release(&cmd);
+}
+
+/* How fork_child sets up the child before it runs r's command. */
+struct child_setup {
+	int out_fd;      /* its stdout and stderr; -1: ours */
+	int supervised;  /* 1: out_fd is a log that supervise() keeps */
+	int with_parent; /* 1: it dies with tfbuild (die_with) */
+	int own_pgrp;    /* 1: a process group of its own (both sides set
+			    it: whichever runs first, the group exists when
+			    tracked) */
+};
+
+/*
+ * Fork and exec r's command with envp as s says, and track the child
+ * for the fatal-signal handler (signals.h). Returns 0 with r->pid set,
+ * or -1 with an error printed.
+ */
+static int fork_child(struct tf_run *r, char **envp,
+		      const struct child_setup *s)
+{
 	pid_t parent = getpid();
 	sigset_t mask;
 
-	if (!r->argv.nr)
-		BUG("tf_run_start with an empty argv");
-	if (tf_verbosity >= 2) {
-		struct tf_buf cmd = TF_BUF_INIT;
-
-		tf_run_quote_argv(&r->argv, &cmd);
-		if (r->dir)
-			verbose("run: %s (in %s)", cmd.buf, r->dir);
-		else
-			verbose("run: %s", cmd.buf);
-		tf_buf_release(&cmd);
-	}
-	if (r->log_path) {
-		log_fd = open(r->log_path,
-			      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (log_fd < 0)
-			return error_errno("cannot open log '%s'", r->log_path);
-	}
-	envp = child_env(r, &merged);
+	announce(r);
 	fflush(NULL);
 	/* Blocked until the child is tracked: a signal in between would
 	 * leave it running (signals.h). */
 	tf_signals_block(&mask);
 	r->pid = fork();
 	if (r->pid < 0) {
+		int e = errno;
+
 		tf_signals_restore(&mask);
 		r->pid = 0;
-		if (log_fd >= 0)
-			close(log_fd);
-		tf_strvec_release(&merged);
+		errno = e;
 		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
 	}
 	if (!r->pid) {
-		die_with(parent);
+		if (s->with_parent)
+			die_with(parent);
 		tf_signals_child();
-		if (r->own_group)
+		if (s->own_pgrp)
+			setpgid(0, 0);
+		else if (r->own_group)
 			setsid();
-		if (log_fd >= 0 && (r->tee_prefix || r->log_max))
-			supervise(r, envp, log_fd);
-		exec_child(r, envp, log_fd);
+		if (s->supervised)
+			supervise(r, envp, s->out_fd);
+		exec_child(r, envp, s->out_fd);
 	}
+	if (s->own_pgrp)
+		setpgid(r->pid, r->pid);
 	tf_signals_child_add(r->pid);
 	tf_signals_restore(&mask);
-	if (log_fd >= 0)
-		close(log_fd);
-	tf_strvec_release(&merged);
 	return 0;
+}
+
+int tf_run_start(struct tf_run *r)
+{
+	struct tf_strvec merged = TF_STRVEC_INIT;
+	struct child_setup s = { .out_fd = -1, .with_parent = 1 };
+	int ret;
+
+	if (!r->argv.nr)
+		BUG("tf_run_start with an empty argv");
+	if (r->log_path) {
+		s.out_fd =
+			open(r->log_path,
+			     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (s.out_fd < 0)
+			return error_errno("cannot open log '%s'", r->log_path);
+		s.supervised = r->tee_prefix || r->log_max;
+	}
+	ret = fork_child(r, child_env(r, &merged), &s);
+	if (s.out_fd >= 0)
+		close(s.out_fd);
+	tf_strvec_release(&merged);
+	return ret;
 }
 
 /*
@@ -476,48 +511,24 @@ int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
 {
 	struct tf_strvec merged = TF_STRVEC_INIT;
 	long long deadline = seconds > 0 ? mono_ms() + seconds * 1000LL : 0;
-	char **envp;
-	int fds[2], late;
-	sigset_t mask;
+	/* A group of its own, so that a fatal signal to tfbuild reaches
+	 * all it starts (a pyenv shim and its python, say): the handler
+	 * sends it on to the group (signals.h). */
+	struct child_setup s = { .own_pgrp = 1 };
+	int fds[2], late, ret;
 
 	if (timed_out)
 		*timed_out = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return error_errno("cannot create a pipe");
-	envp = child_env(r, &merged);
-	if (tf_verbosity >= 2) {
-		struct tf_buf cmd = TF_BUF_INIT;
-
-		tf_run_quote_argv(&r->argv, &cmd);
-		verbose("run: %s", cmd.buf);
-		tf_buf_release(&cmd);
-	}
-	fflush(NULL);
-	tf_signals_block(&mask);
-	r->pid = fork();
-	if (r->pid < 0) {
-		tf_signals_restore(&mask);
-		r->pid = 0;
-		close(fds[0]);
-		close(fds[1]);
-		tf_strvec_release(&merged);
-		return error_errno("cannot fork to run '%s'", r->argv.v[0]);
-	}
-	if (!r->pid) {
-		/* A group of its own, so that a fatal signal to tfbuild reaches
-		 * all it starts (a pyenv shim and its python, say): the
-		 * handler sends it on to the group (signals.h). */
-		tf_signals_child();
-		setpgid(0, 0);
-		close(fds[0]);
-		exec_child(r, envp, fds[1]);
-	}
-	/* Both sides: whichever runs first, the group exists when tracked. */
-	setpgid(r->pid, r->pid);
-	tf_signals_child_add(r->pid);
-	tf_signals_restore(&mask);
+	s.out_fd = fds[1];
+	ret = fork_child(r, child_env(r, &merged), &s);
 	close(fds[1]);
 	tf_strvec_release(&merged);
+	if (ret < 0) {
+		close(fds[0]);
+		return -1;
+	}
 	late = read_until(fds[0], out, cap, deadline);
 	if (late) {
 		stop_group(r->pid);
@@ -526,6 +537,22 @@ int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
 	}
 	close(fds[0]);
 	return tf_run_wait(r);
+}
+
+int tf_run_tool(const char *const *argv, const char *dir, struct tf_buf *out,
+		size_t cap)
+{
+	struct tf_run r = TF_RUN_INIT;
+	int status;
+
+	tf_strvec_pushv(&r.argv, argv);
+	r.clean_env = 1;
+	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
+	tf_strvec_push(&r.env, "LC_ALL=C");
+	r.dir = dir;
+	status = tf_run_capture(&r, out, cap);
+	tf_run_release(&r);
+	return status;
 }
 
 /* The parent pid of pid, from /proc/PID/stat; -1 if it is gone. */

@@ -61,6 +61,15 @@ int tf_run_capture(struct tf_run *r, struct tf_buf *out, size_t cap);
 int tf_run_capture_within(struct tf_run *r, struct tf_buf *out, size_t cap,
 			  long seconds, int *timed_out);
 /*
+ * Run a tool for tfbuild's own questions (apt-cache, dpkg, a compiler's
+ * version): argv in dir (NULL: ours) with only PATH=tf_run_path and
+ * LC_ALL=C in its environment, so that its answer does not depend on
+ * the caller's locale or PATH; its output kept as tf_run_capture keeps
+ * it, and its status returned as tf_run_capture returns it.
+ */
+int tf_run_tool(const char *const *argv, const char *dir, struct tf_buf *out,
+		size_t cap);
+/*
  * Send sig to every child of this process that is not in keep[0..n)
  * (NULL entries skipped): descendants of steps that left their session
  * and were re-parented here (see PR_SET_CHILD_SUBREAPER). Returns how

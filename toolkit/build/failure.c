@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "recipe/recipe.h"
 

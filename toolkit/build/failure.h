@@ -13,7 +13,7 @@
 void tf_build_show_tail(const char *log);
 /*
  * Test ps of p failed with status on the baseline CPU: on an illegal
- * instruction, say so and name the suspects (audit/'s tf_isa_blame).
+ * instruction, say so and name the suspects (isa/'s tf_isa_blame).
  */
 void tf_build_baseline_failure(const struct tf_plan *p,
 			       const struct tf_plan_step *ps, int status);

@@ -138,16 +138,9 @@ void tf_probe_close(int save)
 /* Run argv in a minimal environment; its first line of output, or NULL. */
 static char *run_first_line(const char *const *argv)
 {
-	struct tf_run r = TF_RUN_INIT;
 	struct tf_buf out = TF_BUF_INIT;
-	int status;
+	int status = tf_run_tool(argv, NULL, &out, 4096);
 
-	tf_strvec_pushv(&r.argv, argv);
-	r.clean_env = 1;
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
-	tf_strvec_push(&r.env, "LC_ALL=C");
-	status = tf_run_capture(&r, &out, 4096);
-	tf_run_release(&r);
 	tf_buf_setlen(&out, strcspn(out.buf, "\n"));
 	if (status != 0 || !out.len) {
 		tf_buf_release(&out);

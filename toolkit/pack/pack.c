@@ -15,6 +15,7 @@
 
 #include "attest/attest.h"
 #include "audit/audit.h"
+#include "isa/isa.h"
 #include "plugin/plugin.h"
 #include "stamp/stamp.h"
 #include "base/base.h"

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "plan/plan.h"
 #include "wheel/wheel.h"

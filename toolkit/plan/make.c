@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "hosttools.h"
 #include "launcher.h"

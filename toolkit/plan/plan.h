@@ -25,6 +25,7 @@
 #include "env/env.h"
 #include "vars.h"
 #include "audit/audit.h"
+#include "isa/isa.h"
 #include "wheel/wheel.h"
 #include "index/index.h"
 #include "fetch/fetch.h"

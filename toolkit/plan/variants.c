@@ -4,7 +4,7 @@
  */
 #include "internal.h"
 
-#include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 
 int tf_plan_variant_claim(const struct tf_variant_def *v,

@@ -11,20 +11,8 @@
 
 #include "base/base.h"
 
-/* Run argv with LC_ALL=C; stdout and stderr in out. */
-static int run_c(const char *const *argv, struct tf_buf *out)
-{
-	struct tf_run r = TF_RUN_INIT;
-	int status;
-
-	tf_strvec_pushv(&r.argv, argv);
-	r.clean_env = 1;
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
-	tf_strvec_push(&r.env, "LC_ALL=C");
-	status = tf_run_capture(&r, out, 64 << 20);
-	tf_run_release(&r);
-	return status;
-}
+/* What is kept of a packaging tool's output (apt-cache, dpkg). */
+#define TOOL_OUTPUT_CAP (64 << 20)
 
 /*
  * The paths one unpacked target package ships, relative to the root as
@@ -38,8 +26,9 @@ static int deb_paths(const struct tf_plan *p, size_t i, struct tf_strvec *out)
 
 	tf_path_dirname(&deb, p->sysroot);
 	tf_buf_addf(&deb, "/debs/%s", p->package_files.v[i]);
-	if (run_c((const char *const[]){ "dpkg-deb", "-c", deb.buf, NULL },
-		  &text))
+	if (tf_run_tool(
+		    (const char *const[]){ "dpkg-deb", "-c", deb.buf, NULL },
+		    NULL, &text, TOOL_OUTPUT_CAP))
 		ret = error("cannot list the files of target package '%s' "
 			    "('%s'): %s",
 			    p->packages.v[i], deb.buf, text.buf);
@@ -154,8 +143,9 @@ static enum tf_provision_shipped machine_package(const char *path,
 		char *colon;
 
 		tf_buf_reset(&out);
-		if (run_c((const char *const[]){ "dpkg", "-S", forms[i], NULL },
-			  &out))
+		if (tf_run_tool((const char *const[]){ "dpkg", "-S", forms[i],
+						       NULL },
+				NULL, &out, TOOL_OUTPUT_CAP))
 			continue;
 		/* "name:arch: /path", "name1, name2: /path" (diversions) */
 		colon = strstr(out.buf, ": ");
@@ -166,11 +156,12 @@ static enum tf_provision_shipped machine_package(const char *path,
 		if (colon)
 			*colon = '\0';
 		tf_buf_reset(&q);
-		if (run_c((const char *const[]){ "dpkg-query", "-W", "-f",
-						 "${Package}:${Architecture}="
-						 "${Version}",
-						 out.buf, NULL },
-			  &q)) {
+		if (tf_run_tool(
+			    (const char *const[]){ "dpkg-query", "-W", "-f",
+						   "${Package}:${Architecture}="
+						   "${Version}",
+						   out.buf, NULL },
+			    NULL, &q, TOOL_OUTPUT_CAP)) {
 			error("cannot ask dpkg-query about '%s', which "
 			      "owns '%s': %s",
 			      out.buf, path, q.buf);

@@ -15,6 +15,9 @@
 
 #include "base/base.h"
 
+/* What is kept of a packaging tool's output (apt-cache, dpkg). */
+#define TOOL_OUTPUT_CAP (64 << 20)
+
 /* Packages the cross toolchain provides; never unpacked into a root. */
 static const char *const excluded[] = {
 	"libc6-dev",        "libc-dev-bin", "linux-libc-dev",
@@ -95,22 +98,6 @@ static int is_excluded(const char *name)
 		if (!strcmp(*e, name))
 			return 1;
 	return 0;
-}
-
-/* Run argv with LC_ALL=C; its output (stdout and stderr) in out. */
-static int run_apt(const char *const *argv, const char *dir, struct tf_buf *out)
-{
-	struct tf_run r = TF_RUN_INIT;
-	int status;
-
-	tf_strvec_pushv(&r.argv, argv);
-	r.clean_env = 1;
-	tf_strvec_pushf(&r.env, "PATH=%s", tf_run_path);
-	tf_strvec_push(&r.env, "LC_ALL=C");
-	r.dir = dir;
-	status = tf_run_capture(&r, out, 64 << 20);
-	tf_run_release(&r);
-	return status;
 }
 
 /* The value of "Field: value" if line is that field, else NULL. */
@@ -231,7 +218,8 @@ static int query(struct closure *c)
 		tf_strvec_release(&argv);
 		return 0;
 	}
-	status = run_apt((const char *const *)argv.v, NULL, &out);
+	status = tf_run_tool((const char *const *)argv.v, NULL, &out,
+			     TOOL_OUTPUT_CAP);
 	/* 100: some name is unknown; the others are still printed. */
 	if (status != 0 && status != 100) {
 		error("apt-cache show failed (%s): %s", argv.v[3], out.buf);
@@ -415,11 +403,12 @@ static enum tf_plan_result resolve_native(const struct tf_plan *p,
 			free(name);
 			name = tf_xstrfmt("%.*s:%s", len, s->s, arches[j]);
 			tf_buf_reset(&out);
-			status = run_apt((const char *const[]){ "dpkg-query",
-								"-W", fmt, name,
-								NULL },
-					 NULL, &out) ||
-				 strncmp(out.buf, "ii ", 3);
+			status =
+				tf_run_tool((const char *const[]){ "dpkg-query",
+								   "-W", fmt,
+								   name, NULL },
+					    NULL, &out, TOOL_OUTPUT_CAP) ||
+				strncmp(out.buf, "ii ", 3);
 		}
 		if (status) {
 			ret = TF_PLAN_TOOLCHAIN;
@@ -509,7 +498,8 @@ static int download(const struct tf_plan *p, const char *debs)
 		/* apt's sandbox user must be able to write there. */
 		if (!ret)
 			chmod(tmp.buf, 0755);
-		if (!ret && run_apt((const char *const *)argv.v, tmp.buf, &out))
+		if (!ret && tf_run_tool((const char *const *)argv.v, tmp.buf,
+					&out, TOOL_OUTPUT_CAP))
 			ret = error("apt-get download failed for target %s: %s",
 				    p->target.name, out.buf);
 	}
@@ -672,9 +662,9 @@ static int unpack(const struct tf_plan *p, const char *debs, const char *root)
 	for (i = 0; !ret && i < p->packages.nr; i++) {
 		tf_buf_setf(&deb, "%s/%s", debs, p->package_files.v[i]);
 		tf_buf_reset(&out);
-		if (run_apt((const char *const[]){ "dpkg", "-x", deb.buf, root,
-						   NULL },
-			    NULL, &out))
+		if (tf_run_tool((const char *const[]){ "dpkg", "-x", deb.buf,
+						       root, NULL },
+				NULL, &out, TOOL_OUTPUT_CAP))
 			ret = error("cannot unpack '%s': %s", deb.buf, out.buf);
 		tf_buf_addf(&list, "%s %s\n", p->packages.v[i],
 			    p->package_digests.v[i]);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "env/env.h"
 

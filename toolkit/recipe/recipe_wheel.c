@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "audit/audit.h"
+#include "isa/isa.h"
 
 #include "recipe_meta.h"
 

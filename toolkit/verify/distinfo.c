@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "metadata/metadata.h"
 

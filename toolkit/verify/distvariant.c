@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "metadata/metadata.h"
 #include "wheel/wheel.h"

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "audit/audit.h"
+#include "isa/isa.h"
 #include "base/base.h"
 #include "wheelname.h"
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "isa/isa.h"
 #include "plugin/plugin.h"
 #include "base/base.h"
 

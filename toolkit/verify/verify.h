@@ -4,9 +4,9 @@
 /*
  * verify/: a finished wheel checked independently of how it was made
  * (below: the zip and RECORD pass, the .dist-info files, every binary
- * through audit/), its filename (wheelname.h), and two wheels compared
- * (diff.h, `tfbuild diff`), its size against a budget (wheelsize.c) and
- * the SBOM a tfbuild wheel carries (sbomcheck.c).
+ * through audit/ and isa/), its filename (wheelname.h), and two wheels
+ * compared (diff.h, `tfbuild diff`), its size against a budget
+ * (wheelsize.c) and the SBOM a tfbuild wheel carries (sbomcheck.c).
  */
 
 #include "diff.h"

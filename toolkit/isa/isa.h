@@ -2,25 +2,31 @@
 #define TF_ISA_H
 
 /*
- * Instruction-level ISA audit (docs/isa.md). The executable sections of
- * every loadable ELF file are disassembled with capstone (isa.c is the
- * only file that includes it) and each instruction is classified by the
- * extension it needs: the x86-64 psABI levels v2-v4 and the aarch64
- * extensions above armv8.0-a. A file whose code needs more than the
- * wheel's platform guarantees is refused unless the recipe declared
- * that it picks its kernels at run time (dispatch), and then the levels
- * found are reported instead.
- *
- * Levels are small integers per family: x86-64-vN is N (1 the baseline,
- * 5 for extensions in no psABI level, such as AES-NI); armv8.N-a is N (0
- * the baseline, 9 for optional extensions no armv8.x-a level requires,
- * such as SVE).
+ * isa/: the instruction-level ISA audit of every loadable ELF file that
+ * goes into a wheel (docs/isa.md). The executable sections are
+ * disassembled with capstone (isa.c is the only file that includes it)
+ * and each instruction is classified by the extension it needs: the
+ * x86-64 psABI levels v2-v4 and the aarch64 extensions above armv8.0-a.
+ * A file whose code needs more than the wheel's platform guarantees is
+ * refused unless the recipe declared that it picks its kernels at run
+ * time (dispatch, isa_dispatch.c and isa_guard.h), and then the levels
+ * found are reported instead. The verdicts against the wheel's
+ * declarations (isa_check.c), the wheel's tfbuild-isa record
+ * (isa_record.c), what a variant label claims of the CPU
+ * (isa_variant.c) and the suspects of a crash on an illegal instruction
+ * (isa_blame.c) are here too.
  */
 
 #include <stddef.h>
 
 #include "base/base.h"
 
+/*
+ * Levels are small integers per family: x86-64-vN is N (1 the baseline,
+ * 5 for extensions in no psABI level, such as AES-NI); armv8.N-a is N (0
+ * the baseline, 9 for optional extensions no armv8.x-a level requires,
+ * such as SVE).
+ */
 enum tf_isa_family {
 	TF_ISA_NONE,
 	TF_ISA_X86_64,

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "audit/audit.h"
 #include "isa_guard.h"
 #include "base/base.h"
 

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "elf.h"
+#include "audit/audit.h"
 #include "base/base.h"
 
 /* What the recognisers learnt of one file, looked up once. */
