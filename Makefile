@@ -47,6 +47,18 @@ ALL_LDFLAGS = $(LDFLAGS) -pthread $(PKG_LIBS) $(DEMANGLE_LIBS)
 DEMANGLE_LIBS =
 STDCXX_SONAME := $(shell objdump -p $(shell $(CC) -print-file-name=libstdc++.so 2>/dev/null) 2>/dev/null | sed -n 's/^ *SONAME *//p')
 DEFS       += $(if $(STDCXX_SONAME),-DTF_STDCXX_SONAME='"$(STDCXX_SONAME)"')
+# The Mach-O reader (toolkit/macho/): LLVM's C++ object library in a
+# shared object of its own, $(O)/libtfmacho.so, dlopened on the first
+# Mach-O file a run reads, so that libLLVM (100 MB) is never loaded at
+# tfbuild's start. Built with CXXFLAGS, not CFLAGS: `make check` and
+# `make tsan` instrument tfbuild, not LLVM nor this reader.
+CXX     ?= c++
+CXXFLAGS ?= -O2 -g
+LLVM_CONFIG ?= llvm-config-14
+LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null))
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags --libs object 2>/dev/null)
+TFMACHO  = $(O)/libtfmacho.so
+DEFS       += -DTF_MACHO_OBJ_DIR='"$(O)"'
 
 # toolkit/ holds the pipeline's stages; a concern of several files has
 # a folder of its own (audit/, env/, isa/, metadata/, ui/), one flat object dir.
@@ -63,7 +75,7 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 
 .PHONY: all deps test check tsan demo unit clean bench install docs need-libs
-all: $(BIN)
+all: $(BIN) $(TFMACHO)
 
 # Say what is missing instead of 260 undefined references.
 need-libs:
@@ -75,6 +87,13 @@ $(BIN): $(OBJS) | need-libs
 $(O)/%.o: %.c $(wildcard toolkit/*.h toolkit/*/*.h) | need-libs
 	@mkdir -p $(O)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(TFMACHO): toolkit/macho/reader.cpp toolkit/macho/macho.h
+	@[ -n "$(LLVM_LIBS)" ] || { echo "tfbuild: LLVM's object library ($(LLVM_CONFIG)) is not installed: run 'make deps' (or ci/install-deps.sh as root) first" >&2; exit 1; }
+	@mkdir -p $(O)
+	$(CXX) $(LLVM_CXXFLAGS) $(CXXFLAGS) -Wall -Wextra -fPIC \
+		-fvisibility=hidden -shared -Wl,--no-undefined -o $@ \
+		toolkit/macho/reader.cpp $(LLVM_LIBS)
 
 # templates/ (tfbuild new) embedded as a C table by a generator that
 # needs only libc and refuses an unknown {{placeholder}}; the directories
@@ -104,7 +123,7 @@ $(O)/tool/%: tests/tool/%.c $(LIB_OBJS)
 	@mkdir -p $(O)/tool
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS)
 
-unit: $(UNIT_BINS) $(TOOL_BINS)
+unit: $(UNIT_BINS) $(TOOL_BINS) $(TFMACHO)
 
 deps:
 	@sh ci/install-deps.sh
@@ -122,12 +141,13 @@ run_suite = TFBUILD=$(CURDIR)/$(1) UNIT_DIR=$(CURDIR)/$(2)/unit \
 	$(if $(filter 1,$(QUICK)),TFBUILD_TEST_EXPENSIVE=0) sh tests/run.sh
 
 test: deps
-	$(MAKE) $(BIN) unit
+	$(MAKE) $(BIN) $(TFMACHO) unit
 	$(call run_suite,$(BIN),$(O))
 
 check: deps
 	$(MAKE) O=obj-san BIN=tfbuild-san CFLAGS="$(SAN_FLAGS)" \
-		LDFLAGS="-fsanitize=address,undefined" tfbuild-san unit
+		LDFLAGS="-fsanitize=address,undefined" tfbuild-san unit \
+		obj-san/libtfmacho.so
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(call run_suite,tfbuild-san,obj-san)
@@ -144,7 +164,7 @@ tsan: deps
 	$(MAKE) O=obj-tsan BIN=tfbuild-tsan \
 		CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=thread" tfbuild-tsan obj-tsan/unit/zipout_test \
-		$(TOOL_BINS:$(O)/%=obj-tsan/%)
+		$(TOOL_BINS:$(O)/%=obj-tsan/%) obj-tsan/libtfmacho.so
 	rm -rf obj-tsan/reports
 	mkdir -p obj-tsan/reports
 	TSAN_OPTIONS=log_path=$(CURDIR)/obj-tsan/reports/tsan \
@@ -168,11 +188,13 @@ docs: $(BIN)
 	./$(BIN) help --completion bash >contrib/completion/tfbuild.bash
 	./$(BIN) help --completion zsh >contrib/completion/_tfbuild
 
-install: $(BIN)
+install: $(BIN) $(TFMACHO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tfbuild
+	install -d $(DESTDIR)$(PREFIX)/lib/tfbuild
+	install -m 0755 $(TFMACHO) $(DESTDIR)$(PREFIX)/lib/tfbuild/libtfmacho.so
 	install -m 0644 docs/tfbuild.1 $(DESTDIR)$(PREFIX)/share/man/man1/tfbuild.1
 	install -m 0644 contrib/completion/tfbuild.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tfbuild

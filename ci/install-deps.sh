@@ -66,6 +66,10 @@ pkgs="$pkgs libdeflate-dev libminizip-dev zlib1g-dev strace"
 pkgs="$pkgs libbz2-dev"
 # Every step runs in a bubblewrap sandbox (docs/security.md#the-step-sandbox).
 pkgs="$pkgs bubblewrap"
+# Mach-O files (toolkit/macho/): LLVM's object library for the reader
+# (libtfmacho.so), and llvm-otool-14, the independent tool its tests
+# compare with (docs/verify.md).
+pkgs="$pkgs llvm-14-dev llvm-14"
 
 # Third-party recipe tests get upstream's release tarballs from Debian source packages
 # (tests/lib/upstream-sources.sh), which needs a deb-src line.
