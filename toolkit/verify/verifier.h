@@ -66,6 +66,9 @@ struct verifier {
 	size_t isa_refused;      /* ELF files the ISA audit refused */
 	int platform_isa_level;  /* the x86-64 level the platform tag allows,
 				    before tfbuild-isa's Minimum */
+	struct tf_macos_rules macos; /* what Mach-O entries must satisfy,
+					from a macosx_ tag */
+	size_t macho_refused;        /* Mach-O files those rules refused */
 };
 
 /* Every field not named is 0 or NULL. */
@@ -78,6 +81,7 @@ struct verifier {
 		.libs_text = TF_BUF_INIT, .libs = TF_LIBS_RECORD_INIT,        \
 		.license_files = TF_STRVEC_INIT, .variant_text = TF_BUF_INIT, \
 		.sbom_text = TF_BUF_INIT, .need = TF_ELF_NEED_INIT,           \
+		.macos = TF_MACOS_RULES_INIT,                                 \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */

@@ -21,6 +21,7 @@
 
 #include "audit/audit.h"
 #include "isa/isa.h"
+#include "macho/macho.h"
 #include "plugin/plugin.h"
 #include "base/base.h"
 
@@ -327,17 +328,23 @@ static int is_signature(const struct verifier *v, const char *path)
 /*
  * An ELF entry is copied to a temporary file as it streams past, so
  * libelf can check it; fd is -1 until the entry shows the ELF magic.
+ * So is a Mach-O entry of a macOS wheel, for LLVM (macho/).
  */
 struct elf_copy {
 	int fd;        /* owned, or -1 */
 	char path[64]; /* the temporary file */
 	int failed;    /* a write failed: the entry cannot be checked */
+	int macos;     /* 1: the wheel's tag is macOS's: Mach-O is copied */
+	int macho;     /* 1: the entry is Mach-O, not ELF */
 };
 
 static void elf_copy_chunk(struct elf_copy *c, const char *chunk, size_t n,
 			   long long offset)
 {
-	if (offset == 0 && n >= 4 && !memcmp(chunk, "\177ELF", 4)) {
+	if (offset == 0 && c->macos && tf_macho_magic(chunk, n))
+		c->macho = 1;
+	if (offset == 0 &&
+	    ((n >= 4 && !memcmp(chunk, "\177ELF", 4)) || c->macho)) {
 		const char *tmp = getenv("TMPDIR");
 
 		snprintf(c->path, sizeof(c->path), "%.40s/tfbuild-elf.XXXXXX",
@@ -365,9 +372,12 @@ static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 			       : 0;
 	close(c->fd);
 	if (ok && c->failed)
-		ret = tf_verify_defect(v, name,
-				       "cannot copy it to check it as ELF: %s",
-				       strerror(errno));
+		ret = tf_verify_defect(
+			v, name, "cannot copy it to check it as %s: %s",
+			c->macho ? "Mach-O" : "ELF", strerror(errno));
+	else if (ok && c->macho)
+		v->macho_refused +=
+			tf_macos_verify_file(c->path, name, &v->macos) < 0;
 	/* Every ELF file is checked and its code audited (if it could be
 	   read), each refusal said: the wheel fails at the end
 	   (verify_archive). */
@@ -392,7 +402,7 @@ static int hash_entry(struct verifier *v, struct tf_wheel_reader *r,
 		      const char *name, const struct record_row *row,
 		      char b64[TF_DIGEST_B64_MAX], long long *size)
 {
-	struct elf_copy copy = { -1, "", 0 };
+	struct elf_copy copy = { .fd = -1, .macos = v->macos.macos };
 	char algo[8] = "sha256";
 	struct tf_digest *h;
 	char chunk[CHUNK];
@@ -556,13 +566,28 @@ static void say_platform(const struct verifier *v)
 	tf_buf_release(&tag);
 }
 
+/* A macosx_ tag: its Mach-O files are checked in pass 2 (audit/macos.h). */
+static int macos_rules(struct verifier *v)
+{
+	struct tf_buf why = TF_BUF_INIT;
+	int ret = 0;
+
+	if (tf_macos_rules_for_platform(&v->macos, v->wn.platform, &why) < 0)
+		ret = tf_verify_defect(v, NULL, "%s", why.buf);
+	v->macos.context = v->path;
+	v->macos.wheel_files = v->entries;
+	v->macos.nr_wheel_files = v->nr_rows;
+	tf_buf_release(&why);
+	return ret;
+}
+
 static int verify_archive(struct verifier *v)
 {
-	if (scan(v) < 0 || tf_verify_distinfo(v) < 0 || check_entries(v) < 0 ||
-	    check_missing(v) < 0)
+	if (scan(v) < 0 || tf_verify_distinfo(v) < 0 || macos_rules(v) < 0 ||
+	    check_entries(v) < 0 || check_missing(v) < 0)
 		return -1;
 	say_platform(v);
-	return v->elf_refused || v->isa_refused ? -1 : 0;
+	return v->elf_refused || v->isa_refused || v->macho_refused ? -1 : 0;
 }
 
 static int verify_wheel(const char *path, int packed)

@@ -1,0 +1,64 @@
+#ifndef TF_MACOS_H
+#define TF_MACOS_H
+
+/*
+ * The platform checks of the Mach-O files in a macOS wheel (tagged
+ * macosx_X_Y_ARCH), read through macho/: what each slice needs of the
+ * Mac that loads it against what the wheel's tag promises. ELF files
+ * are elf.h's; a wheel of other tags is not checked here.
+ */
+
+#include <stddef.h>
+
+struct tf_buf;
+
+/* The architectures of macOS wheel tags, as bits. */
+#define TF_MACOS_ARM64 1u
+#define TF_MACOS_X86_64 2u
+
+/* What a wheel's Mach-O files must satisfy. Pointers borrowed. */
+struct tf_macos_rules {
+	const char *context; /* message prefix before the file (the wheel) */
+	const char *tag;     /* the wheel's platform tag, for messages */
+	int macos;           /* 1: every tag is macosx_X_Y_ARCH, ARCH one of
+				arm64, x86_64, universal2 */
+	unsigned archs;      /* TF_MACOS_*: each file has a slice of each */
+	unsigned arm64_version, x86_64_version; /* the lowest macOS the tags
+						   promise for each, as
+						   16.8.8 bits */
+	const char *const *wheel_files; /* every path in the wheel: where an
+					   @loader_path rpath leads */
+	size_t nr_wheel_files;
+};
+
+#define TF_MACOS_RULES_INIT                              \
+	{                                                \
+		.context = NULL, .tag = NULL, .macos = 0 \
+	}
+
+/*
+ * Fill r from a wheel's platform tag (a '.'-joined set): macos stays 0
+ * when a tag is not one of macOS's tfbuild knows (linux, any, win...,
+ * macosx_10_9_intel), and nothing is checked. Returns 0, or -1 with the
+ * reason in why for a macosx_ tag whose version does not parse.
+ */
+int tf_macos_rules_for_platform(struct tf_macos_rules *r, const char *tag,
+				struct tf_buf *why);
+
+/*
+ * Read the Mach-O file at path (found at shown in the wheel) and check
+ * every slice against r: its architecture is one the tag names (arm64e
+ * and x86_64 are refused in an arm64 wheel), and the tag's others are
+ * there; the platform is macOS and its minimum (LC_BUILD_VERSION or
+ * LC_VERSION_MIN_MACOSX) at most the tag's; no load command, rpath or
+ * install name is a path outside /usr/lib/ and /System/Library/ that
+ * does not start with @rpath, @loader_path or @executable_path; an
+ * arm64 slice has a code signature. Prints each refusal as "CONTEXT:
+ * SHOWN: why" and returns -1 after all of them, or 0; warns of symbols
+ * bound by dynamic or flat lookup and of @loader_path rpaths that lead
+ * out of the wheel. With -v, says what each slice needs and loads.
+ */
+int tf_macos_verify_file(const char *path, const char *shown,
+			 const struct tf_macos_rules *r);
+
+#endif
