@@ -329,12 +329,13 @@ static void check_binding(struct checker *c, const struct tf_macho_slice *s)
 	}
 	if (lookup)
 		say(c, 1,
-		    "%s slice: %zu undefined symbols are bound by %s, so "
-		    "nothing records which library provides them (%s%s)",
-		    s->arch, lookup,
+		    "%s slice: %zu undefined %s bound by %s, so nothing "
+		    "records which library provides %s (%s%s)",
+		    s->arch, lookup, lookup > 1 ? "symbols are" : "symbol is",
 		    s->twolevel ? "dynamic lookup (-undefined dynamic_lookup)"
 				: "flat namespace lookup",
-		    names.buf, lookup > 3 ? ", ..." : "");
+		    lookup > 1 ? "them" : "it", names.buf,
+		    lookup > 3 ? ", ..." : "");
 	tf_buf_release(&names);
 }
 

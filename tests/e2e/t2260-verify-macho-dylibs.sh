@@ -1,0 +1,149 @@
+#!/bin/sh
+# Issue 36, the audit half: `tfbuild verify` reads every Mach-O file of
+# a macOS wheel (by its magic, through LLVM's object library) and
+# refuses, naming the file and why, a dylib whose minimum macOS is above
+# the wheel's tag, a slice of the wrong architecture, a build path in a
+# load command, rpath or install name, and an arm64 slice with no code
+# signature; `verify -v` lists what llvm-otool-14 lists. The dylibs are
+# built here by zig (tests/lib/macho.sh), never committed.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/macho.sh"
+
+fix="$SRC_ROOT/tests/fixtures/macho"
+
+# dylib NAME TARGET [FLAGS...]: libNAME.dylib of plugin.c for TARGET.
+dylib() {
+	name=$1 && target=$2 && shift 2 &&
+	zig_cc -target "$target" -O2 -shared -s -fvisibility=hidden "$@" \
+		-o "$TRASH/lib$name.dylib" "$fix/plugin.c"
+}
+# wheel NAME PLATFORM [FILE=DST...]: NAME's wheel holding libNAME.dylib.
+wheel() {
+	name=$1 && plat=$2 && shift 2 &&
+	"$TOOL_DIR/test-wheel" pack w --name "$name" --version 1 \
+		--tag "py3-none-$plat" "lib$name.dylib=$name/lib$name.dylib" "$@"
+}
+
+expect_success 'zig links arm64 dylibs for macOS 12; verify passes them' '
+	zig_cc -target aarch64-macos.12.0 -O2 -shared -s \
+		-Wl,-install_name,@rpath/libdep.dylib -o libdep.dylib "$fix/dep.c" &&
+	dylib good aarch64-macos.12.0 -DDEP -L. -ldep \
+		-Wl,-install_name,@rpath/libgood.dylib \
+		-Wl,-rpath,@loader_path -Wl,-rpath,@loader_path/../good &&
+	w=$(wheel good macosx_12_0_arm64 libdep.dylib=good/libdep.dylib) &&
+	"$TFBUILD" verify "$w" >out 2>err &&
+	grep -qx "ok  $w" out &&
+	! grep . err
+'
+
+# What verify -v says of good/libgood.dylib, and what llvm-otool-14 says.
+expect_success 'verify -v lists the minos, dylibs, rpaths and install name llvm-otool-14 lists' '
+	w=w/good-1-py3-none-macosx_12_0_arm64.whl &&
+	"$TFBUILD" verify -v "$w" 2>err &&
+	at="tfbuild: $w: good/libgood.dylib: arm64" &&
+	sed -n "s|^$at dylib: minos \([^,]*\), .*|\1|p" err >v.minos &&
+	sed -n "s|^$at dylib: .*, install name \([^,]*\), .*|\1|p" err >v.id &&
+	sed -n "s|^$at: dylib \(.*\) (load)$|\1|p" err >v.dylibs &&
+	sed -n "s|^$at: rpath ||p" err >v.rpaths &&
+	grep -q "^$at dylib: .*, code signature present$" err &&
+	llvm-otool-14 -l libgood.dylib >l &&
+	sed -n "/cmd LC_BUILD_VERSION/,/minos/s/^ *minos //p" l >o.minos &&
+	sed -n "/cmd LC_ID_DYLIB/{n;n;s/^ *name \(.*\) (offset .*/\1/p;}" l >o.id &&
+	sed -n "/cmd LC_RPATH/{n;n;s/^ *path \(.*\) (offset .*/\1/p;}" l >o.rpaths &&
+	grep -q "cmd LC_CODE_SIGNATURE" l &&
+	llvm-otool-14 -L libgood.dylib | sed "1,2d; s/^[[:space:]]*//; s/ (compat.*//" >o.dylibs &&
+	echo 12.0 >want && compare want o.minos && compare o.minos v.minos &&
+	echo @rpath/libgood.dylib >want && compare want o.id && compare o.id v.id &&
+	printf "@loader_path\n@loader_path/../good\n" >want &&
+	compare want o.rpaths && compare o.rpaths v.rpaths &&
+	printf "/usr/lib/libSystem.B.dylib\n@rpath/libdep.dylib\n" >want &&
+	compare want o.dylibs && compare o.dylibs v.dylibs
+'
+
+expect_success 'a dylib for macOS 13 in a macosx_12_0 wheel is refused (exit 6); tagged 13_0, it passes' '
+	dylib new aarch64-macos.13.0 -Wl,-install_name,@rpath/libnew.dylib &&
+	w=$(wheel new macosx_12_0_arm64) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: new/libnew.dylib: arm64 slice: needs macOS 13.0 (its minos), above the macOS 12.0 that the tag macosx_12_0_arm64 promises: build it for macOS 12.0, or tag the wheel macosx_13_0 or above" err &&
+	w=$(wheel new macosx_13_0_arm64) &&
+	"$TFBUILD" verify "$w" 2>err &&
+	! grep . err
+'
+
+expect_success 'an x86_64 dylib in an arm64 wheel is refused; in an x86_64 wheel it passes' '
+	dylib intel x86_64-macos.12.0 -Wl,-install_name,@rpath/libintel.dylib &&
+	w=$(wheel intel macosx_12_0_arm64) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: intel/libintel.dylib: x86_64 slice: an architecture the wheel.s tag does not name (the tag is macosx_12_0_arm64)" err &&
+	grep -qx "tfbuild: $w: intel/libintel.dylib: no arm64 slice, which the tag macosx_12_0_arm64 promises" err &&
+	w=$(wheel intel macosx_12_0_x86_64) &&
+	"$TFBUILD" verify -v "$w" 2>err &&
+	grep -q "intel/libintel.dylib: x86_64 dylib: minos 12.0, .*, code signature absent$" err &&
+	! grep -v "^tfbuild: $w: intel/libintel.dylib: x86_64[: ]" err
+'
+
+expect_success 'universal2: both slices or refused' '
+	dylib a12 aarch64-macos.12.0 -Wl,-install_name,@rpath/libuni.dylib &&
+	llvm-lipo-14 -create libintel.dylib liba12.dylib -output libuni.dylib &&
+	w=$(wheel uni macosx_12_0_universal2) &&
+	"$TFBUILD" verify "$w" 2>err &&
+	! grep . err &&
+	cp libnew.dylib libarm.dylib &&
+	w=$(wheel arm macosx_13_0_universal2) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: arm/libarm.dylib: no x86_64 slice, which the tag macosx_13_0_universal2 promises" err
+'
+
+expect_success 'build paths in the install name, an rpath and a load command are refused' '
+	dylib bp aarch64-macos.12.0 -Wl,-rpath,/home/build/lib &&
+	w=$(wheel bp macosx_12_0_arm64) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: bp/libbp.dylib: arm64 slice: install name .$TRASH/libbp.dylib. is an absolute path outside /usr/lib/ and /System/Library/ (a build path?), where what links against it will look for it (use @rpath/NAME)" err &&
+	grep -qx "tfbuild: $w: bp/libbp.dylib: arm64 slice: rpath ./home/build/lib. is an absolute path outside /usr/lib/ and /System/Library/ (a build path?), which exists only where it was built" err &&
+	mkdir -p absdep &&
+	zig_cc -target aarch64-macos.12.0 -O2 -shared -s \
+		-o "$TRASH/absdep/libdep.dylib" "$fix/dep.c" &&
+	dylib ld aarch64-macos.12.0 -DDEP -Labsdep -ldep \
+		-Wl,-install_name,@rpath/libld.dylib &&
+	w=$(wheel ld macosx_12_0_arm64) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: ld/libld.dylib: arm64 slice: LC_load dylib .$TRASH/absdep/libdep.dylib. is an absolute path outside /usr/lib/ and /System/Library/ (a build path?), which exists only where it was built" err &&
+	test $(grep -c "^tfbuild: $w" err) = 1
+'
+
+expect_success 'an arm64 dylib without a code signature is refused' '
+	"$PYTHON" "$fix/unsign.py" libnew.dylib libuns.dylib &&
+	llvm-otool-14 -l libuns.dylib >l &&
+	! grep -q LC_CODE_SIGNATURE l &&
+	w=$(wheel uns macosx_13_0_arm64) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: uns/libuns.dylib: arm64 slice: no code signature (LC_CODE_SIGNATURE): macOS on Apple silicon refuses to load unsigned arm64 code (link with a linker that signs, or sign it ad hoc)" err
+'
+
+expect_success 'symbols bound by dynamic lookup are named in a warning' '
+	dylib host aarch64-macos.12.0 -DHOST -undefined dynamic_lookup \
+		-Wl,-install_name,@rpath/libhost.dylib &&
+	w=$(wheel host macosx_12_0_arm64) &&
+	"$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: warning: $w: host/libhost.dylib: arm64 slice: 1 undefined symbol is bound by dynamic lookup (-undefined dynamic_lookup), so nothing records which library provides it (._tf_host_value.)" err
+'
+
+expect_success 'Mach-O is found by its magic, not by its name; ELF wheels do not read it' '
+	w=$("$TOOL_DIR/test-wheel" pack w --name magic --version 1 \
+		--tag py3-none-macosx_12_0_arm64 libnew.dylib=magic/blob.dat) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -q "^tfbuild: $w: magic/blob.dat: arm64 slice: needs macOS 13.0" err &&
+	w=$("$TOOL_DIR/test-wheel" pack w --name linux --version 1 \
+		--tag py3-none-manylinux_2_17_x86_64 libnew.dylib=linux/libnew.dylib) &&
+	"$TFBUILD" verify "$w" 2>err &&
+	! grep . err
+'
+
+expect_success 'without its reader (libtfmacho.so) a Mach-O file cannot be checked: said, refused' '
+	w=w/new-1-py3-none-macosx_13_0_arm64.whl &&
+	expect_code 6 env TFBUILD_LIBTFMACHO="$TRASH/nonexistent.so" \
+		"$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: new/libnew.dylib: cannot read it as Mach-O: cannot load libtfmacho.so, which reads Mach-O files through LLVM (build it with .make.; it needs Debian.s libllvm14): $TRASH/nonexistent.so: not there" err
+'
+
+test_done
