@@ -58,7 +58,8 @@ LLVM_CONFIG ?= llvm-config-14
 LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null))
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags --libs object 2>/dev/null)
 TFMACHO  = $(O)/libtfmacho.so
-DEFS       += -DTF_MACHO_OBJ_DIR='"$(O)"'
+# Where macho.c looks for it beside the binary: $(O)/ of an uninstalled tree.
+$(O)/macho.o: DEFS += -DTF_MACHO_OBJ_DIR='"$(O)"'
 
 # toolkit/ holds the pipeline's stages; a concern of several files has
 # a folder of its own (audit/, env/, isa/, metadata/, ui/), one flat object dir.
