@@ -108,7 +108,9 @@ expect_success 'make install: the installed tfbuild writes the same project else
 	cp "$SRC_ROOT/Makefile" mk/ && cp "$SRC_ROOT/docs/tfbuild.1" mk/docs/ &&
 	cp "$SRC_ROOT"/contrib/completion/* mk/contrib/completion/ &&
 	cp "$TFBUILD" mk/tfbuild &&
-	make -s -C mk -o tfbuild BIN=tfbuild install DESTDIR="$TRASH/inst" PREFIX=/usr >/dev/null &&
+	mkdir -p mk/obj && cp "$TOOL_DIR/../libtfmacho.so" mk/obj/ &&
+	make -s -C mk -o tfbuild -o obj/libtfmacho.so BIN=tfbuild install \
+		DESTDIR="$TRASH/inst" PREFIX=/usr >/dev/null &&
 	rm -rf mk &&
 	(cd / && "$TRASH/inst/usr/bin/tfbuild" -q new python-extension "$TRASH/installed" --name hello-world) &&
 	tree installed >c && compare a c

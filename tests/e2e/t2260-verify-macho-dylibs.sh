@@ -146,4 +146,19 @@ expect_success 'without its reader (libtfmacho.so) a Mach-O file cannot be check
 	grep -qx "tfbuild: $w: new/libnew.dylib: cannot read it as Mach-O: cannot load libtfmacho.so, which reads Mach-O files through LLVM (build it with .make.; it needs Debian.s libllvm14): $TRASH/nonexistent.so: not there" err
 '
 
+expect_success 'make install puts the reader in PREFIX/lib/tfbuild/, where the installed binary finds it' '
+	mkdir -p mk/docs mk/contrib/completion mk/obj &&
+	cp "$SRC_ROOT/Makefile" mk/ && cp "$SRC_ROOT/docs/tfbuild.1" mk/docs/ &&
+	cp "$SRC_ROOT"/contrib/completion/* mk/contrib/completion/ &&
+	cp "$TFBUILD" mk/tfbuild && cp "$TOOL_DIR/../libtfmacho.so" mk/obj/ &&
+	make -s -C mk -o tfbuild -o obj/libtfmacho.so BIN=tfbuild install \
+		DESTDIR="$TRASH/inst" PREFIX=/usr >/dev/null &&
+	w=w/new-1-py3-none-macosx_12_0_arm64.whl &&
+	expect_code 6 inst/usr/bin/tfbuild verify "$w" 2>err &&
+	grep -q "^tfbuild: $w: new/libnew.dylib: arm64 slice: needs macOS 13.0" err &&
+	mkdir -p alone/bin && cp inst/usr/bin/tfbuild alone/bin/ &&
+	expect_code 6 alone/bin/tfbuild verify "$w" 2>err &&
+	grep -q "cannot load libtfmacho.so, .*: $TRASH/alone/bin/obj[-a-z]*/libtfmacho.so: not there; $TRASH/alone/bin/../libtfmacho.so: not there; $TRASH/alone/bin/../lib/tfbuild/libtfmacho.so: not there$" err
+'
+
 test_done
