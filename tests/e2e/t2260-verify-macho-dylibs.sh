@@ -60,6 +60,30 @@ expect_success 'verify -v lists the minos, dylibs, rpaths and install name llvm-
 	compare want o.dylibs && compare o.dylibs v.dylibs
 '
 
+# pack NAME FILE=DST...: a macosx_12_0_arm64 wheel of those files.
+pack() {
+	name=$1 && shift &&
+	"$TOOL_DIR/test-wheel" pack w --name "$name" --version 1 \
+		--tag py3-none-macosx_12_0_arm64 "$@"
+}
+
+expect_success 'each @rpath load resolves in the wheel, and exports what is bound to it' '
+	dylib nodep aarch64-macos.12.0 -Wl,-install_name,@rpath/libdep.dylib &&
+	w=$(pack miss libgood.dylib=miss/libgood.dylib libnodep.dylib=miss/libdep.dylib) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: miss/libgood.dylib: arm64 slice: 1 symbol is bound to .@rpath/libdep.dylib., which is .miss/libdep.dylib. in this wheel, but it does not export it: ._tf_host_value." err &&
+	test $(grep -c "^tfbuild: $w" err) = 1 &&
+	echo text >libdep.txt &&
+	w=$(pack text libgood.dylib=text/libgood.dylib libdep.txt=text/libdep.dylib) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: $w: text/libgood.dylib: arm64 slice: loads .@rpath/libdep.dylib., which is .text/libdep.dylib. in this wheel: not a Mach-O file with an arm64 slice" err &&
+	w=$(pack alone libgood.dylib=alone/libgood.dylib) &&
+	"$TFBUILD" verify "$w" 2>err &&
+	grep -qx "tfbuild: warning: $w: alone/libgood.dylib: arm64 slice: .@rpath/libdep.dylib. is no file of this wheel through its rpaths: another distribution must provide it" err &&
+	grep -q "alone/libgood.dylib: arm64 slice: rpath .@loader_path/../good. leads to .good/., which this wheel does not have" err &&
+	test $(grep -c . err) = 2
+'
+
 expect_success 'a dylib for macOS 13 in a macosx_12_0 wheel is refused (exit 6); tagged 13_0, it passes' '
 	dylib new aarch64-macos.13.0 -Wl,-install_name,@rpath/libnew.dylib &&
 	w=$(wheel new macosx_12_0_arm64) &&

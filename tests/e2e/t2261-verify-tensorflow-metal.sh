@@ -4,7 +4,9 @@
 # in the test cache), finishes and names what it finds: its dylib needs
 # macOS 12.1 under a macosx_12_0 tag, its install name is a Bazel
 # build path, its rpath leads to a Bazel folder no distribution
-# installs, and 120 TensorFlow symbols are bound by dynamic lookup.
+# installs, it loads TensorFlow's _pywrap_tensorflow_internal.so that
+# no rpath of it finds, and 120 TensorFlow symbols are bound by dynamic
+# lookup.
 # llvm-otool-14 lists the same minos, dylibs, rpath and install name.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
@@ -39,6 +41,7 @@ expect_success 'verify refuses it (exit 6) and names what it finds' '
 	grep -qx "$at: arm64 slice: install name .bazel-out/darwin_arm64-opt/bin/metal_plugin/libmetal_plugin.dylib. is a relative path (a build path?), where what links against it will look for it (use @rpath/NAME)" err &&
 	grep -qx "tfbuild: warning: $whl: $dylib: arm64 slice: rpath .@loader_path/../_solib_darwin_arm64/[^ ]*. leads to ._solib_darwin_arm64/[^ ]*/., which this wheel does not have (another distribution must install it)" err &&
 	grep -qx "tfbuild: warning: $whl: $dylib: arm64 slice: 120 undefined symbols are bound by dynamic lookup (-undefined dynamic_lookup), so nothing records which library provides them (._TF_AllocateOutput., ._TF_AllocateTemp., ._TF_AllocateTensor., ...)" err &&
+	grep -qx "tfbuild: warning: $whl: $dylib: arm64 slice: .@rpath/_pywrap_tensorflow_internal.so. is no file of this wheel through its rpaths: another distribution must provide it" err &&
 	test $(grep -c "^tfbuild: $whl" err) = 2 &&
 	! grep . out
 '

@@ -87,8 +87,9 @@ int tf_macos_rules_for_platform(struct tf_macos_rules *r, const char *tag,
 /* Checking one file. */
 struct checker {
 	const struct tf_macos_rules *r;
-	const char *shown; /* the file in the wheel */
-	int refused;       /* refusals printed */
+	const char *shown;        /* the file in the wheel */
+	int refused;              /* refusals printed */
+	struct tf_macos_wheel *w; /* where its slices go; NULL: nowhere */
 };
 
 static void say(const struct checker *c, int level, const char *fmt, ...)
@@ -232,13 +233,8 @@ static int wheel_has_dir(const struct tf_macos_rules *r, const char *dir)
 	return 0;
 }
 
-/*
- * Where an @loader_path rpath leads in the wheel, from the file's
- * folder: appended to out without '/' at either end; -1 if above the
- * wheel's root.
- */
-static int resolve_loader(const char *shown, const char *rest,
-			  struct tf_buf *out)
+int tf_macos_resolve_loader(const char *shown, const char *rest,
+			    struct tf_buf *out)
 {
 	const char *slash = strrchr(shown, '/');
 	struct tf_buf all = TF_BUF_INIT;
@@ -276,7 +272,7 @@ static void check_rpath(struct checker *c, const struct tf_macho_slice *s,
 	if (strncmp(rpath, "@loader_path", 12) ||
 	    (rpath[12] && rpath[12] != '/'))
 		return;
-	if (resolve_loader(c->shown, rpath + 12, &to) < 0)
+	if (tf_macos_resolve_loader(c->shown, rpath + 12, &to) < 0)
 		say(c, 1, "%s slice: rpath '%s' leads above the wheel's root",
 		    s->arch, rpath);
 	else if (!wheel_has_dir(c->r, to.buf))
@@ -396,12 +392,15 @@ static void check_slice(struct checker *c, const struct tf_macho_slice *s)
 		       "it ad hoc)",
 		       s->arch);
 	check_binding(c, s);
+	if (c->w)
+		tf_macos_wheel_add(c->w, c->shown, arch, s);
 }
 
 int tf_macos_verify_file(const char *path, const char *shown,
-			 const struct tf_macos_rules *r)
+			 const struct tf_macos_rules *r,
+			 struct tf_macos_wheel *w)
 {
-	struct checker c = { r, shown, 0 };
+	struct checker c = { r, shown, 0, w };
 	struct tf_buf why = TF_BUF_INIT;
 	struct tf_macho *m;
 	unsigned have = 0;

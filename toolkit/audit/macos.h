@@ -57,8 +57,37 @@ int tf_macos_rules_for_platform(struct tf_macos_rules *r, const char *tag,
  * SHOWN: why" and returns -1 after all of them, or 0; warns of symbols
  * bound by dynamic or flat lookup and of @loader_path rpaths that lead
  * out of the wheel. With -v, says what each slice needs and loads.
+ * Each loadable slice is added to w, for tf_macos_wheel_finish.
  */
+struct tf_macos_wheel;
 int tf_macos_verify_file(const char *path, const char *shown,
-			 const struct tf_macos_rules *r);
+			 const struct tf_macos_rules *r,
+			 struct tf_macos_wheel *w);
+
+/*
+ * The wheel's Mach-O files together (macos_wheel.c): tf_macos_verify_file
+ * adds each loadable slice to w (when not NULL); after the last,
+ * tf_macos_wheel_finish resolves each slice's @loader_path/ and @rpath/
+ * loads to files of the wheel, as dyld does through its rpaths, and
+ * refuses a symbol bound to one of them that it does not export (or a
+ * load that leads to a file that is no Mach-O of that architecture);
+ * a load that leads out of the wheel is a warning. Returns -1 after
+ * its refusals, or 0.
+ */
+struct tf_macho_slice;
+struct tf_macos_wheel *tf_macos_wheel_new(void);
+void tf_macos_wheel_add(struct tf_macos_wheel *w, const char *shown,
+			unsigned arch, const struct tf_macho_slice *s);
+int tf_macos_wheel_finish(struct tf_macos_wheel *w,
+			  const struct tf_macos_rules *r);
+void tf_macos_wheel_free(struct tf_macos_wheel *w);
+
+/*
+ * Where `rest` (what follows @loader_path) leads from the folder of
+ * shown, a wheel path: appended to out without '/' at either end; -1
+ * if it climbs above the wheel's root.
+ */
+int tf_macos_resolve_loader(const char *shown, const char *rest,
+			    struct tf_buf *out);
 
 #endif

@@ -66,9 +66,11 @@ struct verifier {
 	size_t isa_refused;      /* ELF files the ISA audit refused */
 	int platform_isa_level;  /* the x86-64 level the platform tag allows,
 				    before tfbuild-isa's Minimum */
-	struct tf_macos_rules macos; /* what Mach-O entries must satisfy,
+	struct tf_macos_rules macos;  /* what Mach-O entries must satisfy,
 					from a macosx_ tag */
-	size_t macho_refused;        /* Mach-O files those rules refused */
+	size_t macho_refused;         /* Mach-O files those rules refused */
+	struct tf_macos_wheel *macho; /* owned; its Mach-O files together,
+					 or NULL for another tag */
 };
 
 /* Every field not named is 0 or NULL. */

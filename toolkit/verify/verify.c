@@ -58,6 +58,8 @@ static void verifier_release(struct verifier *v)
 	tf_buf_release(&v->isa_text);
 	tf_buf_release(&v->variant_text);
 	tf_elf_need_release(&v->need);
+	tf_macos_wheel_free(v->macho);
+	v->macho = NULL;
 	free(v->isa_globs);
 	v->isa_globs = NULL;
 	v->rows = NULL;
@@ -377,7 +379,8 @@ static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 			c->macho ? "Mach-O" : "ELF", strerror(errno));
 	else if (ok && c->macho)
 		v->macho_refused +=
-			tf_macos_verify_file(c->path, name, &v->macos) < 0;
+			tf_macos_verify_file(c->path, name, &v->macos,
+					     v->macho) < 0;
 	/* Every ELF file is checked and its code audited (if it could be
 	   read), each refusal said: the wheel fails at the end
 	   (verify_archive). */
@@ -577,8 +580,17 @@ static int macos_rules(struct verifier *v)
 	v->macos.context = v->path;
 	v->macos.wheel_files = v->entries;
 	v->macos.nr_wheel_files = v->nr_rows;
+	if (v->macos.macos)
+		v->macho = tf_macos_wheel_new();
 	tf_buf_release(&why);
 	return ret;
+}
+
+/* After pass 2: the Mach-O files' loads of each other. */
+static void macos_finish(struct verifier *v)
+{
+	if (v->macho && tf_macos_wheel_finish(v->macho, &v->macos) < 0)
+		v->macho_refused++;
 }
 
 static int verify_archive(struct verifier *v)
@@ -586,6 +598,7 @@ static int verify_archive(struct verifier *v)
 	if (scan(v) < 0 || tf_verify_distinfo(v) < 0 || macos_rules(v) < 0 ||
 	    check_entries(v) < 0 || check_missing(v) < 0)
 		return -1;
+	macos_finish(v);
 	say_platform(v);
 	return v->elf_refused || v->isa_refused || v->macho_refused ? -1 : 0;
 }
