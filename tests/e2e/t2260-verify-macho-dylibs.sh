@@ -163,6 +163,33 @@ expect_success 'Mach-O is found by its magic, not by its name; ELF wheels do not
 	! grep . err
 '
 
+expect_success 'a Mach-O plugin library must export its framework.s entry point' '
+	touch init.py &&
+	dylib pjrt aarch64-macos.12.0 -DPJRT -Wl,-install_name,@rpath/libpjrt.dylib &&
+	dylib nopjrt aarch64-macos.12.0 -Wl,-install_name,@rpath/libpjrt.dylib &&
+	for lib in pjrt nopjrt; do
+		"$TOOL_DIR/test-wheel" pack w$lib --name jmac --version 1 \
+			--tag py3-none-macosx_12_0_arm64 --requires jax==0.10.2 \
+			--requires jaxlib==0.10.2 \
+			--entry-point jax_plugins:jmac=jax_plugins.jmac \
+			init.py=jax_plugins/jmac/__init__.py \
+			lib$lib.dylib=jax_plugins/jmac/libpjrt.dylib >/dev/null || return 1
+	done &&
+	w=wpjrt/jmac-1-py3-none-macosx_12_0_arm64.whl &&
+	"$TFBUILD" verify "$w" 2>err &&
+	! grep . err &&
+	w=wnopjrt/jmac-1-py3-none-macosx_12_0_arm64.whl &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -q "^tfbuild: $w: jax_plugins/jmac/libpjrt.dylib: a PJRT plugin library that does not export GetPjrtApi" err &&
+	dylib se aarch64-macos.12.0 -DSE -Wl,-install_name,@rpath/libse.dylib &&
+	w=$(pack tmac --requires tensorflow==2.21.0 libse.dylib=tensorflow-plugins/libtmac.dylib) &&
+	"$TFBUILD" verify "$w" 2>err &&
+	! grep . err &&
+	w=$(pack tnone --requires tensorflow==2.21.0 libpjrt.dylib=tensorflow-plugins/libtnone.dylib) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -q "^tfbuild: $w: tensorflow-plugins/libtnone.dylib: a TensorFlow plugin library that does not export SE_InitPlugin" err
+'
+
 expect_success 'without its reader (libtfmacho.so) a Mach-O file cannot be checked: said, refused' '
 	w=w/new-1-py3-none-macosx_13_0_arm64.whl &&
 	expect_code 6 env TFBUILD_LIBTFMACHO="$TRASH/nonexistent.so" \

@@ -1,6 +1,7 @@
 /*
  * Framework plugin conventions, checked on a finished wheel
- * (conventions.h, docs/frameworks.md).
+ * (conventions.h, docs/frameworks.md): on its ELF libraries, and on the
+ * Mach-O libraries of a macOS wheel (read by macho/).
  */
 #include "conventions.h"
 #include "abi.h"
@@ -13,6 +14,7 @@
 
 #include "base/base.h"
 #include "audit/audit.h"
+#include "macho/macho.h"
 #include "wheel/wheel.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)
@@ -63,12 +65,15 @@ static int refuse(const struct wheel_view *w, const char *entry,
 	return error("%s: %s: %s (%s)", w->path, entry, what, why);
 }
 
+/* "x.so", "x.so.2", and macOS's "x.dylib" (Python's modules there are .so). */
 static int is_shared_lib_name(const char *name)
 {
 	const char *base = tf_path_basename(name);
 	const char *so = strstr(base, ".so");
+	size_t n = strlen(base);
 
-	return so && (so[3] == '\0' || so[3] == '.');
+	return (so && (so[3] == '\0' || so[3] == '.')) ||
+	       (n > 6 && !strcmp(base + n - 6, ".dylib"));
 }
 
 /* 1 if name is the .dist-info directory's file `file`. */
@@ -396,6 +401,63 @@ static int package_has_api(const struct tf_strvec *with_api, const char *pkg)
 	return 0;
 }
 
+/* 1 if the file at path starts as a Mach-O file does. */
+static int is_macho(const char *path)
+{
+	unsigned char head[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head));
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && tf_macho_magic(head, (size_t)n);
+}
+
+/* A Mach-O symbol as C names it: "_SE_InitPlugin" is SE_InitPlugin. */
+static void push_c_name(struct tf_strvec *sv, const char *name)
+{
+	tf_strvec_push(sv, name[0] == '_' ? name + 1 : name);
+}
+
+/*
+ * A library's exports and strong undefined symbols: an ELF library's
+ * as tf_elf_read_undefined() reads them, or a Mach-O one's (a macOS
+ * wheel's), every slice's, through macho/. TF_ELF_READ_NOT_ELF for
+ * neither; TF_ELF_READ_ERROR after printing why.
+ */
+static enum tf_elf_read_result read_library(const struct wheel_view *w,
+					    const char *src, const char *dst,
+					    struct tf_elf_info *info,
+					    struct tf_strvec *undefined)
+{
+	enum tf_elf_read_result r =
+		tf_elf_read_undefined(src, dst, info, undefined);
+	struct tf_buf why = TF_BUF_INIT;
+	struct tf_macho *m;
+	size_t i, j;
+
+	if (r != TF_ELF_READ_NOT_ELF || !is_macho(src))
+		return r;
+	if (tf_macho_read(src, &m, &why) < 0) {
+		error("%s: %s: %s", w->path, dst, why.buf);
+		tf_buf_release(&why);
+		return TF_ELF_READ_ERROR;
+	}
+	tf_elf_info_release(info);
+	*info = (struct tf_elf_info)TF_ELF_INFO_INIT;
+	for (i = 0; i < m->nr_slices; i++) {
+		const struct tf_macho_slice *s = &m->slices[i];
+
+		for (j = 0; j < s->nr_exports; j++)
+			push_c_name(&info->exports, s->exports[j]);
+		for (j = 0; j < s->nr_undefs; j++)
+			if (!s->undefs[j].weak)
+				push_c_name(undefined, s->undefs[j].name);
+	}
+	tf_macho_free(m);
+	return TF_ELF_READ_OK;
+}
+
 /*
  * Each library against its convention. A JAX plugin library (abi.h's
  * rule): the one the framework record names, any library of a
@@ -417,8 +479,7 @@ static int check_libraries(struct wheel_view *w, int jax)
 		int api, named = w->record_lib && !strcmp(w->record_lib, dst);
 
 		tf_strvec_release(&undefined);
-		r = tf_elf_read_undefined(w->elf_src.v[i], dst, &info,
-					  &undefined);
+		r = read_library(w, w->elf_src.v[i], dst, &info, &undefined);
 		if (r != TF_ELF_READ_OK) {
 			free(pkg);
 			ret = r == TF_ELF_READ_ERROR ? -1 : 0;
