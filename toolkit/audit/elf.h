@@ -21,9 +21,10 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "libs.h"
 #include "manylinux.h"
-#include "wheel/wheel.h"
+
+struct tf_lib;
+struct tf_wheel_file;
 
 /* A symbol version needed from a library (.gnu.version_r). */
 struct tf_elf_version {

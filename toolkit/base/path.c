@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "signals.h"
+#include "buf.h"
 
 int tf_mkdir_p(const char *path)
 {

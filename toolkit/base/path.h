@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "buf.h"
+struct tf_buf;
+struct tf_strvec;
 
 /* mkdir -p with mode 0755; 0 if it exists as a directory. */
 int tf_mkdir_p(const char *path);

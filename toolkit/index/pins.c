@@ -8,6 +8,7 @@
  * the bytes.
  */
 #include "index.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,6 +23,7 @@
 #include "isa/isa.h"
 #include "plugin/plugin.h"
 #include "base/base.h"
+#include "wheelname.h"
 
 /* Caps for what is held in memory from untrusted input. */
 /* RECORD: about 100 bytes a line, so 64 MiB lists some 600,000 entries

@@ -10,11 +10,8 @@
  */
 
 #include "diff.h"
-#include "wheelname.h"
 
 #include <stddef.h>
-
-#include "base/base.h"
 
 /*
  * Check the wheel at path: the filename parses (name, version, tags);
