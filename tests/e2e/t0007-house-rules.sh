@@ -156,4 +156,44 @@ expect_success 'a door opens with one comment saying what its folder owns, not t
 	compare expect out
 '
 
+# The bound on the project headers a .c file sees, as layers.py has it.
+max_headers=$(sed -n "s/^MAX_HEADERS = \([0-9]*\).*/\1/p" "$TESTS_DIR/lib/layers.py")
+
+expect_success 'a .c file that sees one header over the bound is named; one at the bound is not' '
+	test -n "$max_headers" &&
+	copy &&
+	i=1 && : >tk/base/wide.c &&
+	while test $i -le "$max_headers"; do
+		printf "#ifndef W$i\n#define W$i\n#endif\n" >tk/base/w$i.h &&
+		echo "#include \"w$i.h\"" >>tk/base/wide.c &&
+		i=$((i + 1)) || return 1
+	done &&
+	layers &&
+	echo "#include \"buf.h\"" >>tk/base/wide.c &&
+	! layers >out &&
+	echo "base/wide.c: sees $((max_headers + 2)) project headers, over $max_headers: include only the doors it calls" >expect &&
+	compare expect out
+'
+
+expect_success 'a header that includes a door for a struct it names behind a pointer is refused; one that embeds it is not' '
+	copy &&
+	n=$(grep -n "^struct tf_buf;$" tk/fetch/url.h | cut -d: -f1) &&
+	sed -i "${n}s|.*|#include \"base/base.h\"|" tk/fetch/url.h &&
+	! layers >out &&
+	echo "fetch/url.h:$n: includes \"base/base.h\" only for struct tf_buf behind a pointer: declare struct tf_buf; instead" >expect &&
+	compare expect out &&
+	printf "%s\n" "struct tf_url_parts {" "	struct tf_buf scheme; /* owned */" \
+		"};" >>tk/fetch/url.h &&
+	layers
+'
+
+expect_success 'a header that includes a door and uses nothing of it is refused' '
+	copy &&
+	n=$(($(grep -n "^#include <stddef.h>$" tk/fetch/url.h | cut -d: -f1) + 1)) &&
+	sed -i "${n}a #include \"dl/dl.h\"" tk/fetch/url.h &&
+	! layers >out &&
+	echo "fetch/url.h:$((n + 1)): includes \"dl/dl.h\" and uses nothing it declares" >expect &&
+	compare expect out
+'
+
 test_done

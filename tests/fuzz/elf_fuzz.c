@@ -11,6 +11,7 @@
 #include "elf.h"
 #include "fuzz.h"
 #include "manylinux.h"
+#include "wheel.h"
 
 #define SHOWN "pkg/lib.so"
 

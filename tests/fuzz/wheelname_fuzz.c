@@ -15,6 +15,7 @@
 #include "path.h"
 #include "pyname.h"
 #include "verify.h"
+#include "wheelname.h"
 
 /* A file name longer than this cannot exist, so verify never sees one. */
 #define NAME_MAX_BYTES 255

@@ -25,6 +25,7 @@
 #include "elf.h"
 #include "log.h"
 #include "manylinux.h"
+#include "wheel.h"
 
 struct args {
 	struct tf_elf_rules rules;

@@ -8,6 +8,8 @@
 #include "buf.h"
 #include "framework.h"
 #include "path.h"
+#include "fwbuild.h"
+#include "install.h"
 
 static char self[PATH_MAX];
 

@@ -1,6 +1,7 @@
 #include "unit.h"
 
 #include "manylinux.h"
+#include "buf.h"
 
 #define X86 TF_ARCH_X86_64
 #define ARM TF_ARCH_AARCH64

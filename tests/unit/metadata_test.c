@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "metadata.h"
+#include "buf.h"
 
 struct check_case {
 	const char *value;

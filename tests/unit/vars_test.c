@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "vars.h"
+#include "recipe.h"
 
 static struct tf_str str(const char *s, int style, int indent)
 {

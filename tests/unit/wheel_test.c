@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "verify.h"
 #include "wheel.h"
+#include "wheelname.h"
 
 static void test_record_field(void)
 {

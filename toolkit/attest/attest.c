@@ -13,6 +13,8 @@
 
 #include "base/base.h"
 #include "ui/ui.h"
+#include "attest740.h"
+#include "provenance.h"
 
 #define SUMS_NAME "SHA256SUMS"
 #define STATEMENT_END ".whl" TF_ATTEST_SUFFIX

@@ -15,11 +15,10 @@
 #include "provenance.h"
 #include "sbom.h"
 
-#include <stddef.h>
+struct tf_plan;
+struct tf_signer;
 
-#include "base/base.h"
-#include "cache/cache.h"
-#include "plan/plan.h"
+#include <stddef.h>
 
 /* What the attestations of a run are made from; everything borrowed. */
 struct tf_attest_in {

@@ -14,8 +14,10 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
 #include "cache/cache.h"
+
+struct tf_signer;
+struct tf_trust;
 
 #define TF_ATTEST_SUFFIX ".intoto.jsonl"
 #define TF_DSSE_PAYLOAD_TYPE "application/vnd.in-toto+json"

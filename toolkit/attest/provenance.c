@@ -17,6 +17,10 @@
 #include "fetch/fetch.h"
 #include "metadata/metadata.h"
 #include "plugin/plugin.h"
+#include "env/env.h"
+#include "index/index.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 #define STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define PROVENANCE_TYPE "https://slsa.dev/provenance/v1"

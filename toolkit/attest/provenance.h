@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "plan/plan.h"
+
+struct tf_plan;
 
 /* A list of (file name, sha256 hex) pairs, as SHA256SUMS holds them. */
 struct tf_sums {

@@ -17,8 +17,11 @@
 #include "fetch/fetch.h"
 #include "metadata/metadata.h"
 #include "provision/provision.h"
-#include "plugin/plugin.h"
-#include "verify/verify.h"
+#include "audit/audit.h"
+#include "index/index.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
+#include "wheel/wheel.h"
 
 #define SCHEMA "http://cyclonedx.org/schema/bom-1.6.schema.json"
 

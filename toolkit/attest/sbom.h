@@ -16,9 +16,10 @@
 
 #include <stddef.h>
 
-#include "audit/audit.h"
-#include "base/base.h"
-#include "plan/plan.h"
+struct tf_lib;
+struct tf_plan;
+struct tf_plan_wheel;
+struct tf_wheel_file;
 
 /* What the SBOM of one wheel is made from; everything borrowed. */
 struct tf_sbom_in {

@@ -564,6 +564,46 @@ int tf_elf_x86_isa_level(unsigned bits)
 	return bits & GNU_PROPERTY_X86_ISA_1_BASELINE ? 1 : 0;
 }
 
+/* 1 if elf has a section called name, 0 if not, -1 if unreadable. */
+static int find_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t strndx;
+	GElf_Shdr sh;
+	const char *s;
+
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &strndx))
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return -1;
+		s = elf_strptr(elf, strndx, sh.sh_name);
+		if (s && !strcmp(s, name))
+			return 1;
+	}
+	return 0;
+}
+
+int tf_elf_has_section(const char *path, const char *shown, const char *name)
+{
+	enum tf_elf_read_result opened;
+	Elf *elf;
+	int fd, ret;
+
+	opened = open_elf(path, shown, &fd);
+	if (opened != TF_ELF_READ_OK)
+		return opened == TF_ELF_READ_NOT_ELF ? 0 : -1;
+	/* Only the section headers and their names are read. */
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ret = elf ? find_section(elf, name) : -1;
+	if (ret < 0)
+		error("%s: malformed ELF: cannot read its section headers: %s",
+		      shown, elf_errmsg(-1));
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 const char *tf_elf_machine_name(unsigned machine, char buf[32])
 {
 	static const struct {

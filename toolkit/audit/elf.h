@@ -21,9 +21,10 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "libs.h"
 #include "manylinux.h"
-#include "wheel/wheel.h"
+
+struct tf_lib;
+struct tf_wheel_file;
 
 /* A symbol version needed from a library (.gnu.version_r). */
 struct tf_elf_version {
@@ -105,6 +106,13 @@ enum tf_elf_read_result tf_elf_read_exports(const char *path, const char *shown,
 					    size_t nr);
 /* Free everything; safe on NULL and twice. Leaves out initialized. */
 void tf_elf_info_release(struct tf_elf_info *info);
+
+/*
+ * 1 if the ELF file at path has a section called name (".nv_fatbin"),
+ * 0 if it has none or is not ELF, -1 if it cannot be read (printed,
+ * naming it as shown).
+ */
+int tf_elf_has_section(const char *path, const char *shown, const char *name);
 
 /* The x86-64 ISA level (1-4) of GNU_PROPERTY_X86_ISA_1_NEEDED bits; 0: none. */
 int tf_elf_x86_isa_level(unsigned bits);

@@ -8,6 +8,9 @@
 
 #include "abi3.h"
 #include "base/base.h"
+#include "libs.h"
+#include "manylinux.h"
+#include "wheel/wheel.h"
 
 /* Page size aarch64 wheels must be linked for: 64 KiB kernels exist. */
 #define AARCH64_PAGE 65536

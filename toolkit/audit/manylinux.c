@@ -1,4 +1,5 @@
 #include "manylinux.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
 
 enum tf_arch {
 	TF_ARCH_NONE = 0,

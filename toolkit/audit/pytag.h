@@ -8,7 +8,7 @@
  * check that a wheel's extension modules agree with its tags.
  */
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * Read PY_MAJOR_VERSION and PY_MINOR_VERSION from include/patchlevel.h.

@@ -11,6 +11,9 @@
 #include "elf.h"
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "libs.h"
+#include "manylinux.h"
+#include "wheel/wheel.h"
 
 /* A library vendored into NAME.libs. */
 struct vendored {

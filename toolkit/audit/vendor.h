@@ -24,9 +24,10 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "libs.h"
 #include "manylinux.h"
-#include "wheel/wheel.h"
+
+struct tf_lib;
+struct tf_wheel_file;
 
 struct tf_vendor_opts {
 	const char *context;       /* "wheel 'x'", for messages */

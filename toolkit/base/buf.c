@@ -1,4 +1,5 @@
 #include "buf.h"
+#include "log.h"
 
 #include <ctype.h>
 #include <stdio.h>

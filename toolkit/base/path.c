@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "signals.h"
+#include "buf.h"
 
 int tf_mkdir_p(const char *path)
 {
@@ -154,20 +155,76 @@ static const char *file_kind(mode_t m)
 			     : "not a file";
 }
 
+/* Opened without blocking on a FIFO or a device; -1 with errno if not. */
+static int open_looked_at(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -2;
+	}
+	return fd;
+}
+
 int tf_path_regular_check(const char *path, struct tf_buf *why)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	int ret = 0;
+	int fd = open_looked_at(path, &st), ret = 0;
 
-	if (fd < 0)
+	if (fd == -1)
 		return tf_why(why, "%s: cannot open: %s", path,
 			      strerror(errno));
-	if (fstat(fd, &st) < 0)
-		ret = tf_why(why, "%s: cannot read: %s", path, strerror(errno));
-	else if (!S_ISREG(st.st_mode))
+	if (fd < 0)
+		return tf_why(why, "%s: cannot read: %s", path,
+			      strerror(errno));
+	if (!S_ISREG(st.st_mode))
 		ret = tf_why(why, "%s: not a regular file (%s)", path,
 			     file_kind(st.st_mode));
+	close(fd);
+	return ret;
+}
+
+static int read_all(int fd, const char *path, struct tf_buf *out)
+{
+	char chunk[8192];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_errno("cannot read '%s'", path);
+		if (tf_buf_add(out, chunk, (size_t)n) < 0)
+			return error("'%s' is too large (over %zu bytes)", path,
+				     out->cap);
+	}
+	return 0;
+}
+
+int tf_read_regular(const char *path, struct tf_buf *out, int missing_ok,
+		    const char **kind)
+{
+	struct stat st;
+	int fd = open_looked_at(path, &st), ret;
+
+	if (fd == -1 && errno == ENOENT && missing_ok)
+		return 1;
+	if (fd == -1)
+		return error_errno("cannot open '%s'", path);
+	if (fd < 0)
+		return error_errno("cannot read '%s'", path);
+	if (!S_ISREG(st.st_mode)) {
+		*kind = file_kind(st.st_mode);
+		ret = -2;
+	} else if (fcntl(fd, F_SETFL, 0) < 0) { /* reads may block again */
+		ret = error_errno("cannot read '%s'", path);
+	} else {
+		ret = read_all(fd, path, out);
+	}
 	close(fd);
 	return ret;
 }

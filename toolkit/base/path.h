@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "buf.h"
+struct tf_buf;
+struct tf_strvec;
 
 /* mkdir -p with mode 0755; 0 if it exists as a directory. */
 int tf_mkdir_p(const char *path);
@@ -37,6 +38,17 @@ int tf_path_is_dir(const char *path);
  * a FIFO or a device never blocks the caller.
  */
 int tf_path_regular_check(const char *path, struct tf_buf *why);
+/*
+ * Read path (symlinks followed), a regular file, into out: at most
+ * out->cap bytes where that is set. Looked at before any read, the same
+ * way, so a FIFO or a device never blocks. 0; 1 if it does not exist and
+ * missing_ok; -1 after reporting ("cannot open 'p': ...", "cannot read",
+ * "'p' is too large (over N bytes)"); -2, unreported, when it is not a
+ * regular file, with *kind naming what it is ("a FIFO", "a directory")
+ * for the caller's own message.
+ */
+int tf_read_regular(const char *path, struct tf_buf *out, int missing_ok,
+		    const char **kind);
 
 /*
  * Create a unique temporary directory "<dir>/.<prefix>.XXXXXX" (so it can

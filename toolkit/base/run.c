@@ -16,6 +16,7 @@
 #include "log.h"
 #include "path.h"
 #include "signals.h"
+#include "buf.h"
 
 extern char **environ;
 

@@ -1,5 +1,6 @@
 /* Suggestions for misspelled names, and lists of names (words.h). */
 #include "words.h"
+#include "buf.h"
 
 #include <stdlib.h>
 #include <string.h>

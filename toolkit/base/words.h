@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+struct tf_buf;
 
 /*
  * The candidate nearest to word if it is near enough to be a likely

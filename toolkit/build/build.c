@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include "cache/cache.h"
-#include "audit/audit.h"
 #include "plan/plan.h"
 #include "base/base.h"
 #include "ui/ui.h"
 #include "source/source.h"
 #include "stamp/stamp.h"
 #include "sandbox.h"
+#include "recipe/recipe.h"
 
 /* Lines of a failed step's log shown on the terminal. */
 

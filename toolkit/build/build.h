@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "plan/plan.h"
+struct tf_plan;
 
 struct tf_cache;
 

@@ -11,6 +11,7 @@
 #include "isa/isa.h"
 #include "base/base.h"
 #include "recipe/recipe.h"
+#include "plan/plan.h"
 
 #define TAIL_LINES 20
 

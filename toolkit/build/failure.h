@@ -7,7 +7,8 @@
  * CPU, the files whose code is above the baseline.
  */
 
-#include "plan/plan.h"
+struct tf_plan;
+struct tf_plan_step;
 
 /* The last lines of log on stderr, whatever the log's size. */
 void tf_build_show_tail(const char *log);

@@ -33,6 +33,8 @@
 #include "recipe/recipe.h"
 #include "sandbox_root.h"
 #include "ui/ui.h"
+#include "base/base.h"
+#include "plan/plan.h"
 
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
 static int probed;

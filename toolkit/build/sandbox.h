@@ -7,8 +7,11 @@
  * touch, and nothing else. Private to build/.
  */
 
-#include "base/base.h"
-#include "plan/plan.h"
+#include <stddef.h>
+
+struct tf_plan;
+struct tf_plan_step;
+struct tf_strvec;
 
 /* Forget the probe's answer: the next run asks again. */
 void tf_sandbox_forget(void);

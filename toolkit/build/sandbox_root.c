@@ -4,6 +4,10 @@
  * in a step; docs/security.md lists the same.
  */
 #include "sandbox_root.h"
+#include "base/base.h"
+#include "env/env.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 #include <dirent.h>
 #include <fcntl.h>

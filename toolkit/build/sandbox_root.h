@@ -8,8 +8,11 @@
  * Private to build/; docs/security.md#the-step-sandbox says it in prose.
  */
 
-#include "base/base.h"
-#include "plan/plan.h"
+#include <stddef.h>
+
+struct tf_buf;
+struct tf_plan;
+struct tf_strvec;
 
 /* The size of each writable tmpfs a step gets (/tmp, its HOME, TMPDIR). */
 #define TF_SANDBOX_TMP_SIZE (1ULL << 30)

@@ -1,4 +1,6 @@
 #include "acentry.h"
+#include "sign.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

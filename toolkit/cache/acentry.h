@@ -19,6 +19,9 @@
 #include "base/base.h"
 #include "sign.h"
 
+struct tf_signer;
+struct tf_trust;
+
 #define TF_AC_MAX 1024 /* bytes an entry may have */
 
 struct tf_ac_entry {

@@ -10,7 +10,7 @@
  * for other files, symlinks as links).
  */
 
-#include "base/base.h"
+struct tf_buf;
 
 /* What tf_cache_archive_write gives. */
 enum tf_cache_archive_result {

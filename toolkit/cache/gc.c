@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "store.h"
 
 #define STALE_TMP_SECONDS (24L * 60 * 60)
 

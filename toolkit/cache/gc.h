@@ -11,7 +11,9 @@
  * without waiting, skips and counts what it cannot lock.
  */
 
-#include "store.h"
+#include <stddef.h>
+
+struct tf_store;
 
 /* The kinds of things in the cache, in the order they are reported. */
 enum tf_gc_kind {

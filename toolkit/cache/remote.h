@@ -9,7 +9,8 @@
  * URL shown in messages has them removed.
  */
 
-#include "base/base.h"
+struct tf_buf;
+struct tf_sha256;
 
 struct tf_remote;
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
 
 #define TF_KEY_ID_LEN 16
 #define TF_SIG_HEX_LEN 128

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "acentry.h"
 
 #define STALE_TMP_SECONDS (24L * 60 * 60)
 /* "mac " HEX "\n": the line the local store adds to an entry's text. */

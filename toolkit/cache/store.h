@@ -27,8 +27,10 @@
  * lock.
  */
 
-#include "acentry.h"
-#include "base/base.h"
+#include <stddef.h>
+
+struct tf_ac_entry;
+struct tf_buf;
 
 #define TF_STORE_KEY_LEN 32
 

@@ -10,6 +10,7 @@
 #include "base/base.h"
 #include "cache/cache.h"
 #include "fetch/fetch.h"
+#include "opt.h"
 
 const char tf_usage_cache[] =
 	"Look after the cache directory, which every recipe and build tree\n"

@@ -6,6 +6,7 @@
 #include "verify/verify.h"
 #include "base/base.h"
 #include "wheel/wheel.h"
+#include "opt.h"
 
 const char tf_usage_diff[] =
 	"Compare two wheels that should be byte-identical (two builds of the\n"

@@ -7,6 +7,9 @@
 #include "base/base.h"
 #include "session.h"
 #include "source/source.h"
+#include "opt.h"
+#include "env/env.h"
+#include "plan/plan.h"
 
 const char tf_usage_explain[] =
 	"Say, for each step and target, whether `tfbuild recipe` would run it\n"

@@ -8,6 +8,9 @@
 #include "session.h"
 #include "source/source.h"
 #include "ui/ui.h"
+#include "opt.h"
+#include "env/env.h"
+#include "plan/plan.h"
 
 const char tf_usage_fetch[] =
 	"Check a recipe, then download every remote source into the cache and\n"

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "base/base.h"
 #include "scaffold/scaffold.h"
+#include "opt.h"
 
 const char tf_usage_help[] =
 	"Show the commands, or the full usage of one command. With --man,\n"

@@ -9,6 +9,11 @@
 #include "index/index.h"
 #include "provision/provision.h"
 #include "session.h"
+#include "opt.h"
+#include "env/env.h"
+#include "metadata/metadata.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 const char tf_usage_lock[] =
 	"Pin the recipe's target-wheels: for each target, pip picks the\n"

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "base/base.h"
 #include "scaffold/scaffold.h"
+#include "opt.h"
 
 const char tf_usage_new[] =
 	"Write a new project into DIR from TEMPLATE: recipe.yaml, the sources\n"

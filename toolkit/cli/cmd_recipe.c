@@ -12,10 +12,11 @@
 #include "cli.h"
 #include "base/base.h"
 #include "pack/pack.h"
-#include "plan/plan.h"
 #include "session.h"
 #include "source/source.h"
 #include "ui/ui.h"
+#include "opt.h"
+#include "env/env.h"
 
 const char tf_usage_recipe[] =
 	"Run a recipe: check it, fetch every source and verify its sha256,\n"

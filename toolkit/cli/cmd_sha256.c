@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "fetch/fetch.h"
 #include "base/base.h"
+#include "opt.h"
 
 const char tf_usage_sha256[] =
 	"Print the SHA-256 of each FILE or URL as one line \"<hex>  <arg>\", the\n"

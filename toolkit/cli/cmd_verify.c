@@ -10,10 +10,10 @@
 #include "cli.h"
 #include "base/base.h"
 #include "attest/attest.h"
-#include "audit/audit.h"
 #include "cache/cache.h"
 #include "plugin/plugin.h"
 #include "verify/verify.h"
+#include "opt.h"
 
 const char tf_usage_verify[] =
 	"Check each wheel as an installer would see it, independently of how\n"

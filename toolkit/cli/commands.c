@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opt.h"
 
 const struct tf_cmd tf_commands[] = {
 	{ "recipe", cmd_recipe,

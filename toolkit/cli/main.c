@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "base/base.h"
 #include "ui/ui.h"
+#include "opt.h"
 
 /* Index of the command word: the first argument that is not an option. */
 static int command_index(int argc, char **argv)

@@ -14,7 +14,8 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
+struct tf_strvec;
 
 enum tf_opt_kind {
 	TF_OPT_FLAG,   /* --force: int set to 1 */

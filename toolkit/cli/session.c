@@ -11,6 +11,11 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "env/env.h"
+#include "cache/cache.h"
+#include "fetch/fetch.h"
+#include "plan/plan.h"
+#include "provision/provision.h"
+#include "recipe/recipe.h"
 
 static char *default_cache(void)
 {

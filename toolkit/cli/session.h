@@ -10,8 +10,10 @@
 #include "cache/cache.h"
 #include "fetch/fetch.h"
 #include "plan/plan.h"
-#include "provision/provision.h"
 #include "recipe/recipe.h"
+
+struct tf_cache;
+struct tf_provision;
 
 struct tf_options {
 	const char *recipe;  /* borrowed from argv: the recipe path */

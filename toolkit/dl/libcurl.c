@@ -4,6 +4,7 @@
  */
 #define CURL_DISABLE_TYPECHECK /* the forwarders are the functions */
 #include "dl.h"
+#include "base/base.h"
 
 #include <curl/curl.h>
 #include <stdarg.h>

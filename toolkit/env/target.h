@@ -1,7 +1,7 @@
 #ifndef TF_TARGET_H
 #define TF_TARGET_H
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * Targets and their toolchains: what compiler, flags and Python headers

@@ -45,6 +45,7 @@
 #include "dl/dl.h"
 #include "base/base.h"
 #include "ui/ui.h"
+#include "url.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "dev"

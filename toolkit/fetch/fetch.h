@@ -21,9 +21,11 @@
  * least recently used first and never one a running process holds.
  */
 
+#include <stddef.h>
+
 #include "url.h"
 
-#include "base/base.h"
+struct tf_buf;
 
 struct tf_fetch_opts {
 	const char *cache_dir; /* borrowed; created if missing */

@@ -21,7 +21,9 @@
  * form (tf_url_normalize), so no URL fails as "bad/illegal format".
  */
 
-#include "base/base.h"
+#include <stddef.h>
+
+struct tf_buf;
 
 /* Length of a leading "scheme://", or 0 if url does not start with one. */
 size_t tf_url_scheme_len(const char *url);

@@ -12,9 +12,9 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
-#include "fetch/fetch.h"
-#include "metadata/metadata.h"
+struct tf_buf;
+struct tf_compat_target;
+struct tf_fetch_opts;
 
 /* One pin: a requirement of a target, and the wheel it resolved to. */
 struct tf_index_pin {

@@ -8,6 +8,7 @@
  * the bytes.
  */
 #include "index.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,42 +41,19 @@ static const char *str_of(json_t *o, const char *key)
 /*
  * The lock file's bytes into out: 1 if there is none, 0, or -1 after
  * reporting. Only a regular file is read, and that is looked at first
- * (O_NONBLOCK, fstat): a FIFO would block open(2) and read(2) for ever.
- * (recipe/recipe_file.c does the same for recipes; a later merge joins
- * them in base/path.c.)
+ * (base/path.c's tf_read_regular): a FIFO would block for ever.
  */
-static int read_regular_file(const char *path, struct tf_buf *out)
+static int read_lock_file(const char *path, struct tf_buf *out)
 {
-	char chunk[8192];
-	struct stat st;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
-	    ret = 0;
+	const char *kind = NULL;
+	int ret;
 
-	if (fd < 0 && errno == ENOENT)
-		return 1;
-	if (fd < 0)
-		return error_errno("cannot open '%s'", path);
-	if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, 0) < 0)
-		ret = error_errno("cannot read '%s'", path);
-	else if (!S_ISREG(st.st_mode))
+	out->cap = LOCK_MAX_BYTES;
+	ret = tf_read_regular(path, out, 1, &kind);
+	if (ret == -2)
 		ret = error("%s: not a regular file (%s); a lock file is "
 			    "JSON in a regular file",
-			    path,
-			    S_ISFIFO(st.st_mode)  ? "a FIFO"
-			    : S_ISDIR(st.st_mode) ? "a directory"
-						  : "a device or a socket");
-	out->cap = LOCK_MAX_BYTES;
-	while (!ret && (n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			ret = error_errno("cannot read '%s'", path);
-		else if (tf_buf_add(out, chunk, (size_t)n) < 0)
-			ret = error("'%s' is too large (over %d bytes)", path,
-				    LOCK_MAX_BYTES);
-	}
-	close(fd);
+			    path, kind);
 	return ret;
 }
 
@@ -85,7 +63,7 @@ int tf_index_pins_read(const char *path, struct tf_index_pins *pins)
 	json_error_t err;
 	json_t *root, *list, *e;
 	size_t i;
-	int ret = read_regular_file(path, &text);
+	int ret = read_lock_file(path, &text);
 
 	if (ret) {
 		tf_buf_release(&text);

@@ -7,6 +7,9 @@
  * ABI the target has, and, once pinned, the hash pip must require.
  */
 #include "index.h"
+#include "base/base.h"
+#include "fetch/fetch.h"
+#include "metadata/metadata.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "wheel/wheel.h"
+#include "base/base.h"
 
 /* Every file's time: 1980-01-01, the earliest a zip can hold. */
 #define SITE_TIME 315532800

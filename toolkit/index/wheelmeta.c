@@ -11,6 +11,8 @@
 #include <strings.h>
 
 #include "wheel/wheel.h"
+#include "base/base.h"
+#include "metadata/metadata.h"
 
 /* METADATA's headers end at the first empty line; more is the body. */
 #define METADATA_MAX (1 << 20)

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * Levels are small integers per family: x86-64-vN is N (1 the baseline,

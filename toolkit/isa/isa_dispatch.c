@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "audit/audit.h"
 
 /* Names of extensions that kernels are named for: any feature. */
 static const char *const x86_tokens[] = {

@@ -9,6 +9,8 @@
  * HWCAP_ATOMICS. compiler-rt's helpers have the same names and guard.
  */
 #include "isa_guard.h"
+#include "audit/audit.h"
+#include "base/base.h"
 
 #include <elf.h>
 #include <stdint.h>

@@ -14,8 +14,11 @@
 
 #include <stddef.h>
 
-#include "audit/audit.h"
 #include "base/base.h"
+
+struct tf_elf_code;
+struct tf_elf_code_section;
+struct tf_elf_func;
 
 /* What the recognisers learnt of one file, looked up once. */
 struct tf_isa_guards {

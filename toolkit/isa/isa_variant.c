@@ -6,6 +6,7 @@
  * labelled v3 may use AVX2 without declaring dispatch (docs/variants.md).
  */
 #include "isa.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pyname.h"
+#include "base/base.h"
 
 /* manylinux_2_X with X <= 16, and the legacy names, exist for x86_64 only. */
 static int old_glibc(const char *arch)

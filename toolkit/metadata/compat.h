@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
+struct tf_strvec;
 
 /* What a wheel must fit. */
 struct tf_compat_target {

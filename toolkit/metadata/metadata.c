@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "pyname.h"
+#include "base/base.h"
 
 static const char *const spdx_licenses[] = {
 #define SPDX_LICENSE(id) id,

@@ -18,7 +18,7 @@
 #include "compat.h"
 #include "pyname.h"
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * An SPDX license expression (SPDX 2.3 annex D, as PEP 639's

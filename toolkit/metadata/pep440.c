@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pyname.h"
+#include "base/base.h"
 
 static unsigned long digits(const char **p)
 {

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
 
 #define TF_VERSION_MAX_RELEASE 12
 

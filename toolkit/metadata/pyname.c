@@ -6,6 +6,7 @@
  * messages, so the rules can be tested from tables.
  */
 #include "pyname.h"
+#include "base/base.h"
 
 #include <string.h>
 

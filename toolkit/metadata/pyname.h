@@ -5,7 +5,8 @@
  * Python packaging names and versions: pure functions, no I/O.
  */
 
-#include "base/base.h"
+struct tf_buf;
+struct tf_strvec;
 
 /* PEP 503 normalize ("Foo.Bar_baz" -> "foo-bar-baz"), appended to out. */
 void tf_pyname_normalize(const char *name, struct tf_buf *out);

@@ -13,6 +13,9 @@
 
 #include "recipe/recipe.h"
 #include "contain.h"
+#include "base/base.h"
+#include "plan/plan.h"
+#include "wheel/wheel.h"
 
 static int is_elf(const char *path)
 {

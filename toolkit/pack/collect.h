@@ -10,8 +10,11 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "plan/plan.h"
-#include "wheel/wheel.h"
+
+struct tf_plan;
+struct tf_plan_file;
+struct tf_plan_wheel;
+struct tf_wheel_file;
 
 /* The files of one wheel, with storage for their paths. */
 struct tf_file_list {

@@ -11,7 +11,7 @@
 
 #include <glob.h>
 
-#include "base/base.h"
+struct tf_buf;
 
 struct tf_contain {
 	char *root;        /* owned: the rule's tree, resolved */

@@ -20,13 +20,14 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "collect.h"
-#include "contain.h"
 #include "packstamp.h"
 #include "vendorsrc.h"
 #include "wheelvariant.h"
 #include "source/source.h"
 #include "verify/verify.h"
 #include "wheel/wheel.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 /* A declared x86-64 minimum also allows GNU property notes up to it. */
 static void raise_isa_level(const struct tf_wheel_def *def, int *level)

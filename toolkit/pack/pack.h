@@ -16,12 +16,11 @@
  * is left alone, so an unchanged rebuild rewrites nothing.
  */
 
-#include "wheelvariant.h"
-
 #include <stddef.h>
 
 #include "base/base.h"
-#include "plan/plan.h"
+
+struct tf_plan;
 
 struct packed;
 

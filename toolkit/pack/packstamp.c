@@ -9,6 +9,8 @@
 
 #include "stamp/stamp.h"
 #include "base/base.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 #define STAMP_MAGIC "tfbuild-pack-stamp 1\n"
 

@@ -23,7 +23,9 @@
  */
 
 #include "base/base.h"
-#include "plan/plan.h"
+
+struct tf_plan;
+struct tf_plan_wheel;
 
 /* The key of wheel pw of plan p; 0, or -1 after an error (a file unread). */
 int tf_packstamp_key(const struct tf_plan *p, const struct tf_plan_wheel *pw,

@@ -7,6 +7,8 @@
 
 #include "base/base.h"
 #include "provision/provision.h"
+#include "audit/audit.h"
+#include "plan/plan.h"
 
 void tf_pack_root_dirs(const struct tf_plan *p, struct tf_strvec *dirs)
 {

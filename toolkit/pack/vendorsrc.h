@@ -10,9 +10,9 @@
  * libraries record (docs/libraries.md).
  */
 
-#include "audit/audit.h"
-#include "base/base.h"
-#include "plan/plan.h"
+struct tf_plan;
+struct tf_strvec;
+struct tf_vendor_result;
 
 /* Append the target root's library directories (none without a root). */
 void tf_pack_root_dirs(const struct tf_plan *p, struct tf_strvec *dirs);

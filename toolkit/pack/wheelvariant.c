@@ -13,6 +13,10 @@
 
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "isa/isa.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
+#include "wheel/wheel.h"
 
 static enum tf_isa_family family_of(const struct tf_plan *p)
 {

@@ -8,10 +8,13 @@
 
 #include <stddef.h>
 
-#include "isa/isa.h"
-#include "base/base.h"
-#include "plan/plan.h"
-#include "wheel/wheel.h"
+struct tf_buf;
+struct tf_isa_policy;
+struct tf_isa_usage;
+struct tf_plan;
+struct tf_plan_wheel;
+struct tf_strvec;
+struct tf_wheel_spec;
 
 /*
  * The audit policy of wheel pw's variant: the level its properties claim

@@ -1,7 +1,7 @@
 #ifndef TF_CONFINE_H
 #define TF_CONFINE_H
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * Where a recipe's local files may come from. A `path:` source or a

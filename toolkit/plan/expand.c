@@ -13,6 +13,9 @@
 #include "confine.h"
 #include "fetch/fetch.h"
 #include "recipe/recipe.h"
+#include "plan.h"
+#include "vars.h"
+#include "env/env.h"
 
 /* Keep s in the plan's store and return the stored copy. */
 const char *tf_plan_keep(struct tf_plan *p, char *s)

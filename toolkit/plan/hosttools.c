@@ -13,6 +13,8 @@
 
 #include "base/base.h"
 #include "plan.h"
+#include "env/env.h"
+#include "recipe/recipe.h"
 
 /* Build-machine programs any build may need; none of them compiles or
  * links target code. */

@@ -10,6 +10,9 @@
  */
 
 #include "plan.h"
+#include "base/base.h"
+
+struct tf_str;
 
 /* Keep s (malloc'ed; the plan takes it) in p's store; returns s. */
 const char *tf_plan_keep(struct tf_plan *p, char *s);

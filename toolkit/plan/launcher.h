@@ -29,7 +29,7 @@
  * nor a recipe's `env:` can move it.
  */
 
-#include "base/base.h"
+struct tf_strvec;
 
 struct tf_plan;
 struct tf_recipe;

@@ -17,6 +17,11 @@
 #include "launcher.h"
 #include "recipe/recipe.h"
 #include "toolfiles.h"
+#include "plan.h"
+#include "vars.h"
+#include "env/env.h"
+#include "index/index.h"
+#include "stamp/stamp.h"
 
 /*
  * qemu-ARCH -cpu MODEL for the oldest CPU the target's wheels allow: the

@@ -20,15 +20,23 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "recipe/recipe.h"
 #include "stamp/stamp.h"
 #include "env/env.h"
 #include "vars.h"
-#include "audit/audit.h"
-#include "isa/isa.h"
 #include "wheel/wheel.h"
 #include "index/index.h"
-#include "fetch/fetch.h"
+
+struct tf_elf_export;
+struct tf_file_rule;
+struct tf_isa_claim;
+struct tf_lib;
+struct tf_pos;
+struct tf_recipe;
+struct tf_source;
+struct tf_step;
+struct tf_target_wheel;
+struct tf_variant_def;
+struct tf_wheel_def;
 
 struct tf_launcher;
 

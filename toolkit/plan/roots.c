@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 
 #include "base/base.h"
+#include "plan.h"
+#include "env/env.h"
+#include "recipe/recipe.h"
 
 /* Does any step name $TARGET_PYTHON / ${target_python}? */
 static int wants_python(const struct tf_recipe *r)

@@ -15,6 +15,8 @@
 #include "launcher.h"
 #include "internal.h"
 #include "plan.h"
+#include "env/env.h"
+#include "recipe/recipe.h"
 
 static const char *keep(struct tf_plan *p, char *s)
 {

@@ -12,7 +12,7 @@
  * each file holds.
  */
 
-#include "base/base.h"
+struct tf_buf;
 
 struct tf_plan;
 

@@ -2,10 +2,11 @@
  * A variant's properties as a claim on the CPU (audit.h), for the audit
  * of its wheels and the baseline run of its tests (docs/variants.md).
  */
-#include "internal.h"
 
 #include "isa/isa.h"
 #include "base/base.h"
+#include "plan.h"
+#include "recipe/recipe.h"
 
 int tf_plan_variant_claim(const struct tf_variant_def *v,
 			  struct tf_isa_claim *c)

@@ -5,6 +5,7 @@
 
 #include "base/base.h"
 #include "fetch/fetch.h"
+#include "recipe/recipe.h"
 
 static struct tf_var *find(const struct tf_vars *vars, const char *name,
 			   size_t len)

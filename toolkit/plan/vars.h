@@ -13,8 +13,10 @@
  * text the recipe or --set wrote is left as written (fetch/url.h).
  */
 
-#include "base/base.h"
-#include "recipe/recipe.h"
+#include <stddef.h>
+
+struct tf_buf;
+struct tf_str;
 
 struct tf_var {
 	char *name;  /* owned */

@@ -13,6 +13,9 @@
 
 #include "base/base.h"
 #include "index/index.h"
+#include "plan.h"
+#include "vars.h"
+#include "recipe/recipe.h"
 
 void tf_plan_lock_path(const struct tf_recipe *r, struct tf_buf *out)
 {

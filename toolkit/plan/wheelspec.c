@@ -12,6 +12,7 @@
 #include "metadata/metadata.h"
 #include "recipe/recipe.h"
 #include "wheel/wheel.h"
+#include "plan.h"
 
 /* Check an expanded wheel value with a validator, reporting at its position. */
 static int check_value(const struct tf_str *s, const char *v,

@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "metadata/metadata.h"
 #include "wheel/wheel.h"
+#include "fwbuild.h"
 
 #define SE_HEADER "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #define PJRT_HEADER "xla/pjrt/c/pjrt_c_api.h"

@@ -23,8 +23,8 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
-#include "fwbuild.h"
+struct tf_buf;
+struct tf_framework;
 
 struct json_t;
 

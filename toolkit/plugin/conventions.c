@@ -16,6 +16,7 @@
 #include "audit/audit.h"
 #include "macho/macho.h"
 #include "wheel/wheel.h"
+#include "fwbuild.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)
 #define DIST_INFO_CAP (1u << 20) /* METADATA's start, framework.json */

@@ -20,6 +20,8 @@
 #include "audit/audit.h"
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "fwbuild.h"
+#include "wheel/wheel.h"
 
 /*
  * abi::__cxa_demangle (tf_dl_demangle: libstdc++ loaded on first use):

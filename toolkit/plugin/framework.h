@@ -27,10 +27,10 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
-#include "fwbuild.h"
-#include "install.h"
-#include "wheel/wheel.h"
+struct tf_buf;
+struct tf_framework;
+struct tf_strvec;
+struct tf_wheel_file;
 
 /*
  * Find framework `name` in site: its metadata's version, its headers'

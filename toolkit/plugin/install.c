@@ -11,6 +11,7 @@
 
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "fwbuild.h"
 
 /* Where a framework's C++ headers say which version they are. */
 struct header_rule {

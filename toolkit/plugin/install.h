@@ -10,7 +10,7 @@
  * release checked against the recipe's.
  */
 
-#include "fwbuild.h"
+struct tf_framework;
 
 /*
  * Fill fw->name, fw->version (NULL for JAX without jaxlib), and

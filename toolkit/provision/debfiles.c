@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "plan/plan.h"
 
 /* What is kept of a packaging tool's output (apt-cache, dpkg). */
 #define TOOL_OUTPUT_CAP (64 << 20)

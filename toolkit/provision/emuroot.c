@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "plan/plan.h"
 
 /* The file that says what the root stands for; written last. */
 #define STAMP ".tfbuild-emulator"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "plan/plan.h"
 
 static int fill(const struct tf_plan *p, const char *dir)
 {

@@ -17,9 +17,10 @@
 #include <stddef.h>
 
 #include "base/base.h"
-#include "fetch/fetch.h"
-#include "index/index.h"
 #include "plan/plan.h"
+
+struct tf_compat_target;
+struct tf_fetch_opts;
 
 /* What provisioning made for one plan. */
 struct tf_provision {

@@ -6,6 +6,8 @@
 
 #include "base/base.h"
 #include "sysroot.h"
+#include "fetch/fetch.h"
+#include "plan/plan.h"
 
 void tf_provision_release(struct tf_provision *pv)
 {

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 /* What is kept of a packaging tool's output (apt-cache, dpkg). */
 #define TOOL_OUTPUT_CAP (64 << 20)

@@ -30,7 +30,9 @@
  * (tests keep it outside their scratch directories).
  */
 
-#include "provision.h"
+#include "plan/plan.h"
+
+struct tf_provision;
 
 /*
  * Work out the packages and their versions (apt-cache, dpkg-query; no

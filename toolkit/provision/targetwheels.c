@@ -12,6 +12,12 @@
 #include "base/base.h"
 #include "env/env.h"
 #include "index/index.h"
+#include "provision.h"
+#include "audit/audit.h"
+#include "fetch/fetch.h"
+#include "metadata/metadata.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 /* glibc's minor version in the target's features.h; 0 if unknown. */
 static unsigned target_glibc(const struct tf_plan *p)

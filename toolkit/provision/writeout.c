@@ -14,6 +14,7 @@
 #include "provision.h"
 
 #include "base/base.h"
+#include "plan/plan.h"
 
 /*
  * Write path with data unless it already holds exactly that (same

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "recipe.h"
 
 struct tf_arena_block {
 	struct tf_arena_block *next; /* owned */

@@ -7,6 +7,7 @@
 #include "base/base.h"
 #include "env/env.h"
 #include "metadata/metadata.h"
+#include "recipe.h"
 
 /* Steps in one recipe (docs/security.md#limits). */
 #define MAX_STEPS 4096

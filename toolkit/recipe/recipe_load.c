@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "recipe.h"
 
 /*
  * Refuse nesting deeper than any recipe needs before building the tree:

@@ -7,6 +7,7 @@
 
 #include "base/base.h"
 #include "metadata/metadata.h"
+#include "recipe_meta.h"
 
 static int uses_vars(const struct tf_str *s)
 {

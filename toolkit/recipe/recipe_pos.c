@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "base/base.h"
+#include "recipe.h"
 
 int tf_error_at(const struct tf_pos *pos, const char *fmt, ...)
 {

@@ -7,6 +7,7 @@
 
 #include "base/base.h"
 #include "env/env.h"
+#include "recipe.h"
 
 /* A plain scalar "~", "null" or empty is YAML's null. */
 static int is_null(const yaml_node_t *n)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "recipe.h"
 
 static int dup_name(struct loader *l, const struct tf_str *a,
 		    const struct tf_str *b, const char *what)

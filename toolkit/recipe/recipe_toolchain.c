@@ -5,6 +5,7 @@
 
 #include "base/base.h"
 #include "env/env.h"
+#include "recipe.h"
 
 STR_FIELD(tf_toolchain_def, cc, "cc")
 STR_FIELD(tf_toolchain_def, ar, "ar")

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "env/env.h"
 #include "metadata/metadata.h"
+#include "recipe.h"
 
 int tf_target_wheel_split(const char *req, struct tf_buf *name,
 			  struct tf_buf *version, struct tf_buf *why)

@@ -13,7 +13,7 @@
 
 #include "isa/isa.h"
 #include "base/base.h"
-#include "env/env.h"
+#include "recipe.h"
 
 static int name_ok(const char *s, int dot)
 {

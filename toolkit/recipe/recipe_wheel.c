@@ -9,6 +9,7 @@
 #include "isa/isa.h"
 
 #include "recipe_meta.h"
+#include "recipe.h"
 
 STR_FIELD(tf_file_rule, from, "from")
 STR_FIELD(tf_file_rule, src, "src")

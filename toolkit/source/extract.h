@@ -1,7 +1,7 @@
 #ifndef TF_EXTRACT_H
 #define TF_EXTRACT_H
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * Extract: unpack a source archive with libarchive (tar, tar.gz, tar.xz,

@@ -1,7 +1,8 @@
 #ifndef TF_PATCH_H
 #define TF_PATCH_H
 
-#include "base/base.h"
+struct tf_buf;
+struct tf_strvec;
 
 /*
  * Patch: apply a unified diff to a tree with GNU patch, zero fuzz.

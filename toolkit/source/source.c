@@ -10,6 +10,9 @@
 #include "patch.h"
 #include "stamp/stamp.h"
 #include "ui/ui.h"
+#include "fetch/fetch.h"
+#include "plan/plan.h"
+#include "recipe/recipe.h"
 
 /* Fetch source s into the cache (or find it there); path gets the file. */
 static int fetch_one(const struct tf_plan_source *s,

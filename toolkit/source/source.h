@@ -10,8 +10,10 @@
  * copy, then patch.c), atomically.
  */
 
-#include "fetch/fetch.h"
-#include "plan/plan.h"
+#include <stddef.h>
+
+struct tf_fetch_opts;
+struct tf_plan;
 
 /*
  * Fetch every remote source of plan p into the cache and record each

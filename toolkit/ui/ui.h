@@ -25,8 +25,6 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
-
 /* How a step ended. */
 enum tf_ui_step {
 	TF_UI_STEP_OK,         /* ran and succeeded */

@@ -1,4 +1,6 @@
 #include "diff.h"
+#include "base/base.h"
+#include "wheel/wheel.h"
 
 #include <stdarg.h>
 

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
-#include "wheel/wheel.h"
+struct tf_buf;
+struct tf_wheel_listing;
 
 /*
  * Compare listings a and b; append one line per difference to out (at

@@ -71,6 +71,11 @@ struct verifier {
 	size_t macho_refused;         /* Mach-O files those rules refused */
 	struct tf_macos_wheel *macho; /* owned; its Mach-O files together,
 					 or NULL for another tag */
+	struct tf_buf cuda_text; /* .dist-info/tfbuild/cuda-archs (capped) */
+	int have_cuda;
+	struct tf_strvec cuda_archs; /* its lines, checked (cuda.c) */
+	int cuda_parsed;             /* 1: cuda_text read into cuda_archs */
+	size_t cuda_refused;         /* ELF files the GPU-code audit refused */
 };
 
 /* Every field not named is 0 or NULL. */
@@ -83,7 +88,8 @@ struct verifier {
 		.libs_text = TF_BUF_INIT, .libs = TF_LIBS_RECORD_INIT,        \
 		.license_files = TF_STRVEC_INIT, .variant_text = TF_BUF_INIT, \
 		.sbom_text = TF_BUF_INIT, .need = TF_ELF_NEED_INIT,           \
-		.macos = TF_MACOS_RULES_INIT,                                 \
+		.macos = TF_MACOS_RULES_INIT, .cuda_text = TF_BUF_INIT,       \
+		.cuda_archs = TF_STRVEC_INIT,                                 \
 	}
 
 /* Report a defect: "WHEEL: ENTRY: what", or "WHEEL: what" without entry. */
@@ -112,6 +118,16 @@ int tf_verify_variant(struct verifier *v);
  * wheel's name and version. 0, or -1 after the defect.
  */
 int tf_verify_sbom(const struct verifier *v);
+/*
+ * The GPU-code audit (cuda.c): an ELF entry (its bytes at tmp) with a
+ * .nv_fatbin section has its SASS and PTX architectures listed by
+ * cuobjdump ($TFBUILD_CUOBJDUMP) and checked against the wheel's
+ * .dist-info/tfbuild/cuda-archs. 0, or -1 after the defect.
+ */
+int tf_verify_cuda_file(struct verifier *v, const char *tmp, const char *name);
+/* Free what the audit kept. */
+void tf_verify_cuda_release(struct verifier *v);
+
 /* 1 if path is the .dist-info directory's RECORD. */
 int tf_verify_is_self(const struct verifier *v, const char *path);
 /* RECORD's row for path, or NULL; rows must be sorted (distinfo.c). */

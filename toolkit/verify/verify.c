@@ -24,6 +24,7 @@
 #include "macho/macho.h"
 #include "plugin/plugin.h"
 #include "base/base.h"
+#include "wheelname.h"
 
 /* Caps for what is held in memory from untrusted input. */
 /* RECORD: about 100 bytes a line, so 64 MiB lists some 600,000 entries
@@ -49,6 +50,7 @@ static void verifier_release(struct verifier *v)
 	free(v->entries);
 	tf_buf_release(&v->libs_text);
 	tf_buf_release(&v->sbom_text);
+	tf_verify_cuda_release(v);
 	tf_libs_record_release(&v->libs);
 	free(v->requires);
 	tf_strvec_release(&v->license_files);
@@ -200,6 +202,8 @@ static int capture(struct verifier *v, struct tf_wheel_reader *r,
 		return read_capped(v, r, name, &v->variant_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_LIBS_RECORD) && !v->have_libs++)
 		return read_capped(v, r, name, &v->libs_text, WHEEL_CAP, 0);
+	if (!strcmp(base, TF_CUDA_RECORD) && !v->have_cuda++)
+		return read_capped(v, r, name, &v->cuda_text, WHEEL_CAP, 0);
 	if (!strcmp(base, TF_SBOM_RECORD) && !v->have_sbom++)
 		return read_capped(v, r, name, &v->sbom_text, SBOM_CAP, 0);
 	return 0;
@@ -391,6 +395,9 @@ static int elf_copy_finish(struct verifier *v, struct elf_copy *c,
 		    tf_isa_audit_file(c->path, name, v->path, &v->isa) ==
 			    TF_ISA_AUDIT_FAILED)
 			v->isa_refused++;
+		if (res != TF_ELF_VERIFY_FAILED &&
+		    tf_verify_cuda_file(v, c->path, name) < 0)
+			v->cuda_refused++;
 	}
 	unlink(c->path);
 	c->fd = -1;
@@ -600,7 +607,10 @@ static int verify_archive(struct verifier *v)
 		return -1;
 	macos_finish(v);
 	say_platform(v);
-	return v->elf_refused || v->isa_refused || v->macho_refused ? -1 : 0;
+	if (v->elf_refused || v->isa_refused || v->macho_refused ||
+	    v->cuda_refused)
+		return -1;
+	return 0;
 }
 
 static int verify_wheel(const char *path, int packed)

@@ -10,11 +10,8 @@
  */
 
 #include "diff.h"
-#include "wheelname.h"
 
 #include <stddef.h>
-
-#include "base/base.h"
 
 /*
  * Check the wheel at path: the filename parses (name, version, tags);
@@ -50,6 +47,12 @@ int tf_verify_wheel_packed(const char *path);
  */
 int tf_verify_max_size(const char *path, const char *shown,
 		       unsigned long long max, const char *what);
+
+/*
+ * The GPU architectures a wheel's CUDA code must carry, one a line
+ * ("sm_80", "compute_90"), from the recipe's cuda-archs (docs/frameworks.md).
+ */
+#define TF_CUDA_RECORD "tfbuild/cuda-archs"
 
 /* The SBOM every wheel tfbuild packs carries (PEP 770, docs/sbom.md). */
 #define TF_SBOM_RECORD "sboms/tfbuild.cdx.json"

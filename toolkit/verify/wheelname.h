@@ -3,7 +3,7 @@
 
 /* A wheel's filename, parsed and checked (verify.h shows it). */
 
-#include "base/base.h"
+struct tf_buf;
 
 /* The parts of a wheel filename, NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl. */
 struct tf_wheel_name {

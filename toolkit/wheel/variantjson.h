@@ -9,7 +9,8 @@
 
 #include <stddef.h>
 
-#include "base/base.h"
+struct tf_buf;
+struct tf_strvec;
 
 /* The schema of PEP 825's draft format this writes and reads. */
 #define TF_VARIANT_SCHEMA \

@@ -24,6 +24,7 @@
 #include "metadata/metadata.h"
 #include "spool.h"
 #include "zipout.h"
+#include "variantjson.h"
 
 /* Zip (DOS) times start at 1980-01-01 00:00:00 UTC. */
 #define ZIP_TIME_MIN 315532800LL

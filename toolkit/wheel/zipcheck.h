@@ -1,7 +1,7 @@
 #ifndef TF_ZIPCHECK_H
 #define TF_ZIPCHECK_H
 
-#include "base/base.h"
+struct tf_buf;
 
 /*
  * The zip structure of a wheel, checked before its content: an
