@@ -51,8 +51,8 @@ DEFS       += $(if $(STDCXX_SONAME),-DTF_STDCXX_SONAME='"$(STDCXX_SONAME)"')
 # shared object of its own, $(O)/libtfmacho.so, dlopened on the first
 # Mach-O file a run reads, so that libLLVM (100 MB) is never loaded at
 # tfbuild's start. Built with CXXFLAGS, not CFLAGS: `make check` and
-# `make tsan` instrument tfbuild, not LLVM nor this reader.
-CXX     ?= c++
+# `make tsan` instrument tfbuild, not LLVM nor this reader (CXX is
+# make's own, g++, unless given).
 CXXFLAGS ?= -O2 -g
 LLVM_CONFIG ?= llvm-config-14
 LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null))
