@@ -37,12 +37,44 @@
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
 static int probed;
 static char *bwrap;
+/* The run's prepared /etc, without and with the network (resolv.conf):
+ * made on first use (tf_sandbox_etc), for the cache etc_cache. */
+static char *etc_dirs[2], *etc_cache;
 
 void tf_sandbox_forget(void)
 {
 	probed = 0;
 	free(bwrap);
 	bwrap = NULL;
+	free(etc_dirs[0]);
+	free(etc_dirs[1]);
+	free(etc_cache);
+	etc_dirs[0] = etc_dirs[1] = etc_cache = NULL;
+}
+
+/* The run's /etc for a step with or without the network; NULL (said)
+ * when it cannot be made. */
+static const char *step_etc(const char *cache_dir, const char *const *keys,
+			    size_t nr_keys, int network)
+{
+	struct tf_strvec secrets = TF_STRVEC_INIT;
+	struct tf_buf dir = TF_BUF_INIT;
+
+	if (!etc_cache || strcmp(etc_cache, cache_dir)) {
+		free(etc_dirs[0]);
+		free(etc_dirs[1]);
+		etc_dirs[0] = etc_dirs[1] = NULL;
+		free(etc_cache);
+		etc_cache = tf_strdup(cache_dir);
+	}
+	if (etc_dirs[network])
+		return etc_dirs[network];
+	tf_sandbox_secrets(keys, nr_keys, &secrets);
+	if (!tf_sandbox_etc("/etc", cache_dir, network, &secrets, &dir))
+		etc_dirs[network] = tf_buf_detach(&dir);
+	tf_strvec_release(&secrets);
+	tf_buf_release(&dir);
+	return etc_dirs[network];
 }
 
 static const char fix[] =
@@ -245,21 +277,27 @@ static void step_places(const struct tf_plan *p, const struct tf_plan_step *ps,
 	tf_buf_release(&b);
 }
 
-/* The argv that runs cmd for step ps of p in its sandbox, into a. */
-static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
-			 const char *cache_dir, const char *const *keys,
-			 size_t nr_keys, const struct tf_strvec *env,
-			 const char *const *cmd, struct tf_strvec *a)
+/* The argv that runs cmd for step ps of p in its sandbox, into a; 0, or
+ * -1 (said) when its /etc cannot be made. */
+static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
+			const char *cache_dir, const char *const *keys,
+			size_t nr_keys, const struct tf_strvec *env,
+			const char *const *cmd, struct tf_strvec *a)
 {
 	struct tf_strvec places = TF_STRVEC_INIT;
 	int network = tf_sandbox_network(p, ps);
+	/* in the cache, reused by every run; else in the build tree */
+	const char *etc = step_etc(cache_dir ? cache_dir : p->dir, keys,
+				   nr_keys, network);
 	size_t i;
 
+	if (!etc)
+		return -1;
 	tf_strvec_push(a, bwrap);
 	isolation(a, userns);
 	if (network)
 		tf_strvec_push(a, "--share-net");
-	tf_sandbox_system(a, network);
+	tf_sandbox_system(a, etc, network);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
 	/* `sandbox.read` (checked: tf_build_check_reads), before the
@@ -281,6 +319,7 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 					       ps->cwd, "--", NULL });
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
+	return 0;
 }
 
 /* Each `sandbox.read` of ps, as `network: true` is said. */
@@ -360,8 +399,7 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 				    p->target.name, "step", ps->def->name.s);
 	}
 	say_reads(p, ps);
-	sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
-	return 0;
+	return sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
 }
 
 /* Check r unless its position was checked already (said); 0 or -1. */

@@ -25,13 +25,29 @@ void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
 		      unsigned long long size);
 
 /*
- * The system's part of the root: /usr read-only and the links into it
- * (/bin, /lib, ...) as the machine has them; the files of /etc that
- * compilers, Python, CMake and the loader read (and resolv.conf with
- * the network); /dev, /proc, an empty /tmp and /run. Nothing else of
- * the machine: no /root, /home, /var, /srv, /mnt, /opt, no /etc/shadow.
+ * The /etc of a step: a directory holding copies of exactly the entries
+ * of the machine's /etc (root: "/etc" but in tests) that compilers,
+ * Python, CMake and the loader read (sandbox_etc.c lists them; with
+ * network, resolv.conf too). A link stays a link where it still
+ * resolves in a step (into /usr, /proc or the list), else what it names
+ * is copied; inside a directory, links are kept as a bind would show
+ * them. No file whose real path is in secrets is copied, nor a FIFO,
+ * socket or device. Made once in dir/sandbox/etc-HEX, HEX the SHA-256
+ * of what it holds, through a temporary renamed into place, so never
+ * half there; one already there is used while what it holds still
+ * hashes to its name, else replaced. Its path into out; 0, or -1 (said).
  */
-void tf_sandbox_system(struct tf_strvec *a, int network);
+int tf_sandbox_etc(const char *root, const char *dir, int network,
+		   const struct tf_strvec *secrets, struct tf_buf *out);
+
+/*
+ * The system's part of the root: /usr read-only and the links into it
+ * (/bin, /lib, ...) as the machine has them; etc (tf_sandbox_etc) as
+ * /etc, one read-only bind; /dev, /proc, an empty /tmp and /run. Nothing
+ * else of the machine: no /root, /home, /var, /srv, /mnt, /opt, no
+ * /etc/shadow.
+ */
+void tf_sandbox_system(struct tf_strvec *a, const char *etc, int network);
 
 /*
  * The places of the run a step reads (into out): the build tree, the
@@ -47,10 +63,19 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
  * Bind places read-only, each once (one inside another is not bound
  * again), leaving out those that would bring back the machine: the
  * root, a directory that holds the user's HOME, /tmp, /run or other
- * users' homes. Then HOME itself empty, with the places below it back.
+ * users' homes. HOME itself is never bound: where a place above it
+ * would show it, it is emptied (a tmpfs) and the places below it bound
+ * again; else those are bound as they are, on the empty root.
  */
 void tf_sandbox_bind_places(struct tf_strvec *a, const struct tf_strvec *places,
 			    const char *home);
+
+/*
+ * The real paths of the secret files of keys[0..nr) (NULL entries
+ * skipped) and of the credentials files below that exist, into out.
+ */
+void tf_sandbox_secrets(const char *const *keys, size_t nr,
+			struct tf_strvec *out);
 
 /*
  * Hide each secret file of keys[0..nr) (NULL entries skipped) and the credentials files tfbuild and pip read (tfbuild's config,

@@ -1,0 +1,434 @@
+/*
+ * The /etc a step sees (sandbox_root.h, tf_sandbox_etc): one prepared
+ * directory bound in one mount, not thirty binds of single files, each
+ * of which cost a step about a millisecond (docs/performance.md).
+ */
+#include "sandbox_root.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What of /etc a build reads: the loader, the compilers' alternatives,
+ * users and groups by name, names and services, CA certificates, the
+ * time zone, the system's name, Perl's and Python's own settings (and
+ * python3* below). docs/security.md lists the same. */
+static const char *const etc[] = {
+	"ld.so.cache",
+	"ld.so.conf",
+	"ld.so.conf.d",
+	"alternatives",
+	"ssl/certs",
+	"ssl/openssl.cnf",
+	"ca-certificates",
+	"ca-certificates.conf",
+	"passwd",
+	"group",
+	"hosts",
+	"host.conf",
+	"nsswitch.conf",
+	"gai.conf",
+	"services",
+	"protocols",
+	"networks",
+	"localtime",
+	"timezone",
+	"debian_version",
+	"os-release",
+	"lsb-release",
+	"mime.types",
+	"magic",
+	"perl",
+	"dpkg",
+	"distcc",
+	"mtab",
+	NULL,
+};
+
+/* The most bytes the copies may hold: /etc's allowed entries are a few
+ * hundred KiB; more means something odd is there, not a bigger copy. */
+#define ETC_MAX (64ULL << 20)
+/* The deepest a copied directory may go. */
+#define ETC_DEPTH 32
+
+/* One thing of the prepared /etc. */
+struct etc_item {
+	char *rel;          /* owned: its path below /etc */
+	char type;          /* 'd' directory, 'f' file, 'l' link */
+	unsigned mode;      /* permission bits (not of a link) */
+	struct tf_buf data; /* a file's bytes, a link's target */
+};
+
+/* What the prepared /etc holds, in any order until sorted. */
+struct etc_list {
+	struct etc_item *v; /* owned */
+	size_t nr, alloc;
+	size_t bytes;                    /* of every data, against ETC_MAX */
+	const struct tf_strvec *secrets; /* borrowed: real paths left out */
+};
+
+static struct etc_item *add(struct etc_list *l, const char *rel, char type,
+			    unsigned mode)
+{
+	struct etc_item *it;
+
+	if (l->nr == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 256;
+		l->v = tf_realloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	it = &l->v[l->nr++];
+	*it = (struct etc_item){ .rel = tf_strdup(rel),
+				 .type = type,
+				 .mode = mode,
+				 .data = TF_BUF_INIT };
+	return it;
+}
+
+static void list_release(struct etc_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		free(l->v[i].rel);
+		tf_buf_release(&l->v[i].data);
+	}
+	free(l->v);
+	*l = (struct etc_list){ .secrets = l->secrets };
+}
+
+/* 1 if path is dir or below it. */
+static int is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+static int is_secret(const struct etc_list *l, const char *path)
+{
+	char *real = realpath(path, NULL);
+	size_t i;
+	int found = 0;
+
+	for (i = 0; real && l->secrets && i < l->secrets->nr; i++)
+		found |= !strcmp(real, l->secrets->v[i]);
+	free(real);
+	return found;
+}
+
+/* The bytes of the regular file path into it; 0, or -1 when it cannot
+ * be read (then it is left out, as a step could not read it either). */
+static int read_regular(const char *path, struct etc_list *l,
+			struct etc_item *it)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char chunk[65536];
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 &&
+		       (l->bytes += (size_t)n) <= ETC_MAX)
+			tf_buf_add(&it->data, chunk, (size_t)n);
+	close(fd);
+	return n == 0 ? 0 : -1;
+}
+
+static void walk(struct etc_list *l, const char *path, const char *rel,
+		 int depth);
+
+static void walk_dir(struct etc_list *l, const char *path, const char *rel,
+		     int depth)
+{
+	struct tf_buf sub = TF_BUF_INIT, subrel = TF_BUF_INIT;
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	while (d && depth > 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		tf_buf_setf(&sub, "%s/%s", path, e->d_name);
+		tf_buf_setf(&subrel, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		walk(l, sub.buf, subrel.buf, depth - 1);
+	}
+	if (d)
+		closedir(d);
+	tf_buf_release(&sub);
+	tf_buf_release(&subrel);
+}
+
+/*
+ * path as it would be seen bound at rel: a link as the same link, a
+ * file's bytes, a directory and what it holds; a secret, a FIFO, a
+ * socket or a device is left out. The owner may always read (and a
+ * directory's owner change) the copy: nobody else but tfbuild owns it,
+ * and a step sees it read-only.
+ */
+static void walk(struct etc_list *l, const char *path, const char *rel,
+		 int depth)
+{
+	struct stat st;
+	char link[4096];
+	ssize_t n;
+
+	if (lstat(path, &st))
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(path, link, sizeof(link));
+		if (n > 0 && (size_t)n < sizeof(link))
+			tf_buf_add(&add(l, rel, 'l', 0)->data, link, (size_t)n);
+	} else if (S_ISREG(st.st_mode) && !is_secret(l, path)) {
+		struct etc_item *it =
+			add(l, rel, 'f', (st.st_mode & 0777) | 0400);
+
+		if (read_regular(path, l, it)) {
+			free(it->rel);
+			tf_buf_release(&it->data);
+			l->nr--;
+		}
+	} else if (S_ISDIR(st.st_mode)) {
+		add(l, rel, 'd', (st.st_mode & 0777) | 0700);
+		walk_dir(l, path, rel, depth);
+	}
+}
+
+/* 1 if real (a resolved path) is in an entry of the list below root. */
+static int listed(const char *root, const char *real)
+{
+	struct tf_buf b = TF_BUF_INIT;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; !found && etc[i]; i++) {
+		tf_buf_setf(&b, "%s/%s", root, etc[i]);
+		found = is_under(real, b.buf);
+	}
+	tf_buf_release(&b);
+	return found;
+}
+
+/*
+ * The entry name of the machine's /etc (root): a link as the same link
+ * when it still resolves in a step (into /usr, /proc, or the list: the
+ * loader's files, /etc/localtime, /etc/mtab), else what it names; the
+ * directories above it (ssl/ for ssl/certs) as directories.
+ */
+static void entry(struct etc_list *l, const char *root, const char *name)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	const char *slash;
+	struct stat st;
+	char *real;
+
+	for (slash = strchr(name, '/'); slash; slash = strchr(slash + 1, '/')) {
+		tf_buf_setf(&path, "%.*s", (int)(slash - name), name);
+		add(l, path.buf, 'd', 0755);
+	}
+	tf_buf_setf(&path, "%s/%s", root, name);
+	if (!lstat(path.buf, &st) && S_ISLNK(st.st_mode) &&
+	    (real = realpath(path.buf, NULL))) {
+		if (is_under(real, "/usr") || is_under(real, "/proc") ||
+		    listed(root, real))
+			walk(l, path.buf, name, ETC_DEPTH);
+		else
+			walk(l, real, name, ETC_DEPTH);
+		free(real);
+	} else {
+		walk(l, path.buf, name, ETC_DEPTH);
+	}
+	tf_buf_release(&path);
+}
+
+static int by_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct etc_item *)a)->rel,
+		      ((const struct etc_item *)b)->rel);
+}
+
+/* Sort l by path, the first of equal ones kept, and hash it into hex. */
+static void settle(struct etc_list *l, char hex[TF_SHA256_HEX_LEN + 1])
+{
+	struct tf_sha256 *h = tf_sha256_new();
+	unsigned char md[TF_SHA256_LEN];
+	struct tf_buf head = TF_BUF_INIT;
+	size_t i, kept = 0;
+
+	qsort(l->v, l->nr, sizeof(*l->v), by_rel);
+	for (i = 0; i < l->nr; i++) {
+		if (kept && !strcmp(l->v[kept - 1].rel, l->v[i].rel)) {
+			free(l->v[i].rel);
+			tf_buf_release(&l->v[i].data);
+			continue;
+		}
+		l->v[kept++] = l->v[i];
+	}
+	l->nr = kept;
+	for (i = 0; i < l->nr; i++) {
+		const struct etc_item *it = &l->v[i];
+
+		tf_buf_setf(&head, "%c %o %zu %s", it->type, it->mode,
+			    it->data.len, it->rel);
+		tf_sha256_update(h, head.buf, head.len + 1);
+		tf_sha256_update(h, it->data.buf, it->data.len);
+	}
+	tf_sha256_final(h, md); /* and freed */
+	tf_sha256_hex(md, hex);
+	tf_buf_release(&head);
+}
+
+/* What the machine's /etc (root) shows a step, into l. */
+static void gather(struct etc_list *l, const char *root, int network)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+	size_t i;
+
+	for (i = 0; etc[i]; i++)
+		entry(l, root, etc[i]);
+	/* /etc/python3, /etc/python3.11: Debian's site settings */
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "python", 6))
+			entry(l, root, e->d_name);
+	if (d)
+		closedir(d);
+	if (network)
+		entry(l, root, "resolv.conf");
+}
+
+/* 1 if the directory dir holds exactly what hashes to hex. */
+static int holds(const char *dir, const char *hex)
+{
+	struct etc_list l = { 0 };
+	char got[TF_SHA256_HEX_LEN + 1];
+	int same;
+
+	walk_dir(&l, dir, "", ETC_DEPTH);
+	settle(&l, got);
+	same = l.bytes <= ETC_MAX && !strcmp(got, hex);
+	list_release(&l);
+	return same;
+}
+
+static int make_item(const char *dir, const struct etc_item *it,
+		     struct tf_buf *path)
+{
+	int fd;
+
+	tf_buf_setf(path, "%s/%s", dir, it->rel);
+	if (it->type == 'd')
+		return mkdir(path->buf, 0700);
+	if (it->type == 'l')
+		return symlink(it->data.buf, path->buf);
+	fd = open(path->buf,
+		  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (tf_write_all(fd, it->data.buf, it->data.len) ||
+	    fchmod(fd, it->mode)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Write l into the new directory dir, directories' modes set last (a
+ * directory of mode 0555 is filled first). 0, or -1 (said). */
+static int write_list(const char *dir, const struct etc_list *l)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < l->nr; i++)
+		if (make_item(dir, &l->v[i], &path))
+			ret = error_errno("cannot write '%s'", path.buf);
+	for (i = l->nr; !ret && i-- > 0;) {
+		tf_buf_setf(&path, "%s/%s", dir, l->v[i].rel);
+		if (l->v[i].type == 'd' && chmod(path.buf, l->v[i].mode))
+			ret = error_errno("cannot change the mode of '%s'",
+					  path.buf);
+	}
+	if (!ret && chmod(dir, 0755))
+		ret = error_errno("cannot change the mode of '%s'", dir);
+	tf_buf_release(&path);
+	return ret;
+}
+
+/* Move the directory final, which does not hold what its name says
+ * (changed by hand, or by a step run with --sandbox=off), out of the
+ * way and remove it. 0, or -1 (said). */
+static int discard(const char *base, const char *final)
+{
+	struct tf_buf trash = TF_BUF_INIT, to = TF_BUF_INIT;
+	int ret = tf_mkdtemp_in(base, "etc-stale", &trash);
+
+	if (!ret) {
+		tf_buf_setf(&to, "%s/etc", trash.buf);
+		if (rename(final, to.buf) && errno != ENOENT)
+			ret = error_errno("cannot move '%s' aside", final);
+		tf_rm_rf(trash.buf);
+	}
+	tf_buf_release(&trash);
+	tf_buf_release(&to);
+	return ret;
+}
+
+/* Write l into base/etc-HEX through a temporary; 0, or -1 (said). */
+static int publish(const char *base, const char *final,
+		   const struct etc_list *l, const char *hex)
+{
+	struct tf_buf tmp = TF_BUF_INIT;
+	int ret = tf_mkdtemp_temp(base, "etc", &tmp);
+
+	if (!ret && !(ret = write_list(tmp.buf, l)) && rename(tmp.buf, final)) {
+		/* another tfbuild made it meanwhile: its copy is as good */
+		if ((errno != EEXIST && errno != ENOTEMPTY) ||
+		    !holds(final, hex))
+			ret = error_errno("cannot rename '%s' to '%s'", tmp.buf,
+					  final);
+	}
+	if (tmp.len) {
+		tf_rm_rf(tmp.buf); /* gone after a rename: nothing to do */
+		tf_signals_temp_forget(tmp.buf);
+	}
+	tf_buf_release(&tmp);
+	return ret;
+}
+
+int tf_sandbox_etc(const char *root, const char *dir, int network,
+		   const struct tf_strvec *secrets, struct tf_buf *out)
+{
+	struct etc_list l = { .secrets = secrets };
+	char hex[TF_SHA256_HEX_LEN + 1];
+	struct tf_buf base = TF_BUF_INIT;
+	int ret = 0;
+
+	gather(&l, root, network);
+	if (l.bytes > ETC_MAX) {
+		ret = error("cannot prepare the steps' /etc: the entries it "
+			    "copies from '%s' hold more than %llu MiB",
+			    root, ETC_MAX >> 20);
+		goto out;
+	}
+	settle(&l, hex);
+	tf_buf_setf(&base, "%s/sandbox", dir);
+	tf_buf_reset(out);
+	tf_buf_addf(out, "%s/etc-%s", base.buf, hex);
+	if (tf_path_is_dir(out->buf) && holds(out->buf, hex))
+		goto out;
+	if (tf_mkdir_p(base.buf) ||
+	    (tf_path_is_dir(out->buf) && discard(base.buf, out->buf)) ||
+	    publish(base.buf, out->buf, &l, hex))
+		ret = -1;
+out:
+	list_release(&l);
+	tf_buf_release(&base);
+	return ret;
+}
