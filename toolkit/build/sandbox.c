@@ -241,16 +241,16 @@ static void step_places(const struct tf_plan *p, const struct tf_plan_step *ps,
 	size_t i;
 
 	/* The downloads and step outputs other runs trust, the key that
-	 * signs them: no step reads them, none may change them. */
+	 * signs them: no step reads them, none may change them. The
+	 * cache's own entries leave them out; a place above the cache (a
+	 * recipe's directory holding it) would show them. */
 	for (i = 0; cache_dir && i < 3; i++) {
 		tf_buf_setf(&b, "%s/%s", cache_dir,
 			    (const char *[]){ "sha256", "store", "tmp" }[i]);
-		if (tf_path_is_dir(b.buf))
-			tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_MASK_SIZE);
+		tf_sandbox_hide(a, b.buf, TF_SANDBOX_MASK_SIZE);
 	}
 	tf_buf_setf(&b, "%s/src", p->dir);
-	if (tf_path_is_dir(b.buf))
-		tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_MASK_SIZE);
+	tf_sandbox_hide(a, b.buf, TF_SANDBOX_MASK_SIZE);
 	for (i = 0; i < ps->nr_reads; i++)
 		if ((int)ps->reads[i] != ps->def->source_index)
 			tf_sandbox_bind(a, p->sources[ps->reads[i]].dir, 0);

@@ -118,6 +118,34 @@ static void tool_place(const char *tool, struct tf_buf *b,
 	tf_strvec_push(out, b->buf);
 }
 
+/*
+ * The cache's entries a step reads (target roots and sites, the
+ * launchers' caches), not the cache itself: its downloads, store and
+ * temporaries are then not there at all, instead of three tmpfs masks
+ * (three mounts) over them, nor the prepared /etc (tf_sandbox_etc),
+ * which a step sees as /etc. Each bind costs a step more than a name
+ * costs here (bwrap reads the mount table once for each).
+ */
+static void cache_places(const char *cache_dir, struct tf_strvec *out)
+{
+	static const char *const kept[] = { ".",     "..",  "sha256",
+					    "store", "tmp", "sandbox" };
+	DIR *d = opendir(cache_dir);
+	struct dirent *e;
+	size_t i;
+
+	if (!d) /* not made yet: nothing in it to show */
+		return;
+	while ((e = readdir(d))) {
+		for (i = 0; i < sizeof(kept) / sizeof(*kept); i++)
+			if (!strcmp(e->d_name, kept[i]))
+				break;
+		if (i == sizeof(kept) / sizeof(*kept))
+			tf_strvec_pushf(out, "%s/%s", cache_dir, e->d_name);
+	}
+	closedir(d);
+}
+
 void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 		       struct tf_strvec *out)
 {
@@ -132,7 +160,7 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 	tf_path_dirname(&b, p->recipe->dir);
 	tf_strvec_push(out, b.buf);
 	if (cache_dir)
-		tf_strvec_push(out, cache_dir);
+		cache_places(cache_dir, out);
 	/* target roots and sites may lie outside the cache
 	 * (TF_SYSROOT_CACHE) */
 	if (p->sysroot)
@@ -256,6 +284,13 @@ static int shown(const struct tf_strvec *a, const char *path)
 			seen = 0;
 	}
 	return seen;
+}
+
+void tf_sandbox_hide(struct tf_strvec *a, const char *dir,
+		     unsigned long long size)
+{
+	if (tf_path_is_dir(dir) && shown(a, dir))
+		tf_sandbox_tmpfs(a, dir, size);
 }
 
 static void mask(struct tf_strvec *a, const char *file)

@@ -40,6 +40,11 @@ void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
 int tf_sandbox_etc(const char *root, const char *dir, int network,
 		   const struct tf_strvec *secrets, struct tf_buf *out);
 
+/* An empty tmpfs of at most size bytes on the directory dir, if a bind
+ * of a (so far) shows it. */
+void tf_sandbox_hide(struct tf_strvec *a, const char *dir,
+		     unsigned long long size);
+
 /*
  * The system's part of the root: /usr read-only and the links into it
  * (/bin, /lib, ...) as the machine has them; etc (tf_sandbox_etc) as
@@ -52,7 +57,8 @@ void tf_sandbox_system(struct tf_strvec *a, const char *etc, int network);
 /*
  * The places of the run a step reads (into out): the build tree, the
  * recipe's directory and the one above (`path:` sources, tools beside
- * it), the cache (target roots), the sysroot, the emulator's root, the
+ * it), what the cache holds but its downloads, store, temporaries and
+ * prepared /etc (target roots, launchers' caches), the sysroot, the emulator's root, the
  * target wheels' site (${target_site}), and the prefixes of the
  * target's tools (the directory above a bin/). Unfiltered.
  */
