@@ -1,0 +1,207 @@
+#include "unit.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox_root.h"
+
+static char top[] = "/tmp/tf-sandbox-test.XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	struct tf_buf p = TF_BUF_INIT, dir = TF_BUF_INIT;
+	FILE *f;
+
+	tf_buf_setf(&p, "%s/%s", top, rel);
+	tf_path_dirname(&dir, p.buf);
+	tf_mkdir_p(dir.buf);
+	f = fopen(p.buf, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	tf_buf_release(&p);
+	tf_buf_release(&dir);
+}
+
+static void link_to(const char *target, const char *rel)
+{
+	struct tf_buf p = TF_BUF_INIT;
+
+	tf_buf_setf(&p, "%s/%s", top, rel);
+	if (symlink(target, p.buf))
+		perror(p.buf);
+	tf_buf_release(&p);
+}
+
+/* What rel in the prepared dir holds: "f:BYTES", "l:TARGET", "d", or
+ * "-" when it is not there. */
+static const char *seen(const char *dir, const char *rel)
+{
+	static struct tf_buf out = TF_BUF_INIT;
+	struct tf_buf p = TF_BUF_INIT;
+	struct stat st;
+	char link[256];
+	ssize_t n;
+
+	tf_buf_setf(&p, "%s/%s", dir, rel);
+	tf_buf_reset(&out);
+	if (lstat(p.buf, &st))
+		tf_buf_addstr(&out, "-");
+	else if (S_ISLNK(st.st_mode) &&
+		 (n = readlink(p.buf, link, sizeof(link) - 1)) > 0)
+		tf_buf_addf(&out, "l:%.*s", (int)n, link);
+	else if (S_ISDIR(st.st_mode))
+		tf_buf_addstr(&out, "d");
+	else if (S_ISREG(st.st_mode)) {
+		tf_buf_addstr(&out, "f:");
+		tf_read_file(p.buf, &out);
+	}
+	tf_buf_release(&p);
+	return out.buf;
+}
+
+static ino_t inode(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+/* A machine's /etc: what is copied, kept as a link, left out. */
+static void make_root(void)
+{
+	struct tf_buf p = TF_BUF_INIT;
+
+	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+	put("etc/shadow", "root:secret\n");
+	put("outside/hosts", "127.0.0.1 localhost\n");
+	link_to("../outside/hosts", "etc/hosts");
+	link_to("/usr/bin/sh", "etc/localtime");
+	link_to("/proc/self/mounts", "etc/mtab");
+	put("etc/ssl/certs/a.pem", "A\n");
+	put("etc/ssl/certs/release.key", "PRIVATE\n");
+	link_to("a.pem", "etc/ssl/certs/b.0");
+	link_to("/nowhere/c.pem", "etc/ssl/certs/c.0");
+	link_to("ssl/certs", "etc/alternatives");
+	put("etc/python3.11/sitecustomize.py", "pass\n");
+	put("etc/resolv.conf", "nameserver 10.0.0.1\n");
+	tf_buf_setf(&p, "%s/etc/ssl/certs/fifo", top);
+	mkfifo(p.buf, 0600);
+	tf_buf_release(&p);
+}
+
+static void check_contents(const char *d)
+{
+	CHECK_STR(seen(d, "passwd"), "f:root:x:0:0::/root:/bin/sh\n");
+	/* a link out of /usr and the list: what it names, copied */
+	CHECK_STR(seen(d, "hosts"), "f:127.0.0.1 localhost\n");
+	CHECK_STR(seen(d, "localtime"), "l:/usr/bin/sh");
+	CHECK_STR(seen(d, "mtab"), "l:/proc/self/mounts");
+	CHECK_STR(seen(d, "alternatives"), "l:ssl/certs");
+	CHECK_STR(seen(d, "ssl"), "d");
+	CHECK_STR(seen(d, "ssl/certs/a.pem"), "f:A\n");
+	CHECK_STR(seen(d, "ssl/certs/b.0"), "l:a.pem");
+	/* inside a directory, as a bind shows it: dangling in a step too */
+	CHECK_STR(seen(d, "ssl/certs/c.0"), "l:/nowhere/c.pem");
+	CHECK_STR(seen(d, "python3.11/sitecustomize.py"), "f:pass\n");
+	CHECK_STR(seen(d, "ssl/certs/release.key"), "-");
+	CHECK_STR(seen(d, "ssl/certs/fifo"), "-");
+	CHECK_STR(seen(d, "shadow"), "-");
+	CHECK_STR(seen(d, "outside"), "-");
+	CHECK_STR(seen(d, "resolv.conf"), "-");
+}
+
+/* 1 if the cache's sandbox/ holds only prepared directories. */
+static int no_temporaries(const char *cache)
+{
+	struct tf_buf p = TF_BUF_INIT;
+	struct dirent *e;
+	DIR *d;
+	int clean = 1;
+
+	tf_buf_setf(&p, "%s/sandbox", cache);
+	d = opendir(p.buf);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strncmp(e->d_name, "etc-", 4))
+			clean = 0;
+	if (d)
+		closedir(d);
+	tf_buf_release(&p);
+	return d && clean;
+}
+
+static void test_etc(void)
+{
+	struct tf_strvec secrets = TF_STRVEC_INIT;
+	struct tf_buf root = TF_BUF_INIT, cache = TF_BUF_INIT;
+	struct tf_buf d = TF_BUF_INIT, again = TF_BUF_INIT, p = TF_BUF_INIT;
+	char *key;
+	ino_t ino;
+
+	make_root();
+	tf_buf_setf(&root, "%s/etc", top);
+	tf_buf_setf(&cache, "%s/cache", top);
+	tf_buf_setf(&p, "%s/etc/ssl/certs/release.key", top);
+	key = realpath(p.buf, NULL);
+	tf_strvec_push(&secrets, key ? key : p.buf);
+	free(key);
+
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &d), 0);
+	tf_buf_setf(&p, "%s/sandbox/etc-", cache.buf);
+	CHECK(!strncmp(d.buf, p.buf, p.len) && d.len == p.len + 64);
+	check_contents(d.buf);
+	CHECK(no_temporaries(cache.buf));
+
+	/* the same contents: the same directory, used as it is */
+	ino = inode(d.buf);
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_STR(again.buf, d.buf);
+	CHECK(inode(d.buf) == ino);
+
+	/* changed behind tfbuild's back: made again, with the right bytes */
+	tf_buf_setf(&p, "%s/passwd", d.buf);
+	chmod(p.buf, 0644);
+	put(p.buf + strlen(top) + 1, "evil::0:0::/:/bin/sh\n");
+	CHECK_STR(seen(d.buf, "passwd"), "f:evil::0:0::/:/bin/sh\n");
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_STR(again.buf, d.buf);
+	check_contents(d.buf);
+	CHECK(no_temporaries(cache.buf));
+
+	/* with the network, resolv.conf too: another directory */
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 1, &secrets, &again), 0);
+	CHECK(strcmp(again.buf, d.buf));
+	CHECK_STR(seen(again.buf, "resolv.conf"), "f:nameserver 10.0.0.1\n");
+
+	/* the machine's file changed: another directory, its bytes */
+	put("etc/passwd", "root:x:0:0::/root:/bin/bash\n");
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK(strcmp(again.buf, d.buf));
+	CHECK_STR(seen(again.buf, "passwd"), "f:root:x:0:0::/root:/bin/bash\n");
+
+	/* without the secret named, it is copied: the list is what hides it */
+	tf_strvec_release(&secrets);
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_STR(seen(again.buf, "ssl/certs/release.key"), "f:PRIVATE\n");
+
+	tf_buf_release(&root);
+	tf_buf_release(&cache);
+	tf_buf_release(&d);
+	tf_buf_release(&again);
+	tf_buf_release(&p);
+}
+
+int main(void)
+{
+	if (!mkdtemp(top)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_etc();
+	tf_rm_rf(top);
+	return unit_done();
+}
