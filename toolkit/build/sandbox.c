@@ -295,6 +295,11 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 		return -1;
 	tf_strvec_push(a, bwrap);
 	isolation(a, userns);
+	/* after --cap-drop ALL; in its own user namespace (say_caps) */
+	for (i = 0; i < ps->def->nr_caps; i++)
+		tf_strvec_pushv(a, (const char *const[]){ "--cap-add",
+							  ps->def->caps[i].s,
+							  NULL });
 	if (network)
 		tf_strvec_push(a, "--share-net");
 	tf_sandbox_system(a, etc, network);
@@ -319,6 +324,40 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 					       ps->cwd, "--", NULL });
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
+	return 0;
+}
+
+/*
+ * Each capability of ps, as `network: true` is said; -1 (said) where
+ * steps run without a user namespace of their own: the capability
+ * would be the machine's, not the step's namespace's.
+ */
+static int say_caps(const struct tf_plan *p, const struct tf_plan_step *ps)
+{
+	const char *what = ps->def->is_test ? "test" : "step";
+	size_t i;
+
+	for (i = 0; i < ps->def->nr_caps; i++) {
+		const struct tf_str *c = &ps->def->caps[i];
+
+		if (!userns)
+			return tf_error_at(
+				&c->pos,
+				"%s '%s' for %s asks for %s, but steps here "
+				"run without a user namespace of their own "
+				"(bwrap could not make one), where it would be "
+				"the machine's own power; allow user "
+				"namespaces, or build with --sandbox=off",
+				what, ps->def->name.s, p->target.name, c->s);
+		info("%s '%s' for %s has %s in its own user namespace "
+		     "(capabilities at %s:%d:%d)",
+		     what, ps->def->name.s, p->target.name, c->s, c->pos.file,
+		     c->pos.line, c->pos.col);
+		if (tf_ui_json())
+			tf_ui_event("step-capability", "{s:s, s:s, s:s}",
+				    "target", p->target.name, "step",
+				    ps->def->name.s, "capability", c->s);
+	}
 	return 0;
 }
 
@@ -398,6 +437,8 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 			tf_ui_event("step-network", "{s:s, s:s}", "target",
 				    p->target.name, "step", ps->def->name.s);
 	}
+	if (say_caps(p, ps))
+		return -1;
 	say_reads(p, ps);
 	return sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
 }
