@@ -172,6 +172,14 @@ static void test_etc(void)
 	check_contents(d.buf);
 	CHECK(no_temporaries(cache.buf));
 
+	/* a FIFO put there hashes as nothing, but is not used either */
+	tf_buf_setf(&p, "%s/ld.so.preload", d.buf);
+	CHECK_INT(mkfifo(p.buf, 0644), 0);
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_STR(again.buf, d.buf);
+	CHECK_STR(seen(d.buf, "ld.so.preload"), "-");
+	check_contents(d.buf);
+
 	/* with the network, resolv.conf too: another directory */
 	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 1, &secrets, &again), 0);
 	CHECK(strcmp(again.buf, d.buf));
