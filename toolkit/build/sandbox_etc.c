@@ -68,9 +68,10 @@ struct etc_item {
 struct etc_list {
 	struct etc_item *v; /* owned */
 	size_t nr, alloc;
-	size_t bytes;    /* of every data, against ETC_MAX */
-	size_t left_out; /* FIFOs, sockets, devices, unreadable files */
-	const struct tf_strvec *secrets; /* borrowed: real paths left out */
+	size_t bytes;         /* of every data, against ETC_MAX */
+	size_t left_out;      /* FIFOs, sockets, devices, unreadable files */
+	struct stat *secrets; /* owned: the files left out, by identity */
+	size_t nr_secrets;
 };
 
 static struct etc_item *add(struct etc_list *l, const char *rel, char type,
@@ -99,7 +100,8 @@ static void list_release(struct etc_list *l)
 		tf_buf_release(&l->v[i].data);
 	}
 	free(l->v);
-	*l = (struct etc_list){ .secrets = l->secrets };
+	free(l->secrets);
+	*l = (struct etc_list){ 0 };
 }
 
 /* 1 if path is dir or below it. */
@@ -110,24 +112,24 @@ static int is_under(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
 }
 
-static int is_secret(const struct etc_list *l, const char *path)
+static int is_secret(const struct etc_list *l, const struct stat *st)
 {
-	char *real = realpath(path, NULL);
 	size_t i;
-	int found = 0;
 
-	for (i = 0; real && l->secrets && i < l->secrets->nr; i++)
-		found |= !strcmp(real, l->secrets->v[i]);
-	free(real);
-	return found;
+	for (i = 0; i < l->nr_secrets; i++)
+		if (st->st_dev == l->secrets[i].st_dev &&
+		    st->st_ino == l->secrets[i].st_ino)
+			return 1;
+	return 0;
 }
 
-/* The bytes of the regular file path into it; 0, or -1 when it cannot
- * be read (then it is left out, as a step could not read it either). */
-static int read_regular(const char *path, struct etc_list *l,
+/* The bytes of the regular file name in dir into it; 0, or -1 when it
+ * cannot be read (then it is left out, as a step could not read it). */
+static int read_regular(int dir, const char *name, struct etc_list *l,
 			struct etc_item *it)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(dir, name,
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	char chunk[65536];
 	ssize_t n = -1;
@@ -142,54 +144,71 @@ static int read_regular(const char *path, struct etc_list *l,
 	return n == 0 ? 0 : -1;
 }
 
-static void walk(struct etc_list *l, const char *path, const char *rel,
+static void walk(struct etc_list *l, int dir, const char *name, const char *rel,
 		 int depth);
 
-static void walk_dir(struct etc_list *l, const char *path, const char *rel,
-		     int depth)
+/* The link name in dir, as a link at rel. */
+static void add_link(struct etc_list *l, int dir, const char *name,
+		     const char *rel)
 {
-	struct tf_buf sub = TF_BUF_INIT, subrel = TF_BUF_INIT;
-	DIR *d = opendir(path);
+	char link[4096];
+	ssize_t n = readlinkat(dir, name, link, sizeof(link));
+
+	if (n > 0 && (size_t)n < sizeof(link))
+		tf_buf_add(&add(l, rel, 'l', 0)->data, link, (size_t)n);
+}
+
+/* What the open directory fd holds (closed here), as rel/NAME. */
+static void walk_dir(struct etc_list *l, int fd, const char *rel, int depth)
+{
+	struct tf_buf subrel = TF_BUF_INIT;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *e;
 
+	if (!d && fd >= 0)
+		close(fd);
 	while (d && depth > 0 && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		tf_buf_setf(&sub, "%s/%s", path, e->d_name);
-		tf_buf_setf(&subrel, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		walk(l, sub.buf, subrel.buf, depth - 1);
+		tf_buf_reset(&subrel);
+		if (*rel) {
+			tf_buf_addstr(&subrel, rel);
+			tf_buf_addch(&subrel, '/');
+		}
+		tf_buf_addstr(&subrel, e->d_name);
+		if (e->d_type == DT_LNK) /* most of them: no stat needed */
+			add_link(l, dirfd(d), e->d_name, subrel.buf);
+		else
+			walk(l, dirfd(d), e->d_name, subrel.buf, depth - 1);
 	}
 	if (d)
 		closedir(d);
-	tf_buf_release(&sub);
 	tf_buf_release(&subrel);
 }
 
 /*
- * path as it would be seen bound at rel: a link as the same link, a
- * file's bytes, a directory and what it holds; a secret, a FIFO, a
- * socket or a device is left out. The owner may always read (and a
- * directory's owner change) the copy: nobody else but tfbuild owns it,
- * and a step sees it read-only.
+ * name in dir (a path from AT_FDCWD) as it would be seen bound at rel:
+ * a link as the same link, a file's bytes, a directory and what it
+ * holds; a secret, a FIFO, a socket or a device is left out. Names are
+ * looked up from their directory (the *at calls), not from /: a run
+ * reads about 800 of them. The owner may always read (and a
+ * directory's owner change) the copy: nobody but tfbuild's user owns
+ * it, and a step sees it read-only.
  */
-static void walk(struct etc_list *l, const char *path, const char *rel,
+static void walk(struct etc_list *l, int dir, const char *name, const char *rel,
 		 int depth)
 {
 	struct stat st;
-	char link[4096];
-	ssize_t n;
 
-	if (lstat(path, &st))
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
 		return;
 	if (S_ISLNK(st.st_mode)) {
-		n = readlink(path, link, sizeof(link));
-		if (n > 0 && (size_t)n < sizeof(link))
-			tf_buf_add(&add(l, rel, 'l', 0)->data, link, (size_t)n);
-	} else if (S_ISREG(st.st_mode) && !is_secret(l, path)) {
+		add_link(l, dir, name, rel);
+	} else if (S_ISREG(st.st_mode) && !is_secret(l, &st)) {
 		struct etc_item *it =
 			add(l, rel, 'f', (st.st_mode & 0777) | 0400);
 
-		if (read_regular(path, l, it)) {
+		if (read_regular(dir, name, l, it)) {
 			free(it->rel);
 			tf_buf_release(&it->data);
 			l->nr--;
@@ -197,7 +216,11 @@ static void walk(struct etc_list *l, const char *path, const char *rel,
 		}
 	} else if (S_ISDIR(st.st_mode)) {
 		add(l, rel, 'd', (st.st_mode & 0777) | 0700);
-		walk_dir(l, path, rel, depth);
+		walk_dir(
+			l,
+			openat(dir, name,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+			rel, depth);
 	} else if (!S_ISREG(st.st_mode)) {
 		l->left_out++;
 	}
@@ -240,12 +263,12 @@ static void entry(struct etc_list *l, const char *root, const char *name)
 	    (real = realpath(path.buf, NULL))) {
 		if (is_under(real, "/usr") || is_under(real, "/proc") ||
 		    listed(root, real))
-			walk(l, path.buf, name, ETC_DEPTH);
+			walk(l, AT_FDCWD, path.buf, name, ETC_DEPTH);
 		else
-			walk(l, real, name, ETC_DEPTH);
+			walk(l, AT_FDCWD, real, name, ETC_DEPTH);
 		free(real);
 	} else {
-		walk(l, path.buf, name, ETC_DEPTH);
+		walk(l, AT_FDCWD, path.buf, name, ETC_DEPTH);
 	}
 	tf_buf_release(&path);
 }
@@ -313,7 +336,8 @@ static int holds(const char *dir, const char *hex)
 	char got[TF_SHA256_HEX_LEN + 1];
 	int same;
 
-	walk_dir(&l, dir, "", ETC_DEPTH);
+	walk_dir(&l, open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "",
+		 ETC_DEPTH);
 	settle(&l, got);
 	/* a FIFO put there (as ld.so.preload) would not change the hash */
 	same = l.bytes <= ETC_MAX && !l.left_out && !strcmp(got, hex);
@@ -407,14 +431,26 @@ static int publish(const char *base, const char *final,
 	return ret;
 }
 
+/* Which files the secrets are: what no copy holds, by any name. */
+static void secret_ids(struct etc_list *l, const struct tf_strvec *secrets)
+{
+	size_t i;
+
+	l->secrets = tf_calloc(secrets->nr + 1, sizeof(*l->secrets));
+	for (i = 0; i < secrets->nr; i++)
+		if (!stat(secrets->v[i], &l->secrets[l->nr_secrets]))
+			l->nr_secrets++;
+}
+
 int tf_sandbox_etc(const char *root, const char *dir, int network,
 		   const struct tf_strvec *secrets, struct tf_buf *out)
 {
-	struct etc_list l = { .secrets = secrets };
+	struct etc_list l = { 0 };
 	char hex[TF_SHA256_HEX_LEN + 1];
 	struct tf_buf base = TF_BUF_INIT;
 	int ret = 0;
 
+	secret_ids(&l, secrets);
 	gather(&l, root, network);
 	if (l.bytes > ETC_MAX) {
 		ret = error("cannot prepare the steps' /etc: the entries it "
