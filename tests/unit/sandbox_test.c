@@ -81,14 +81,15 @@ static void make_root(void)
 	link_to("../outside/hosts", "etc/hosts");
 	link_to("/usr/bin/sh", "etc/localtime");
 	link_to("/proc/self/mounts", "etc/mtab");
-	put("etc/ssl/certs/a.pem", "A\n");
-	put("etc/ssl/certs/release.key", "PRIVATE\n");
-	link_to("a.pem", "etc/ssl/certs/b.0");
-	link_to("/nowhere/c.pem", "etc/ssl/certs/c.0");
+	put("etc/ssl/certs/ca.pem", "CA\n");
+	put("etc/dpkg/a.cfg", "A\n");
+	put("etc/dpkg/release.key", "PRIVATE\n");
+	link_to("a.cfg", "etc/dpkg/b.cfg");
+	link_to("/nowhere/c.cfg", "etc/dpkg/c.cfg");
 	link_to("ssl/certs", "etc/alternatives");
 	put("etc/python3.11/sitecustomize.py", "pass\n");
 	put("etc/resolv.conf", "nameserver 10.0.0.1\n");
-	tf_buf_setf(&p, "%s/etc/ssl/certs/fifo", top);
+	tf_buf_setf(&p, "%s/etc/dpkg/fifo", top);
 	mkfifo(p.buf, 0600);
 	tf_buf_release(&p);
 }
@@ -102,13 +103,16 @@ static void check_contents(const char *d)
 	CHECK_STR(seen(d, "mtab"), "l:/proc/self/mounts");
 	CHECK_STR(seen(d, "alternatives"), "l:ssl/certs");
 	CHECK_STR(seen(d, "ssl"), "d");
-	CHECK_STR(seen(d, "ssl/certs/a.pem"), "f:A\n");
-	CHECK_STR(seen(d, "ssl/certs/b.0"), "l:a.pem");
+	/* bound over it: empty here */
+	CHECK_STR(seen(d, "ssl/certs"), "d");
+	CHECK_STR(seen(d, "ssl/certs/ca.pem"), "-");
+	CHECK_STR(seen(d, "dpkg/a.cfg"), "f:A\n");
+	CHECK_STR(seen(d, "dpkg/b.cfg"), "l:a.cfg");
 	/* inside a directory, as a bind shows it: dangling in a step too */
-	CHECK_STR(seen(d, "ssl/certs/c.0"), "l:/nowhere/c.pem");
+	CHECK_STR(seen(d, "dpkg/c.cfg"), "l:/nowhere/c.cfg");
 	CHECK_STR(seen(d, "python3.11/sitecustomize.py"), "f:pass\n");
-	CHECK_STR(seen(d, "ssl/certs/release.key"), "-");
-	CHECK_STR(seen(d, "ssl/certs/fifo"), "-");
+	CHECK_STR(seen(d, "dpkg/release.key"), "-");
+	CHECK_STR(seen(d, "dpkg/fifo"), "-");
 	CHECK_STR(seen(d, "shadow"), "-");
 	CHECK_STR(seen(d, "outside"), "-");
 	CHECK_STR(seen(d, "resolv.conf"), "-");
@@ -136,7 +140,7 @@ static int no_temporaries(const char *cache)
 
 static void test_etc(void)
 {
-	struct tf_strvec secrets = TF_STRVEC_INIT;
+	struct tf_strvec secrets = TF_STRVEC_INIT, binds = TF_STRVEC_INIT;
 	struct tf_buf root = TF_BUF_INIT, cache = TF_BUF_INIT;
 	struct tf_buf d = TF_BUF_INIT, again = TF_BUF_INIT, p = TF_BUF_INIT;
 	char *key;
@@ -145,20 +149,27 @@ static void test_etc(void)
 	make_root();
 	tf_buf_setf(&root, "%s/etc", top);
 	tf_buf_setf(&cache, "%s/cache", top);
-	tf_buf_setf(&p, "%s/etc/ssl/certs/release.key", top);
+	tf_buf_setf(&p, "%s/etc/dpkg/release.key", top);
 	key = realpath(p.buf, NULL);
 	tf_strvec_push(&secrets, key ? key : p.buf);
 	free(key);
 
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &d), 0);
+	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &d, &binds),
+		  0);
 	tf_buf_setf(&p, "%s/sandbox/etc-", cache.buf);
 	CHECK(!strncmp(d.buf, p.buf, p.len) && d.len == p.len + 64);
 	check_contents(d.buf);
 	CHECK(no_temporaries(cache.buf));
+	/* the link farms are bound (alternatives is a link here: copied) */
+	CHECK_INT(binds.nr, 1);
+	CHECK_STR(binds.v[0], "ssl/certs");
+	tf_strvec_release(&binds);
 
 	/* the same contents: the same directory, used as it is */
 	ino = inode(d.buf);
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_INT(
+		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
+		0);
 	CHECK_STR(again.buf, d.buf);
 	CHECK(inode(d.buf) == ino);
 
@@ -167,7 +178,9 @@ static void test_etc(void)
 	chmod(p.buf, 0644);
 	put(p.buf + strlen(top) + 1, "evil::0:0::/:/bin/sh\n");
 	CHECK_STR(seen(d.buf, "passwd"), "f:evil::0:0::/:/bin/sh\n");
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_INT(
+		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
+		0);
 	CHECK_STR(again.buf, d.buf);
 	check_contents(d.buf);
 	CHECK(no_temporaries(cache.buf));
@@ -175,26 +188,34 @@ static void test_etc(void)
 	/* a FIFO put there hashes as nothing, but is not used either */
 	tf_buf_setf(&p, "%s/ld.so.preload", d.buf);
 	CHECK_INT(mkfifo(p.buf, 0644), 0);
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_INT(
+		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
+		0);
 	CHECK_STR(again.buf, d.buf);
 	CHECK_STR(seen(d.buf, "ld.so.preload"), "-");
 	check_contents(d.buf);
 
 	/* with the network, resolv.conf too: another directory */
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 1, &secrets, &again), 0);
+	CHECK_INT(
+		tf_sandbox_etc(root.buf, cache.buf, 1, &secrets, &again, NULL),
+		0);
 	CHECK(strcmp(again.buf, d.buf));
 	CHECK_STR(seen(again.buf, "resolv.conf"), "f:nameserver 10.0.0.1\n");
 
 	/* the machine's file changed: another directory, its bytes */
 	put("etc/passwd", "root:x:0:0::/root:/bin/bash\n");
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
+	CHECK_INT(
+		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
+		0);
 	CHECK(strcmp(again.buf, d.buf));
 	CHECK_STR(seen(again.buf, "passwd"), "f:root:x:0:0::/root:/bin/bash\n");
 
 	/* without the secret named, it is copied: the list is what hides it */
 	tf_strvec_release(&secrets);
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again), 0);
-	CHECK_STR(seen(again.buf, "ssl/certs/release.key"), "f:PRIVATE\n");
+	CHECK_INT(
+		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
+		0);
+	CHECK_STR(seen(again.buf, "dpkg/release.key"), "f:PRIVATE\n");
 
 	tf_buf_release(&root);
 	tf_buf_release(&cache);

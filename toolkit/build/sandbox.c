@@ -37,19 +37,31 @@
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
 static int probed;
 static char *bwrap;
-/* The run's prepared /etc, without and with the network (resolv.conf):
- * made on first use (tf_sandbox_etc), for the cache etc_cache. */
+/* The run's prepared /etc, without and with the network (resolv.conf),
+ * and what is bound over each: made on first use (tf_sandbox_etc), for
+ * the cache etc_cache. */
 static char *etc_dirs[2], *etc_cache;
+static struct tf_strvec etc_binds[2] = { TF_STRVEC_INIT, TF_STRVEC_INIT };
+
+static void forget_etc(void)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		free(etc_dirs[i]);
+		etc_dirs[i] = NULL;
+		tf_strvec_release(&etc_binds[i]);
+	}
+}
 
 void tf_sandbox_forget(void)
 {
 	probed = 0;
 	free(bwrap);
 	bwrap = NULL;
-	free(etc_dirs[0]);
-	free(etc_dirs[1]);
 	free(etc_cache);
-	etc_dirs[0] = etc_dirs[1] = etc_cache = NULL;
+	etc_cache = NULL;
+	forget_etc();
 }
 
 /* The run's /etc for a step with or without the network; NULL (said)
@@ -61,16 +73,16 @@ static const char *step_etc(const char *cache_dir, const char *const *keys,
 	struct tf_buf dir = TF_BUF_INIT;
 
 	if (!etc_cache || strcmp(etc_cache, cache_dir)) {
-		free(etc_dirs[0]);
-		free(etc_dirs[1]);
-		etc_dirs[0] = etc_dirs[1] = NULL;
+		forget_etc();
 		free(etc_cache);
 		etc_cache = tf_strdup(cache_dir);
 	}
 	if (etc_dirs[network])
 		return etc_dirs[network];
 	tf_sandbox_secrets(keys, nr_keys, &secrets);
-	if (!tf_sandbox_etc("/etc", cache_dir, network, &secrets, &dir))
+	tf_strvec_release(&etc_binds[network]);
+	if (!tf_sandbox_etc("/etc", cache_dir, network, &secrets, &dir,
+			    &etc_binds[network]))
 		etc_dirs[network] = tf_buf_detach(&dir);
 	tf_strvec_release(&secrets);
 	tf_buf_release(&dir);
@@ -302,7 +314,7 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 							  NULL });
 	if (network)
 		tf_strvec_push(a, "--share-net");
-	tf_sandbox_system(a, etc, network);
+	tf_sandbox_system(a, etc, &etc_binds[network], network);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
 	/* `sandbox.read` (checked: tf_build_check_reads), before the

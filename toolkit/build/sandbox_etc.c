@@ -50,6 +50,17 @@ static const char *const etc[] = {
 	NULL,
 };
 
+/* Directories of hundreds of links (on Debian about 500 and 300): bound
+ * as they are over an empty directory of the copy, two binds a step,
+ * rather than made again as 800 inodes in every new cache, which took a
+ * run seconds on an ext4 where many files were deleted lately (as a
+ * test suite does) and a fresh cache for each test. */
+static const char *const bound[] = {
+	"alternatives",
+	"ssl/certs",
+	NULL,
+};
+
 /* The most bytes the copies may hold: /etc's allowed entries are a few
  * hundred KiB; more means something odd is there, not a bigger copy. */
 #define ETC_MAX (64ULL << 20)
@@ -72,6 +83,7 @@ struct etc_list {
 	size_t left_out;      /* FIFOs, sockets, devices, unreadable files */
 	struct stat *secrets; /* owned: the files left out, by identity */
 	size_t nr_secrets;
+	struct tf_strvec *binds; /* borrowed: the bound entries, or NULL */
 };
 
 static struct etc_item *add(struct etc_list *l, const char *rel, char type,
@@ -101,7 +113,7 @@ static void list_release(struct etc_list *l)
 	}
 	free(l->v);
 	free(l->secrets);
-	*l = (struct etc_list){ 0 };
+	*l = (struct etc_list){ .binds = l->binds };
 }
 
 /* 1 if path is dir or below it. */
@@ -241,8 +253,20 @@ static int listed(const char *root, const char *real)
 	return found;
 }
 
+static int is_bound(const char *name)
+{
+	size_t i;
+
+	for (i = 0; bound[i]; i++)
+		if (!strcmp(name, bound[i]))
+			return 1;
+	return 0;
+}
+
 /*
- * The entry name of the machine's /etc (root): a link as the same link
+ * The entry name of the machine's /etc (root): a directory of bound[]
+ * as an empty one (bound over it: its name into l->binds); a link as
+ * the same link
  * when it still resolves in a step (into /usr, /proc, or the list: the
  * loader's files, /etc/localtime, /etc/mtab), else what it names; the
  * directories above it (ssl/ for ssl/certs) as directories.
@@ -259,8 +283,12 @@ static void entry(struct etc_list *l, const char *root, const char *name)
 		add(l, path.buf, 'd', 0755);
 	}
 	tf_buf_setf(&path, "%s/%s", root, name);
-	if (!lstat(path.buf, &st) && S_ISLNK(st.st_mode) &&
-	    (real = realpath(path.buf, NULL))) {
+	if (is_bound(name) && !lstat(path.buf, &st) && S_ISDIR(st.st_mode)) {
+		add(l, name, 'd', (st.st_mode & 0777) | 0700);
+		if (l->binds)
+			tf_strvec_push(l->binds, name);
+	} else if (!lstat(path.buf, &st) && S_ISLNK(st.st_mode) &&
+		   (real = realpath(path.buf, NULL))) {
 		if (is_under(real, "/usr") || is_under(real, "/proc") ||
 		    listed(root, real))
 			walk(l, AT_FDCWD, path.buf, name, ETC_DEPTH);
@@ -443,9 +471,10 @@ static void secret_ids(struct etc_list *l, const struct tf_strvec *secrets)
 }
 
 int tf_sandbox_etc(const char *root, const char *dir, int network,
-		   const struct tf_strvec *secrets, struct tf_buf *out)
+		   const struct tf_strvec *secrets, struct tf_buf *out,
+		   struct tf_strvec *binds)
 {
-	struct etc_list l = { 0 };
+	struct etc_list l = { .binds = binds };
 	char hex[TF_SHA256_HEX_LEN + 1];
 	struct tf_buf base = TF_BUF_INIT;
 	int ret = 0;

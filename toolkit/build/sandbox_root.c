@@ -78,17 +78,24 @@ static void mirror(struct tf_strvec *a, const char *path)
 	free(real);
 }
 
-void tf_sandbox_system(struct tf_strvec *a, const char *etc, int network)
+void tf_sandbox_system(struct tf_strvec *a, const char *etc,
+		       const struct tf_strvec *etc_binds, int network)
 {
 	static const char *const top[] = { "/bin",   "/sbin",  "/lib",
 					   "/lib32", "/lib64", "/libx32" };
+	struct tf_buf b = TF_BUF_INIT;
 	size_t i;
 
 	opt2(a, "--ro-bind", "/usr", "/usr");
 	for (i = 0; i < sizeof(top) / sizeof(*top); i++)
 		mirror(a, top[i]);
-	/* one mount, not one a file (tf_sandbox_etc) */
+	/* three mounts, not one a file (tf_sandbox_etc) */
 	opt2(a, "--ro-bind", etc, "/etc");
+	for (i = 0; i < etc_binds->nr; i++) {
+		tf_buf_setf(&b, "/etc/%s", etc_binds->v[i]);
+		tf_sandbox_bind(a, b.buf, 0);
+	}
+	tf_buf_release(&b);
 	/* CPUs online: what nproc-like counts read (glibc, Python). */
 	tf_sandbox_bind(a, "/sys/devices/system/cpu", 0);
 	tf_strvec_pushv(a, (const char *const[]){ "--dev", "/dev", "--proc",

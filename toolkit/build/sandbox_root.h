@@ -32,13 +32,17 @@ void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
  * resolves in a step (into /usr, /proc or the list), else what it names
  * is copied; inside a directory, links are kept as a bind would show
  * them. No file whose real path is in secrets is copied, nor a FIFO,
- * socket or device. Made once in dir/sandbox/etc-HEX, HEX the SHA-256
- * of what it holds, through a temporary renamed into place, so never
- * half there; one already there is used while what it holds still
- * hashes to its name, else replaced. Its path into out; 0, or -1 (said).
+ * socket or device. The two directories of hundreds of links
+ * (alternatives, ssl/certs) are empty in the copy: their names (below
+ * root) are added to binds, to be bound over it. Made once in
+ * dir/sandbox/etc-HEX, HEX the SHA-256 of what it holds, through a
+ * temporary renamed into place, so never half there; one already there
+ * is used while what it holds still hashes to its name, else replaced.
+ * Its path into out; 0, or -1 (said).
  */
 int tf_sandbox_etc(const char *root, const char *dir, int network,
-		   const struct tf_strvec *secrets, struct tf_buf *out);
+		   const struct tf_strvec *secrets, struct tf_buf *out,
+		   struct tf_strvec *binds);
 
 /* An empty tmpfs of at most size bytes on the directory dir, if a bind
  * of a (so far) shows it. */
@@ -48,11 +52,12 @@ void tf_sandbox_hide(struct tf_strvec *a, const char *dir,
 /*
  * The system's part of the root: /usr read-only and the links into it
  * (/bin, /lib, ...) as the machine has them; etc (tf_sandbox_etc) as
- * /etc, one read-only bind; /dev, /proc, an empty /tmp and /run. Nothing
- * else of the machine: no /root, /home, /var, /srv, /mnt, /opt, no
- * /etc/shadow.
+ * /etc, one read-only bind, and /etc/NAME for each NAME of etc_binds
+ * over it; /dev, /proc, an empty /tmp and /run. Nothing else of the
+ * machine: no /root, /home, /var, /srv, /mnt, /opt, no /etc/shadow.
  */
-void tf_sandbox_system(struct tf_strvec *a, const char *etc, int network);
+void tf_sandbox_system(struct tf_strvec *a, const char *etc,
+		       const struct tf_strvec *etc_binds, int network);
 
 /*
  * The places of the run a step reads (into out): the build tree, the
