@@ -89,6 +89,8 @@ static void make_root(void)
 	link_to("ssl/certs", "etc/alternatives");
 	put("etc/python3.11/sitecustomize.py", "pass\n");
 	put("etc/resolv.conf", "nameserver 10.0.0.1\n");
+	put("etc/krb5.conf", "[libdefaults]\n");
+	put("etc/apt/conf.d/x", "x\n");
 	tf_buf_setf(&p, "%s/etc/dpkg/fifo", top);
 	mkfifo(p.buf, 0600);
 	tf_buf_release(&p);
@@ -138,10 +140,25 @@ static int no_temporaries(const char *cache)
 	return d && clean;
 }
 
+static struct tf_buf root = TF_BUF_INIT, cache = TF_BUF_INIT;
+
+static int etc(int network, const struct tf_strvec *secrets,
+	       const struct tf_strvec *mounts, struct tf_buf *out,
+	       struct tf_strvec *binds)
+{
+	struct tf_sandbox_etc_in in = { .root = root.buf,
+					.dir = cache.buf,
+					.network = network,
+					.secrets = secrets,
+					.mounts = mounts };
+
+	return tf_sandbox_etc(&in, out, binds);
+}
+
 static void test_etc(void)
 {
 	struct tf_strvec secrets = TF_STRVEC_INIT, binds = TF_STRVEC_INIT;
-	struct tf_buf root = TF_BUF_INIT, cache = TF_BUF_INIT;
+	struct tf_strvec mounts = TF_STRVEC_INIT;
 	struct tf_buf d = TF_BUF_INIT, again = TF_BUF_INIT, p = TF_BUF_INIT;
 	char *key;
 	ino_t ino;
@@ -154,8 +171,7 @@ static void test_etc(void)
 	tf_strvec_push(&secrets, key ? key : p.buf);
 	free(key);
 
-	CHECK_INT(tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &d, &binds),
-		  0);
+	CHECK_INT(etc(0, &secrets, NULL, &d, &binds), 0);
 	tf_buf_setf(&p, "%s/sandbox/etc-", cache.buf);
 	CHECK(!strncmp(d.buf, p.buf, p.len) && d.len == p.len + 64);
 	check_contents(d.buf);
@@ -167,9 +183,7 @@ static void test_etc(void)
 
 	/* the same contents: the same directory, used as it is */
 	ino = inode(d.buf);
-	CHECK_INT(
-		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
-		0);
+	CHECK_INT(etc(0, &secrets, NULL, &again, NULL), 0);
 	CHECK_STR(again.buf, d.buf);
 	CHECK(inode(d.buf) == ino);
 
@@ -178,9 +192,7 @@ static void test_etc(void)
 	chmod(p.buf, 0644);
 	put(p.buf + strlen(top) + 1, "evil::0:0::/:/bin/sh\n");
 	CHECK_STR(seen(d.buf, "passwd"), "f:evil::0:0::/:/bin/sh\n");
-	CHECK_INT(
-		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
-		0);
+	CHECK_INT(etc(0, &secrets, NULL, &again, NULL), 0);
 	CHECK_STR(again.buf, d.buf);
 	check_contents(d.buf);
 	CHECK(no_temporaries(cache.buf));
@@ -188,33 +200,43 @@ static void test_etc(void)
 	/* a FIFO put there hashes as nothing, but is not used either */
 	tf_buf_setf(&p, "%s/ld.so.preload", d.buf);
 	CHECK_INT(mkfifo(p.buf, 0644), 0);
-	CHECK_INT(
-		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
-		0);
+	CHECK_INT(etc(0, &secrets, NULL, &again, NULL), 0);
 	CHECK_STR(again.buf, d.buf);
 	CHECK_STR(seen(d.buf, "ld.so.preload"), "-");
 	check_contents(d.buf);
 
 	/* with the network, resolv.conf too: another directory */
-	CHECK_INT(
-		tf_sandbox_etc(root.buf, cache.buf, 1, &secrets, &again, NULL),
-		0);
+	CHECK_INT(etc(1, &secrets, NULL, &again, NULL), 0);
 	CHECK(strcmp(again.buf, d.buf));
 	CHECK_STR(seen(again.buf, "resolv.conf"), "f:nameserver 10.0.0.1\n");
 
 	/* the machine's file changed: another directory, its bytes */
 	put("etc/passwd", "root:x:0:0::/root:/bin/bash\n");
-	CHECK_INT(
-		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
-		0);
+	CHECK_INT(etc(0, &secrets, NULL, &again, NULL), 0);
 	CHECK(strcmp(again.buf, d.buf));
 	CHECK_STR(seen(again.buf, "passwd"), "f:root:x:0:0::/root:/bin/bash\n");
 
+	/* a step's sandbox.read in /etc gets a mount point where the copy
+	 * has none; none where it has the file, or the directory is bound */
+	tf_strvec_pushv(&mounts,
+			(const char *const[]){ "krb5.conf", "apt/conf.d",
+					       "dpkg/a.cfg", "ssl/certs/ca.pem",
+					       NULL });
+	CHECK_INT(etc(0, &secrets, &mounts, &again, NULL), 0);
+	CHECK(strcmp(again.buf, d.buf));
+	CHECK_STR(seen(again.buf, "krb5.conf"), "f:");
+	CHECK_STR(seen(again.buf, "apt"), "d");
+	CHECK_STR(seen(again.buf, "apt/conf.d"), "d");
+	CHECK_STR(seen(again.buf, "apt/conf.d/x"), "-");
+	CHECK_STR(seen(again.buf, "dpkg/a.cfg"), "f:A\n");
+	CHECK_STR(seen(again.buf, "ssl/certs/ca.pem"), "-");
+	CHECK_INT(etc(0, &secrets, &mounts, &p, NULL), 0);
+	CHECK_STR(p.buf, again.buf);
+	tf_strvec_release(&mounts);
+
 	/* without the secret named, it is copied: the list is what hides it */
 	tf_strvec_release(&secrets);
-	CHECK_INT(
-		tf_sandbox_etc(root.buf, cache.buf, 0, &secrets, &again, NULL),
-		0);
+	CHECK_INT(etc(0, &secrets, NULL, &again, NULL), 0);
 	CHECK_STR(seen(again.buf, "dpkg/release.key"), "f:PRIVATE\n");
 
 	tf_buf_release(&root);

@@ -37,21 +37,29 @@
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
 static int probed;
 static char *bwrap;
-/* The run's prepared /etc, without and with the network (resolv.conf),
- * and what is bound over each: made on first use (tf_sandbox_etc), for
- * the cache etc_cache. */
-static char *etc_dirs[2], *etc_cache;
-static struct tf_strvec etc_binds[2] = { TF_STRVEC_INIT, TF_STRVEC_INIT };
+/* A prepared /etc of the run (tf_sandbox_etc), for the steps with the
+ * same network and the same `sandbox.read` paths in /etc. */
+struct made_etc {
+	char *key;              /* network, then each mount point */
+	char *dir;              /* the copy */
+	struct tf_strvec binds; /* what is bound over it */
+};
+static struct made_etc *made;
+static size_t nr_made;
+static char *etc_cache; /* the cache they are in */
 
 static void forget_etc(void)
 {
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
-		free(etc_dirs[i]);
-		etc_dirs[i] = NULL;
-		tf_strvec_release(&etc_binds[i]);
+	for (i = 0; i < nr_made; i++) {
+		free(made[i].key);
+		free(made[i].dir);
+		tf_strvec_release(&made[i].binds);
 	}
+	free(made);
+	made = NULL;
+	nr_made = 0;
 }
 
 void tf_sandbox_forget(void)
@@ -64,29 +72,68 @@ void tf_sandbox_forget(void)
 	forget_etc();
 }
 
-/* The run's /etc for a step with or without the network; NULL (said)
- * when it cannot be made. */
-static const char *step_etc(const char *cache_dir, const char *const *keys,
-			    size_t nr_keys, int network)
+/* The names below /etc that ps's `sandbox.read` binds, into out. */
+static void etc_mounts(const struct tf_plan_step *ps, struct tf_strvec *out)
 {
-	struct tf_strvec secrets = TF_STRVEC_INIT;
-	struct tf_buf dir = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ps->nr_extra_reads; i++) {
+		char *real = realpath(ps->extra_reads[i].path, NULL);
+
+		if (real && !strncmp(real, "/etc/", 5))
+			tf_strvec_push(out, real + 5);
+		free(real);
+	}
+}
+
+/* The /etc for step ps, with or without the network, made once a run
+ * for its key; NULL (said) when it cannot be made. */
+static const struct made_etc *step_etc(const char *cache_dir,
+				       const char *const *keys, size_t nr_keys,
+				       const struct tf_plan_step *ps,
+				       int network)
+{
+	struct tf_strvec secrets = TF_STRVEC_INIT, mounts = TF_STRVEC_INIT;
+	struct tf_buf key = TF_BUF_INIT, dir = TF_BUF_INIT;
+	struct made_etc *m = NULL;
+	size_t i;
 
 	if (!etc_cache || strcmp(etc_cache, cache_dir)) {
 		forget_etc();
 		free(etc_cache);
 		etc_cache = tf_strdup(cache_dir);
 	}
-	if (etc_dirs[network])
-		return etc_dirs[network];
+	etc_mounts(ps, &mounts);
+	tf_buf_addf(&key, "%d", network);
+	for (i = 0; i < mounts.nr; i++)
+		tf_buf_addf(&key, "\n%s", mounts.v[i]);
+	for (i = 0; i < nr_made && !m; i++)
+		if (!strcmp(made[i].key, key.buf))
+			m = &made[i];
 	tf_sandbox_secrets(keys, nr_keys, &secrets);
-	tf_strvec_release(&etc_binds[network]);
-	if (!tf_sandbox_etc("/etc", cache_dir, network, &secrets, &dir,
-			    &etc_binds[network]))
-		etc_dirs[network] = tf_buf_detach(&dir);
+	if (!m) {
+		struct made_etc new = { .binds = TF_STRVEC_INIT };
+		struct tf_sandbox_etc_in in = { .root = "/etc",
+						.dir = cache_dir,
+						.network = network,
+						.secrets = &secrets,
+						.mounts = &mounts };
+
+		if (!tf_sandbox_etc(&in, &dir, &new.binds)) {
+			new.key = tf_buf_detach(&key);
+			new.dir = tf_buf_detach(&dir);
+			made = tf_realloc(made, (nr_made + 1) * sizeof(*made));
+			made[nr_made] = new;
+			m = &made[nr_made++];
+		} else {
+			tf_strvec_release(&new.binds);
+		}
+	}
 	tf_strvec_release(&secrets);
+	tf_strvec_release(&mounts);
+	tf_buf_release(&key);
 	tf_buf_release(&dir);
-	return etc_dirs[network];
+	return m;
 }
 
 static const char fix[] =
@@ -299,8 +346,8 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 	struct tf_strvec places = TF_STRVEC_INIT;
 	int network = tf_sandbox_network(p, ps);
 	/* in the cache, reused by every run; else in the build tree */
-	const char *etc = step_etc(cache_dir ? cache_dir : p->dir, keys,
-				   nr_keys, network);
+	const struct made_etc *etc = step_etc(cache_dir ? cache_dir : p->dir,
+					      keys, nr_keys, ps, network);
 	size_t i;
 
 	if (!etc)
@@ -314,7 +361,7 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 							  NULL });
 	if (network)
 		tf_strvec_push(a, "--share-net");
-	tf_sandbox_system(a, etc, &etc_binds[network], network);
+	tf_sandbox_system(a, etc->dir, &etc->binds, network);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
 	/* `sandbox.read` (checked: tf_build_check_reads), before the

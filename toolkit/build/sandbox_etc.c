@@ -83,7 +83,7 @@ struct etc_list {
 	size_t left_out;      /* FIFOs, sockets, devices, unreadable files */
 	struct stat *secrets; /* owned: the files left out, by identity */
 	size_t nr_secrets;
-	struct tf_strvec *binds; /* borrowed: the bound entries, or NULL */
+	struct tf_strvec bound; /* the entries bound over the copy */
 };
 
 static struct etc_item *add(struct etc_list *l, const char *rel, char type,
@@ -113,7 +113,8 @@ static void list_release(struct etc_list *l)
 	}
 	free(l->v);
 	free(l->secrets);
-	*l = (struct etc_list){ .binds = l->binds };
+	tf_strvec_release(&l->bound);
+	*l = (struct etc_list){ .bound = TF_STRVEC_INIT };
 }
 
 /* 1 if path is dir or below it. */
@@ -285,8 +286,7 @@ static void entry(struct etc_list *l, const char *root, const char *name)
 	tf_buf_setf(&path, "%s/%s", root, name);
 	if (is_bound(name) && !lstat(path.buf, &st) && S_ISDIR(st.st_mode)) {
 		add(l, name, 'd', (st.st_mode & 0777) | 0700);
-		if (l->binds)
-			tf_strvec_push(l->binds, name);
+		tf_strvec_push(&l->bound, name);
 	} else if (!lstat(path.buf, &st) && S_ISLNK(st.st_mode) &&
 		   (real = realpath(path.buf, NULL))) {
 		if (is_under(real, "/usr") || is_under(real, "/proc") ||
@@ -357,10 +357,56 @@ static void gather(struct etc_list *l, const char *root, int network)
 		entry(l, root, "resolv.conf");
 }
 
+static int has_item(const struct etc_list *l, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->v[i].rel, rel))
+			return 1;
+	return 0;
+}
+
+/*
+ * An empty file or directory (as root/rel is) for each rel of mounts
+ * the copy lacks, and the directories above it: where a step's
+ * `sandbox.read` of a path in /etc is bound over the read-only copy,
+ * which bwrap cannot make a mount point in. One in a directory bound
+ * over the copy (binds) needs none.
+ */
+static void mount_points(struct etc_list *l, const char *root,
+			 const struct tf_strvec *mounts)
+{
+	struct tf_buf path = TF_BUF_INIT, up = TF_BUF_INIT;
+	const char *slash, *rel;
+	struct stat st;
+	size_t i, j;
+
+	for (i = 0; mounts && i < mounts->nr; i++) {
+		rel = mounts->v[i];
+		for (j = 0; j < l->bound.nr; j++)
+			if (is_under(rel, l->bound.v[j]))
+				break;
+		tf_buf_setf(&path, "%s/%s", root, rel);
+		if (j < l->bound.nr || has_item(l, rel) || stat(path.buf, &st))
+			continue;
+		for (slash = strchr(rel, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			tf_buf_setf(&up, "%.*s", (int)(slash - rel), rel);
+			if (!has_item(l, up.buf))
+				add(l, up.buf, 'd', 0755);
+		}
+		add(l, rel, S_ISDIR(st.st_mode) ? 'd' : 'f',
+		    S_ISDIR(st.st_mode) ? 0755 : 0444);
+	}
+	tf_buf_release(&path);
+	tf_buf_release(&up);
+}
+
 /* 1 if the directory dir holds exactly what hashes to hex. */
 static int holds(const char *dir, const char *hex)
 {
-	struct etc_list l = { 0 };
+	struct etc_list l = { .bound = TF_STRVEC_INIT };
 	char got[TF_SHA256_HEX_LEN + 1];
 	int same;
 
@@ -470,25 +516,28 @@ static void secret_ids(struct etc_list *l, const struct tf_strvec *secrets)
 			l->nr_secrets++;
 }
 
-int tf_sandbox_etc(const char *root, const char *dir, int network,
-		   const struct tf_strvec *secrets, struct tf_buf *out,
+int tf_sandbox_etc(const struct tf_sandbox_etc_in *in, struct tf_buf *out,
 		   struct tf_strvec *binds)
 {
-	struct etc_list l = { .binds = binds };
+	struct etc_list l = { .bound = TF_STRVEC_INIT };
+	size_t i;
 	char hex[TF_SHA256_HEX_LEN + 1];
 	struct tf_buf base = TF_BUF_INIT;
 	int ret = 0;
 
-	secret_ids(&l, secrets);
-	gather(&l, root, network);
+	secret_ids(&l, in->secrets);
+	gather(&l, in->root, in->network);
+	mount_points(&l, in->root, in->mounts);
 	if (l.bytes > ETC_MAX) {
 		ret = error("cannot prepare the steps' /etc: the entries it "
 			    "copies from '%s' hold more than %llu MiB",
-			    root, ETC_MAX >> 20);
+			    in->root, ETC_MAX >> 20);
 		goto out;
 	}
 	settle(&l, hex);
-	tf_buf_setf(&base, "%s/sandbox", dir);
+	for (i = 0; binds && i < l.bound.nr; i++)
+		tf_strvec_push(binds, l.bound.v[i]);
+	tf_buf_setf(&base, "%s/sandbox", in->dir);
 	tf_buf_reset(out);
 	tf_buf_addf(out, "%s/etc-%s", base.buf, hex);
 	if (tf_path_is_dir(out->buf) && holds(out->buf, hex))

@@ -24,24 +24,33 @@ void tf_sandbox_bind(struct tf_strvec *a, const char *dir, int rw);
 void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
 		      unsigned long long size);
 
+/* What tf_sandbox_etc copies from, and where to. */
+struct tf_sandbox_etc_in {
+	const char *root; /* the machine's /etc ("/etc" but in tests) */
+	const char *dir;  /* the copies live in dir/sandbox/ */
+	int network;      /* resolv.conf too */
+	const struct tf_strvec *secrets; /* real paths never copied */
+	const struct tf_strvec *mounts;  /* names below root a step's
+					    `sandbox.read` binds over the
+					    copy, made there empty when not
+					    copied (a mount point); or NULL */
+};
+
 /*
  * The /etc of a step: a directory holding copies of exactly the entries
- * of the machine's /etc (root: "/etc" but in tests) that compilers,
- * Python, CMake and the loader read (sandbox_etc.c lists them; with
- * network, resolv.conf too). A link stays a link where it still
+ * of in->root that compilers, Python, CMake and the loader read
+ * (sandbox_etc.c lists them). A link stays a link where it still
  * resolves in a step (into /usr, /proc or the list), else what it names
  * is copied; inside a directory, links are kept as a bind would show
- * them. No file whose real path is in secrets is copied, nor a FIFO,
- * socket or device. The two directories of hundreds of links
- * (alternatives, ssl/certs) are empty in the copy: their names (below
- * root) are added to binds, to be bound over it. Made once in
- * dir/sandbox/etc-HEX, HEX the SHA-256 of what it holds, through a
- * temporary renamed into place, so never half there; one already there
- * is used while what it holds still hashes to its name, else replaced.
- * Its path into out; 0, or -1 (said).
+ * them. No secret is copied, nor a FIFO, socket or device. The two
+ * directories of hundreds of links (alternatives, ssl/certs) are empty
+ * in the copy: their names (below root) are added to binds, to be bound
+ * over it. Made once in dir/sandbox/etc-HEX, HEX the SHA-256 of what it
+ * holds, through a temporary renamed into place, so never half there;
+ * one already there is used while what it holds still hashes to its
+ * name, else replaced. Its path into out; 0, or -1 (said).
  */
-int tf_sandbox_etc(const char *root, const char *dir, int network,
-		   const struct tf_strvec *secrets, struct tf_buf *out,
+int tf_sandbox_etc(const struct tf_sandbox_etc_in *in, struct tf_buf *out,
 		   struct tf_strvec *binds);
 
 /* An empty tmpfs of at most size bytes on the directory dir, if a bind
