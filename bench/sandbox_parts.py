@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """What each part of a step's sandbox costs: bwrap run with the options
 tfbuild gives a real step (taken from `tfbuild -vv`), and with one part
-left out at a time, interleaved, `true` as the command.
+left out at a time, interleaved, `true` as the command: the median wall
+time and CPU time (user + system of bwrap and everything it started,
+its PID 1 included, from getrusage as their reaper; a busy machine
+inflates it less than the wall time).
 
     python3 bench/sandbox_parts.py [N]   (default 100; TFBUILD=... to pick one)
 """
+import ctypes
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -41,20 +46,57 @@ def drop(opts, names, nargs):
     return out
 
 
-def no_etc(opts):
+MOUNTS = {"--ro-bind": 2, "--bind": 2, "--symlink": 2, "--tmpfs": 1,
+          "--dev": 1, "--proc": 1}
+
+
+def no_mounts(opts, test):
+    """opts without the mounts (and a tmpfs's --size) whose target passes
+    test."""
     out, i = [], 0
     while i < len(opts):
-        if opts[i] in ("--ro-bind", "--symlink") and \
-                opts[i + 2].startswith("/etc/"):
-            i += 3
+        o = opts[i]
+        size = o == "--size" and opts[i + 2] == "--tmpfs"
+        if size:
+            o = "--tmpfs"
+        n = MOUNTS.get(o)
+        if n is not None:
+            end = i + (3 if size else 1) + n
+            if test(opts[end - 1]):
+                i = end
+                continue
+            out.extend(opts[i:end])
+            i = end
             continue
-        out.append(opts[i])
+        out.append(o)
         i += 1
     return out
 
 
+def under(*dirs):
+    return lambda t: any(t == d or t.startswith(d.rstrip("/") + "/")
+                         for d in dirs)
+
+
+def subreaper():
+    """Become the reaper of what bwrap leaves: its PID 1 ends after bwrap
+    (killed by --die-with-parent), so without this its time, the
+    namespaces' teardown, would go to init and not be counted."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def reap():
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    subreaper()
     with tempfile.TemporaryDirectory() as tmp:
         bwrap, opts = step_argv(tmp)
         nouser = drop(drop(opts, ["--unshare-user", "--disable-userns"], 0),
@@ -62,27 +104,46 @@ def main():
         cases = {
             "as a step runs": opts,
             "without its own user namespace": nouser,
-            "without the binds of /etc": no_etc(opts),
+            "without the bind of /etc": no_mounts(opts, under("/etc")),
+            "without /sys/devices/system/cpu":
+                no_mounts(opts, under("/sys")),
+            "without the tmpfs of /run": no_mounts(opts, under("/run")),
+            "without the recipe's directory (a place of the run)":
+                no_mounts(opts, lambda t: t == tmp),
+            "without the step's HOME and TMPDIR tmpfs": no_mounts(
+                opts, lambda t: t.endswith("/home") or t.endswith("/tmp")
+                and t != "/tmp"),
+            "without --dev (bwrap's /dev: a tmpfs, 6 devices, pts, shm)":
+                no_mounts(opts, under("/dev")),
+            "without --remount-ro /": drop(opts, ["--remount-ro"], 1),
             "the sandbox before issue 35 (--ro-bind / /, /dev, /proc, "
             "/tmp)": ["--die-with-parent", "--new-session", "--unshare-all",
                       "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
                       "/proc", "--tmpfs", "/tmp"],
+            "no mount but / (--ro-bind / /), no namespace":
+                ["--ro-bind", "/", "/"],
         }
         times = {k: [] for k in cases}
+        cpu = {k: [] for k in cases}
         for _ in range(n):
             for k, o in cases.items():
+                r = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t = time.perf_counter()
                 subprocess.run([bwrap] + o + ["--", "true"],
                                env={"PATH": "/usr/bin:/bin"}, check=True,
                                stdout=subprocess.DEVNULL)
                 times[k].append((time.perf_counter() - t) * 1000)
-    print("| bwrap ... true (%d mount options), median of %d | ms |"
-          % (sum(o in ("--ro-bind", "--bind", "--symlink", "--tmpfs")
-                 for o in opts), n))
-    print("| --- | ---: |")
+                reap()
+                e = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu[k].append((e.ru_utime + e.ru_stime - r.ru_utime -
+                               r.ru_stime) * 1000)
+    print("| bwrap ... true (%d mount options), median of %d | wall ms "
+          "| CPU ms |" % (sum(o in MOUNTS for o in opts), n))
+    print("| --- | ---: | ---: |")
     for k, v in times.items():
         v.sort()
-        print("| %s | %.1f |" % (k, v[len(v) // 2]))
+        c = sorted(cpu[k])
+        print("| %s | %.1f | %.1f |" % (k, v[len(v) // 2], c[len(c) // 2]))
 
 
 main()

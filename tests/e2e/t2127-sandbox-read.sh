@@ -116,4 +116,29 @@ expect_success 'a directory holding a secret may be read; the secret stays hidde
 	grep -q PRIVATE $got/key
 '
 
+# /etc is a prepared copy, read-only (security.md): a path in /etc it
+# lacks is still bound where it really is, over a mount point the copy
+# is made with.
+if [ -f /etc/login.defs ] && [ -d /etc/apt ]; then
+	expect_success 'sandbox.read of a file and a directory in /etc that the copy lacks' '
+		cat >etc.yaml <<-\EOF &&
+		schema: 1
+		name: e
+		version: 1.0.0
+		steps:
+		  - name: plain
+		    run: ls /etc/login.defs /etc/apt >"$STAGE/ls" 2>&1 || true
+		  - name: reads
+		    sandbox: {read: [/etc/login.defs, /etc/apt]}
+		    run: cat /etc/login.defs >"$STAGE/defs" && ls /etc/apt >"$STAGE/apt"
+		EOF
+		"$TFBUILD" recipe etc.yaml 2>err &&
+		compare /etc/login.defs build/etc/x86_64/stage/reads/defs &&
+		ls /etc/apt >apt.real && compare apt.real build/etc/x86_64/stage/reads/apt &&
+		test "$(grep -c "No such file or directory" build/etc/x86_64/stage/plain/ls)" = 2
+	'
+else
+	skip "no /etc/login.defs or /etc/apt to read"
+fi
+
 test_done

@@ -39,12 +39,103 @@
 /* 0: not asked yet; 1: a sandbox can be made; -1: it cannot (said). */
 static int probed;
 static char *bwrap;
+/* A prepared /etc of the run (tf_sandbox_etc), for the steps with the
+ * same network and the same `sandbox.read` paths in /etc. */
+struct made_etc {
+	char *key;              /* network, then each mount point */
+	char *dir;              /* the copy */
+	struct tf_strvec binds; /* what is bound over it */
+};
+static struct made_etc *made;
+static size_t nr_made;
+static char *etc_cache; /* the cache they are in */
+
+static void forget_etc(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_made; i++) {
+		free(made[i].key);
+		free(made[i].dir);
+		tf_strvec_release(&made[i].binds);
+	}
+	free(made);
+	made = NULL;
+	nr_made = 0;
+}
 
 void tf_sandbox_forget(void)
 {
 	probed = 0;
 	free(bwrap);
 	bwrap = NULL;
+	free(etc_cache);
+	etc_cache = NULL;
+	forget_etc();
+}
+
+/* The names below /etc that ps's `sandbox.read` binds, into out. */
+static void etc_mounts(const struct tf_plan_step *ps, struct tf_strvec *out)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nr_extra_reads; i++) {
+		char *real = realpath(ps->extra_reads[i].path, NULL);
+
+		if (real && !strncmp(real, "/etc/", 5))
+			tf_strvec_push(out, real + 5);
+		free(real);
+	}
+}
+
+/* The /etc for step ps, with or without the network, made once a run
+ * for its key; NULL (said) when it cannot be made. */
+static const struct made_etc *step_etc(const char *cache_dir,
+				       const char *const *keys, size_t nr_keys,
+				       const struct tf_plan_step *ps,
+				       int network)
+{
+	struct tf_strvec secrets = TF_STRVEC_INIT, mounts = TF_STRVEC_INIT;
+	struct tf_buf key = TF_BUF_INIT, dir = TF_BUF_INIT;
+	struct made_etc *m = NULL;
+	size_t i;
+
+	if (!etc_cache || strcmp(etc_cache, cache_dir)) {
+		forget_etc();
+		free(etc_cache);
+		etc_cache = tf_strdup(cache_dir);
+	}
+	etc_mounts(ps, &mounts);
+	tf_buf_addf(&key, "%d", network);
+	for (i = 0; i < mounts.nr; i++)
+		tf_buf_addf(&key, "\n%s", mounts.v[i]);
+	for (i = 0; i < nr_made && !m; i++)
+		if (!strcmp(made[i].key, key.buf))
+			m = &made[i];
+	tf_sandbox_secrets(keys, nr_keys, &secrets);
+	if (!m) {
+		struct made_etc new = { .binds = TF_STRVEC_INIT };
+		struct tf_sandbox_etc_in in = { .root = "/etc",
+						.dir = cache_dir,
+						.network = network,
+						.secrets = &secrets,
+						.mounts = &mounts };
+
+		if (!tf_sandbox_etc(&in, &dir, &new.binds)) {
+			new.key = tf_buf_detach(&key);
+			new.dir = tf_buf_detach(&dir);
+			made = tf_realloc(made, (nr_made + 1) * sizeof(*made));
+			made[nr_made] = new;
+			m = &made[nr_made++];
+		} else {
+			tf_strvec_release(&new.binds);
+		}
+	}
+	tf_strvec_release(&secrets);
+	tf_strvec_release(&mounts);
+	tf_buf_release(&key);
+	tf_buf_release(&dir);
+	return m;
 }
 
 static const char fix[] =
@@ -211,16 +302,16 @@ static void step_places(const struct tf_plan *p, const struct tf_plan_step *ps,
 	size_t i;
 
 	/* The downloads and step outputs other runs trust, the key that
-	 * signs them: no step reads them, none may change them. */
+	 * signs them: no step reads them, none may change them. The
+	 * cache's own entries leave them out; a place above the cache (a
+	 * recipe's directory holding it) would show them. */
 	for (i = 0; cache_dir && i < 3; i++) {
 		tf_buf_setf(&b, "%s/%s", cache_dir,
 			    (const char *[]){ "sha256", "store", "tmp" }[i]);
-		if (tf_path_is_dir(b.buf))
-			tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_MASK_SIZE);
+		tf_sandbox_hide(a, b.buf, TF_SANDBOX_MASK_SIZE);
 	}
 	tf_buf_setf(&b, "%s/src", p->dir);
-	if (tf_path_is_dir(b.buf))
-		tf_sandbox_tmpfs(a, b.buf, TF_SANDBOX_MASK_SIZE);
+	tf_sandbox_hide(a, b.buf, TF_SANDBOX_MASK_SIZE);
 	for (i = 0; i < ps->nr_reads; i++)
 		if ((int)ps->reads[i] != ps->def->source_index)
 			tf_sandbox_bind(a, p->sources[ps->reads[i]].dir, 0);
@@ -247,21 +338,32 @@ static void step_places(const struct tf_plan *p, const struct tf_plan_step *ps,
 	tf_buf_release(&b);
 }
 
-/* The argv that runs cmd for step ps of p in its sandbox, into a. */
-static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
-			 const char *cache_dir, const char *const *keys,
-			 size_t nr_keys, const struct tf_strvec *env,
-			 const char *const *cmd, struct tf_strvec *a)
+/* The argv that runs cmd for step ps of p in its sandbox, into a; 0, or
+ * -1 (said) when its /etc cannot be made. */
+static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
+			const char *cache_dir, const char *const *keys,
+			size_t nr_keys, const struct tf_strvec *env,
+			const char *const *cmd, struct tf_strvec *a)
 {
 	struct tf_strvec places = TF_STRVEC_INIT;
 	int network = tf_sandbox_network(p, ps);
+	/* in the cache, reused by every run; else in the build tree */
+	const struct made_etc *etc = step_etc(cache_dir ? cache_dir : p->dir,
+					      keys, nr_keys, ps, network);
 	size_t i;
 
+	if (!etc)
+		return -1;
 	tf_strvec_push(a, bwrap);
 	isolation(a, userns);
+	/* after --cap-drop ALL; in its own user namespace (say_caps) */
+	for (i = 0; i < ps->def->nr_caps; i++)
+		tf_strvec_pushv(a, (const char *const[]){ "--cap-add",
+							  ps->def->caps[i].s,
+							  NULL });
 	if (network)
 		tf_strvec_push(a, "--share-net");
-	tf_sandbox_system(a, network);
+	tf_sandbox_system(a, etc->dir, &etc->binds, network);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
 	/* `sandbox.read` (checked: tf_build_check_reads), before the
@@ -283,6 +385,41 @@ static void sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 					       ps->cwd, "--", NULL });
 	tf_strvec_pushv(a, cmd);
 	tf_strvec_release(&places);
+	return 0;
+}
+
+/*
+ * Each capability of ps, as `network: true` is said; -1 (said) where
+ * steps run without a user namespace of their own: the capability
+ * would be the machine's, not the step's namespace's.
+ */
+static int say_caps(const struct tf_plan *p, const struct tf_plan_step *ps)
+{
+	const char *what = ps->def->is_test ? "test" : "step";
+	size_t i;
+
+	for (i = 0; i < ps->def->nr_caps; i++) {
+		const struct tf_str *c = &ps->def->caps[i];
+
+		if (!userns)
+			return tf_error_at(
+				&c->pos,
+				"%s '%s' for %s asks for %s, but steps here "
+				"run without a user namespace of their own "
+				"(bwrap could not make one), where it would be "
+				"the machine's own power; allow user "
+				"namespaces, or build with --sandbox=off",
+				what, ps->def->name.s, p->target.name, c->s);
+		info("%s '%s' for %s has %s in its own user namespace "
+		     "(capabilities at %s:%d:%d)",
+		     what, ps->def->name.s, p->target.name, c->s, c->pos.file,
+		     c->pos.line, c->pos.col);
+		if (tf_ui_json())
+			tf_ui_event("step-capability", "{s:s, s:s, s:s}",
+				    "target", p->target.name, "step",
+				    ps->def->name.s, "capability", c->s);
+	}
+	return 0;
 }
 
 /* Each `sandbox.read` of ps, as `network: true` is said. */
@@ -361,9 +498,10 @@ int tf_sandbox_command(const struct tf_plan *p, struct tf_plan_step *ps,
 			tf_ui_event("step-network", "{s:s, s:s}", "target",
 				    p->target.name, "step", ps->def->name.s);
 	}
+	if (say_caps(p, ps))
+		return -1;
 	say_reads(p, ps);
-	sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
-	return 0;
+	return sandbox_argv(p, ps, cache_dir, keys, nr_keys, env, cmd, argv);
 }
 
 /* Check r unless its position was checked already (said); 0 or -1. */

@@ -55,8 +55,8 @@ void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
 
 /*
  * Put the machine's path into the root as it is: a link as the same
- * link when it points into /usr (/bin -> usr/bin, /etc/localtime), else
- * what it names, read-only; nothing if it is not there.
+ * link when it points into /usr (/bin -> usr/bin: no mount), else what
+ * it names, read-only; nothing if it is not there.
  */
 static void mirror(struct tf_strvec *a, const char *path)
 {
@@ -74,8 +74,7 @@ static void mirror(struct tf_strvec *a, const char *path)
 	real = realpath(path, NULL);
 	if (n > 0 && real) {
 		link[n] = '\0';
-		/* /etc/mtab names /proc/self/mounts: the step's own */
-		if (is_under(real, "/usr") || is_under(real, "/proc"))
+		if (is_under(real, "/usr"))
 			opt2(a, "--symlink", link, path);
 		else
 			opt2(a, "--ro-bind", real, path);
@@ -83,59 +82,8 @@ static void mirror(struct tf_strvec *a, const char *path)
 	free(real);
 }
 
-/* What of /etc a build reads: the loader, the compilers' alternatives,
- * users and groups by name, names and services, CA certificates, the
- * time zone, the system's name, Perl's and Python's own settings. */
-static const char *const etc[] = {
-	"ld.so.cache",
-	"ld.so.conf",
-	"ld.so.conf.d",
-	"alternatives",
-	"ssl/certs",
-	"ssl/openssl.cnf",
-	"ca-certificates",
-	"ca-certificates.conf",
-	"passwd",
-	"group",
-	"hosts",
-	"host.conf",
-	"nsswitch.conf",
-	"gai.conf",
-	"services",
-	"protocols",
-	"networks",
-	"localtime",
-	"timezone",
-	"debian_version",
-	"os-release",
-	"lsb-release",
-	"mime.types",
-	"magic",
-	"perl",
-	"dpkg",
-	"distcc",
-	"mtab",
-	NULL,
-};
-
-/* /etc/python3, /etc/python3.11: Debian's site settings for Python. */
-static void etc_python(struct tf_strvec *a)
-{
-	struct tf_buf b = TF_BUF_INIT;
-	DIR *d = opendir("/etc");
-	struct dirent *e;
-
-	while (d && (e = readdir(d)))
-		if (!strncmp(e->d_name, "python", 6)) {
-			tf_buf_setf(&b, "/etc/%s", e->d_name);
-			mirror(a, b.buf);
-		}
-	if (d)
-		closedir(d);
-	tf_buf_release(&b);
-}
-
-void tf_sandbox_system(struct tf_strvec *a, int network)
+void tf_sandbox_system(struct tf_strvec *a, const char *etc,
+		       const struct tf_strvec *etc_binds, int network)
 {
 	static const char *const top[] = { "/bin",   "/sbin",  "/lib",
 					   "/lib32", "/lib64", "/libx32" };
@@ -145,13 +93,13 @@ void tf_sandbox_system(struct tf_strvec *a, int network)
 	opt2(a, "--ro-bind", "/usr", "/usr");
 	for (i = 0; i < sizeof(top) / sizeof(*top); i++)
 		mirror(a, top[i]);
-	for (i = 0; etc[i]; i++) {
-		tf_buf_setf(&b, "/etc/%s", etc[i]);
-		mirror(a, b.buf);
+	/* three mounts, not one a file (tf_sandbox_etc) */
+	opt2(a, "--ro-bind", etc, "/etc");
+	for (i = 0; i < etc_binds->nr; i++) {
+		tf_buf_setf(&b, "/etc/%s", etc_binds->v[i]);
+		tf_sandbox_bind(a, b.buf, 0);
 	}
-	etc_python(a);
-	if (network)
-		mirror(a, "/etc/resolv.conf");
+	tf_buf_release(&b);
 	/* CPUs online: what nproc-like counts read (glibc, Python). */
 	tf_sandbox_bind(a, "/sys/devices/system/cpu", 0);
 	tf_strvec_pushv(a, (const char *const[]){ "--dev", "/dev", "--proc",
@@ -160,7 +108,6 @@ void tf_sandbox_system(struct tf_strvec *a, int network)
 	tf_sandbox_tmpfs(a, "/run", TF_SANDBOX_RUN_SIZE);
 	if (network) /* where /etc/resolv.conf may point */
 		tf_sandbox_bind(a, "/run/systemd/resolve", 0);
-	tf_buf_release(&b);
 }
 
 /* A tool's place: its prefix when it sits in a bin/ (Python's lib/ is
@@ -182,6 +129,34 @@ static void tool_place(const char *tool, struct tf_buf *b,
 	tf_strvec_push(out, b->buf);
 }
 
+/*
+ * The cache's entries a step reads (target roots and sites, the
+ * launchers' caches), not the cache itself: its downloads, store and
+ * temporaries are then not there at all, instead of three tmpfs masks
+ * (three mounts) over them, nor the prepared /etc (tf_sandbox_etc),
+ * which a step sees as /etc. Each bind costs a step more than a name
+ * costs here (bwrap reads the mount table once for each).
+ */
+static void cache_places(const char *cache_dir, struct tf_strvec *out)
+{
+	static const char *const kept[] = { ".",     "..",  "sha256",
+					    "store", "tmp", "sandbox" };
+	DIR *d = opendir(cache_dir);
+	struct dirent *e;
+	size_t i;
+
+	if (!d) /* not made yet: nothing in it to show */
+		return;
+	while ((e = readdir(d))) {
+		for (i = 0; i < sizeof(kept) / sizeof(*kept); i++)
+			if (!strcmp(e->d_name, kept[i]))
+				break;
+		if (i == sizeof(kept) / sizeof(*kept))
+			tf_strvec_pushf(out, "%s/%s", cache_dir, e->d_name);
+	}
+	closedir(d);
+}
+
 void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 		       struct tf_strvec *out)
 {
@@ -196,7 +171,7 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 	tf_path_dirname(&b, p->recipe->dir);
 	tf_strvec_push(out, b.buf);
 	if (cache_dir)
-		tf_strvec_push(out, cache_dir);
+		cache_places(cache_dir, out);
 	/* target roots and sites may lie outside the cache
 	 * (TF_SYSROOT_CACHE) */
 	if (p->sysroot)
@@ -234,19 +209,22 @@ static int place_ok(const char *place)
 		 !strchr(place + strlen("/home/"), '/'));
 }
 
-/* 1 if places->v[i] lies in another place that place_ok takes and that
- * is below `below` when given (the first of two equal ones is bound). */
+/*
+ * 1 if places->v[i] lies in another place that place_ok takes (the
+ * first of two equal ones is bound), other than home (never bound
+ * itself) when given; with below, one that lies in home too (the
+ * places back in an emptied HOME).
+ */
 static int inside_another(const struct tf_strvec *places, size_t i,
-			  const char *below)
+			  const char *home, int below)
 {
 	size_t j;
 
 	for (j = 0; j < places->nr; j++) {
 		const char *o = places->v[j];
 
-		if (j == i || !place_ok(o) ||
-		    (below && (!is_under(o, below) || !strcmp(o, below))) ||
-		    !is_under(places->v[i], o))
+		if (j == i || !place_ok(o) || !is_under(places->v[i], o) ||
+		    (home && !strcmp(o, home)) || (below && !is_under(o, home)))
 			continue;
 		if (strcmp(o, places->v[i]) || j < i)
 			return 1;
@@ -254,18 +232,33 @@ static int inside_another(const struct tf_strvec *places, size_t i,
 	return 0;
 }
 
+/* 1 if a place of places that place_ok takes holds home, below it. */
+static int home_shown(const struct tf_strvec *places, const char *home)
+{
+	size_t i;
+
+	for (i = 0; i < places->nr; i++)
+		if (place_ok(places->v[i]) && is_under(home, places->v[i]) &&
+		    strcmp(home, places->v[i]))
+			return 1;
+	return 0;
+}
+
 void tf_sandbox_bind_places(struct tf_strvec *a, const struct tf_strvec *places,
 			    const char *home)
 {
 	size_t i;
-
-	int emptied = home && *home == '/' && strcmp(home, "/") &&
-		      tf_path_is_dir(home);
+	int valid = home && *home == '/' && strcmp(home, "/") &&
+		    tf_path_is_dir(home);
+	/* The root is empty but for what is bound: HOME needs a tmpfs (a
+	 * mount) only where a place above it would show it. */
+	int emptied = valid && home_shown(places, home);
 
 	for (i = 0; i < places->nr; i++)
 		if (place_ok(places->v[i]) &&
+		    !(valid && !strcmp(places->v[i], home)) &&
 		    !(emptied && is_under(places->v[i], home)) &&
-		    !inside_another(places, i, NULL))
+		    !inside_another(places, i, valid ? home : NULL, 0))
 			tf_sandbox_bind(a, places->v[i], 0);
 	if (!emptied)
 		return;
@@ -274,13 +267,15 @@ void tf_sandbox_bind_places(struct tf_strvec *a, const struct tf_strvec *places,
 	for (i = 0; i < places->nr; i++)
 		if (place_ok(places->v[i]) && is_under(places->v[i], home) &&
 		    strcmp(places->v[i], home) &&
-		    !inside_another(places, i, home))
+		    !inside_another(places, i, home, 1))
 			tf_sandbox_bind(a, places->v[i], 0);
 }
 
 /*
  * 1 if path is seen in the sandbox a describes: the last mount over it
- * (the one on top) binds a place of the machine, not an empty tmpfs.
+ * (the one on top) binds a place of the machine onto itself, not an
+ * empty tmpfs. A bind elsewhere shows what it binds, not path: /etc
+ * is a prepared copy, which holds no secret (tf_sandbox_etc).
  */
 static int shown(const struct tf_strvec *a, const char *path)
 {
@@ -294,12 +289,19 @@ static int shown(const struct tf_strvec *a, const char *path)
 			break;
 		if ((!strcmp(o, "--bind") || !strcmp(o, "--ro-bind")) &&
 		    i + 2 < a->nr && is_under(path, a->v[i + 2]))
-			seen = 1;
+			seen = !strcmp(a->v[i + 1], a->v[i + 2]);
 		else if (!strcmp(o, "--tmpfs") && i + 1 < a->nr &&
 			 is_under(path, a->v[i + 1]))
 			seen = 0;
 	}
 	return seen;
+}
+
+void tf_sandbox_hide(struct tf_strvec *a, const char *dir,
+		     unsigned long long size)
+{
+	if (tf_path_is_dir(dir) && shown(a, dir))
+		tf_sandbox_tmpfs(a, dir, size);
 }
 
 static void mask(struct tf_strvec *a, const char *file)
@@ -375,6 +377,26 @@ int tf_sandbox_read_refused(const char *real, const char *const *keys,
 	}
 	tf_strvec_release(&files);
 	return refused;
+}
+
+void tf_sandbox_secrets(const char *const *keys, size_t nr,
+			struct tf_strvec *out)
+{
+	struct tf_strvec files = TF_STRVEC_INIT;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (keys[i] && *keys[i])
+			tf_strvec_push(&files, keys[i]);
+	credentials(&files);
+	for (i = 0; i < files.nr; i++) {
+		char *real = realpath(files.v[i], NULL);
+
+		if (real)
+			tf_strvec_push(out, real);
+		free(real);
+	}
+	tf_strvec_release(&files);
 }
 
 void tf_sandbox_mask_secrets(struct tf_strvec *a, const char *const *keys,

@@ -27,19 +27,55 @@ void tf_sandbox_bind(struct tf_strvec *a, const char *dir, int rw);
 void tf_sandbox_tmpfs(struct tf_strvec *a, const char *dir,
 		      unsigned long long size);
 
+/* What tf_sandbox_etc copies from, and where to. */
+struct tf_sandbox_etc_in {
+	const char *root; /* the machine's /etc ("/etc" but in tests) */
+	const char *dir;  /* the copies live in dir/sandbox/ */
+	int network;      /* resolv.conf too */
+	const struct tf_strvec *secrets; /* real paths never copied */
+	const struct tf_strvec *mounts;  /* names below root a step's
+					    `sandbox.read` binds over the
+					    copy, made there empty when not
+					    copied (a mount point); or NULL */
+};
+
+/*
+ * The /etc of a step: a directory holding copies of exactly the entries
+ * of in->root that compilers, Python, CMake and the loader read
+ * (sandbox_etc.c lists them). A link stays a link where it still
+ * resolves in a step (into /usr, /proc or the list), else what it names
+ * is copied; inside a directory, links are kept as a bind would show
+ * them. No secret is copied, nor a FIFO, socket or device. The two
+ * directories of hundreds of links (alternatives, ssl/certs) are empty
+ * in the copy: their names (below root) are added to binds, to be bound
+ * over it. Made once in dir/sandbox/etc-HEX, HEX the SHA-256 of what it
+ * holds, through a temporary renamed into place, so never half there;
+ * one already there is used while what it holds still hashes to its
+ * name, else replaced. Its path into out; 0, or -1 (said).
+ */
+int tf_sandbox_etc(const struct tf_sandbox_etc_in *in, struct tf_buf *out,
+		   struct tf_strvec *binds);
+
+/* An empty tmpfs of at most size bytes on the directory dir, if a bind
+ * of a (so far) shows it. */
+void tf_sandbox_hide(struct tf_strvec *a, const char *dir,
+		     unsigned long long size);
+
 /*
  * The system's part of the root: /usr read-only and the links into it
- * (/bin, /lib, ...) as the machine has them; the files of /etc that
- * compilers, Python, CMake and the loader read (and resolv.conf with
- * the network); /dev, /proc, an empty /tmp and /run. Nothing else of
- * the machine: no /root, /home, /var, /srv, /mnt, /opt, no /etc/shadow.
+ * (/bin, /lib, ...) as the machine has them; etc (tf_sandbox_etc) as
+ * /etc, one read-only bind, and /etc/NAME for each NAME of etc_binds
+ * over it; /dev, /proc, an empty /tmp and /run. Nothing else of the
+ * machine: no /root, /home, /var, /srv, /mnt, /opt, no /etc/shadow.
  */
-void tf_sandbox_system(struct tf_strvec *a, int network);
+void tf_sandbox_system(struct tf_strvec *a, const char *etc,
+		       const struct tf_strvec *etc_binds, int network);
 
 /*
  * The places of the run a step reads (into out): the build tree, the
  * recipe's directory and the one above (`path:` sources, tools beside
- * it), the cache (target roots), the sysroot, the emulator's root, the
+ * it), what the cache holds but its downloads, store, temporaries and
+ * prepared /etc (target roots, launchers' caches), the sysroot, the emulator's root, the
  * target wheels' site (${target_site}), and the prefixes of the
  * target's tools (the directory above a bin/). Unfiltered.
  */
@@ -50,10 +86,19 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
  * Bind places read-only, each once (one inside another is not bound
  * again), leaving out those that would bring back the machine: the
  * root, a directory that holds the user's HOME, /tmp, /run or other
- * users' homes. Then HOME itself empty, with the places below it back.
+ * users' homes. HOME itself is never bound: where a place above it
+ * would show it, it is emptied (a tmpfs) and the places below it bound
+ * again; else those are bound as they are, on the empty root.
  */
 void tf_sandbox_bind_places(struct tf_strvec *a, const struct tf_strvec *places,
 			    const char *home);
+
+/*
+ * The real paths of the secret files of keys[0..nr) (NULL entries
+ * skipped) and of the credentials files below that exist, into out.
+ */
+void tf_sandbox_secrets(const char *const *keys, size_t nr,
+			struct tf_strvec *out);
 
 /*
  * Hide each secret file of keys[0..nr) (NULL entries skipped) and the credentials files tfbuild and pip read (tfbuild's config,

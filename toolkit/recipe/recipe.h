@@ -100,6 +100,10 @@ struct tf_step {
 	int network; /* `network: true`: the step's sandbox
 				   shares the network (docs/security.md) */
 	struct tf_pos network_pos;
+	struct tf_str *caps; /* arena: `capabilities`, checked names
+				   (CAP_SYS_CHROOT): the step keeps them in
+				   its own user namespace (build/sandbox.c) */
+	size_t nr_caps;
 	struct tf_sandbox_def sandbox; /* the step's own `sandbox` */
 };
 

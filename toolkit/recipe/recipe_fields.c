@@ -364,6 +364,105 @@ static int parse_step_network(struct loader *l, yaml_node_t *v, void *obj,
 			   t.s);
 }
 
+/* The capabilities of Linux (capability.h, up to CAP_LAST_CAP in 6.x),
+ * by number. */
+static const char *const cap_names[] = {
+	"CAP_CHOWN",
+	"CAP_DAC_OVERRIDE",
+	"CAP_DAC_READ_SEARCH",
+	"CAP_FOWNER",
+	"CAP_FSETID",
+	"CAP_KILL",
+	"CAP_SETGID",
+	"CAP_SETUID",
+	"CAP_SETPCAP",
+	"CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE",
+	"CAP_NET_BROADCAST",
+	"CAP_NET_ADMIN",
+	"CAP_NET_RAW",
+	"CAP_IPC_LOCK",
+	"CAP_IPC_OWNER",
+	"CAP_SYS_MODULE",
+	"CAP_SYS_RAWIO",
+	"CAP_SYS_CHROOT",
+	"CAP_SYS_PTRACE",
+	"CAP_SYS_PACCT",
+	"CAP_SYS_ADMIN",
+	"CAP_SYS_BOOT",
+	"CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE",
+	"CAP_SYS_TIME",
+	"CAP_SYS_TTY_CONFIG",
+	"CAP_MKNOD",
+	"CAP_LEASE",
+	"CAP_AUDIT_WRITE",
+	"CAP_AUDIT_CONTROL",
+	"CAP_SETFCAP",
+	"CAP_MAC_OVERRIDE",
+	"CAP_MAC_ADMIN",
+	"CAP_SYSLOG",
+	"CAP_WAKE_ALARM",
+	"CAP_BLOCK_SUSPEND",
+	"CAP_AUDIT_READ",
+	"CAP_PERFMON",
+	"CAP_BPF",
+	"CAP_CHECKPOINT_RESTORE",
+};
+
+/* Those that would undo the sandbox itself, with why. */
+static const char *cap_refused(const char *name)
+{
+	if (!strcmp(name, "CAP_SYS_ADMIN"))
+		return "it would let the step unmount what hides the "
+		       "secrets and the store, and mount what it likes";
+	if (!strcmp(name, "CAP_SETPCAP") || !strcmp(name, "CAP_SETFCAP"))
+		return "it would let the step give itself or its files "
+		       "capabilities it was not given";
+	return NULL;
+}
+
+/*
+ * `capabilities: [CAP_NAME...]`: what a step keeps of root's power,
+ * in its own user namespace only (docs/security.md); each name one of
+ * the kernel's, and none that undoes the sandbox.
+ */
+static int parse_step_capabilities(struct loader *l, yaml_node_t *v, void *obj,
+				   const char *where)
+{
+	struct tf_step *s = obj;
+	size_t i, j;
+	int ret = 0;
+
+	(void)where;
+	if (tf_load_str_list(l, "capabilities", v, &s->caps, &s->nr_caps))
+		return -1;
+	for (i = 0; i < s->nr_caps; i++) {
+		const struct tf_str *t = &s->caps[i];
+		const char *why = cap_refused(t->s);
+
+		for (j = 0; j < sizeof(cap_names) / sizeof(*cap_names); j++)
+			if (!strcmp(t->s, cap_names[j]))
+				break;
+		if (j == sizeof(cap_names) / sizeof(*cap_names)) {
+			l->errors++;
+			ret = tf_error_at(&t->pos,
+					  "unknown capability '%s' in "
+					  "'capabilities' (a name such as "
+					  "CAP_SYS_CHROOT: capabilities(7))",
+					  t->s);
+		} else if (why) {
+			l->errors++;
+			ret = tf_error_at(
+				&t->pos,
+				"'capabilities' may not name '%s': "
+				"%s (docs/security.md#the-step-sandbox)",
+				t->s, why);
+		}
+	}
+	return ret;
+}
+
 /*
  * `sandbox: {read: [PATH...]}`: paths a step sees read-only beyond its
  * places (build/sandbox.c checks and binds them, and says so). A path
@@ -435,6 +534,7 @@ static const struct field step_fields[] = {
 	{ "shell", 0, parse_step_shell },
 	{ "per-variant", 0, parse_step_per_variant },
 	{ "network", 0, parse_step_network },
+	{ "capabilities", 0, parse_step_capabilities },
 	{ "sandbox", 0, parse_step_sandbox },
 	{ NULL, 0, NULL },
 };
