@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "sandbox_root.h"
 
 static char top[] = "/tmp/tf-sandbox-test.XXXXXX";

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base.h"
+
 /* What of /etc a build reads: the loader, the compilers' alternatives,
  * users and groups by name, names and services, CA certificates, the
  * time zone, the system's name, Perl's and Python's own settings (and
