@@ -1,6 +1,7 @@
 #include "unit.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "metadata.h"
 #include "buf.h"
@@ -148,11 +149,38 @@ static void test_rest(void)
 	RUN(tf_email_check, emails);
 }
 
+static void test_cuda_archs(void)
+{
+	static const char *const valid[] = { "sm_80",   "sm_90a",
+					     "sm_100f", "compute_90",
+					     "sm_120",  "compute_75" };
+	static const char *const invalid[] = { "sm80",   "sm_8",     "sm_1000",
+					       "sm_90b", "sm_90aa",  "compute_",
+					       "SM_80",  "lto_90",   "",
+					       "sm_80 ", "compute90" };
+	const char *list[] = { "compute_90", "sm_100", "sm_90a",
+			       "sm_80",      "sm_90",  "compute_75" };
+	static const char *const sorted[] = { "sm_80",      "sm_90",
+					      "sm_90a",     "sm_100",
+					      "compute_75", "compute_90" };
+	size_t i;
+
+	for (i = 0; i < sizeof(valid) / sizeof(*valid); i++)
+		CHECK_INT(tf_cuda_arch_is_valid(valid[i]), 1);
+	for (i = 0; i < sizeof(invalid) / sizeof(*invalid); i++)
+		CHECK_INT(tf_cuda_arch_is_valid(invalid[i]), 0);
+	qsort(list, sizeof(list) / sizeof(*list), sizeof(*list),
+	      tf_cuda_arch_cmp);
+	for (i = 0; i < sizeof(list) / sizeof(*list); i++)
+		CHECK_STR(list[i], sorted[i]);
+}
+
 int main(void)
 {
 	test_spdx();
 	test_specifiers();
 	test_requirements();
 	test_rest();
+	test_cuda_archs();
 	return unit_done();
 }

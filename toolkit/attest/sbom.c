@@ -517,6 +517,20 @@ static void serial_number(const char *text, struct tf_buf *out)
 	}
 }
 
+/* The recipe's cuda-archs, one property: "sm_80 sm_90 compute_90". */
+static void add_cuda_archs(json_t *c, const struct tf_plan_wheel *pw)
+{
+	struct tf_buf list = TF_BUF_INIT;
+	size_t i;
+
+	if (!pw->cuda_archs)
+		return;
+	for (i = 0; pw->cuda_archs[i]; i++)
+		tf_buf_addf(&list, "%s%s", i ? " " : "", pw->cuda_archs[i]);
+	property(c, "tfbuild:cuda-archs", list.buf);
+	tf_buf_release(&list);
+}
+
 static json_t *primary_component(const struct tf_sbom_in *in)
 {
 	const struct tf_wheel_spec *w = &in->pw->spec;
@@ -534,6 +548,7 @@ static json_t *primary_component(const struct tf_sbom_in *in)
 	if (w->summary && *w->summary)
 		json_object_set_new(c, "description", json_string(w->summary));
 	set_license(c, w->license);
+	add_cuda_archs(c, in->pw);
 	tf_buf_release(&purl);
 	tf_buf_release(&ver);
 	return c;

@@ -6,8 +6,9 @@
  * functions with no I/O: names, PEP 440 versions and wheel tags
  * (pyname.h), versions compared and specifier sets as intervals
  * (pep440.h), the tags a target accepts and which wheel fits it best
- * (compat.h), and validators for core metadata values: SPDX expressions,
- * specifiers, PEP 508 requirements, content types, URLs, e-mails (below).
+ * (compat.h), CUDA architecture names (cudaarch.h), and validators for
+ * core metadata values: SPDX expressions, specifiers, PEP 508
+ * requirements, content types, URLs, e-mails (below).
  *
  * Each validator returns 0 if the value is valid, or -1 with what is
  * wrong appended to why (nothing printed): the caller says where the
@@ -17,6 +18,7 @@
 #include "pep440.h"
 #include "compat.h"
 #include "pyname.h"
+#include "cudaarch.h"
 
 struct tf_buf;
 

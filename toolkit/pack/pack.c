@@ -58,8 +58,10 @@ struct resolved {
 					   libraries need */
 	size_t nr_requires;
 	struct tf_buf record;         /* the libraries record's path */
-	struct tf_wheel_file meta[3]; /* it, the framework record and the
-					   SBOM, as .dist-info files */
+	struct tf_buf cuda;           /* the cuda-archs record's path */
+	struct tf_wheel_file meta[4]; /* it, the framework record, the
+					   cuda-archs record and the SBOM,
+					   as .dist-info files */
 	size_t nr_meta;
 	const char *framework_req;       /* borrowed: "torch==1.13.0a0+..." */
 	const char *framework_companion; /* borrowed: "jax==0.10.2", or "" */
@@ -73,6 +75,7 @@ static void resolved_release(struct resolved *r)
 	free(r->libs);
 	free(r->requires);
 	tf_buf_release(&r->record);
+	tf_buf_release(&r->cuda);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -448,8 +451,32 @@ static int collect_files(const struct tf_plan *p, struct tf_plan_wheel *pw,
 }
 
 /*
- * The framework's record (a framework's wheel) and the SBOM, written
- * to sbom in dir, added to res's metadata files: 0, or -1 after error().
+ * The cuda-archs record: the declared architectures one a line, in
+ * the plan's order, written in dir when the recipe declares some.
+ */
+static int add_cuda_record(const struct tf_plan_wheel *pw, const char *dir,
+			   struct resolved *res)
+{
+	struct tf_buf text = TF_BUF_INIT;
+	size_t i;
+	int ret;
+
+	if (!pw->cuda_archs)
+		return 0;
+	for (i = 0; pw->cuda_archs[i]; i++)
+		tf_buf_addf(&text, "%s\n", pw->cuda_archs[i]);
+	tf_path_join(&res->cuda, dir, "cuda-archs");
+	ret = tf_write_file_atomic(res->cuda.buf, text.buf, text.len, 0);
+	res->meta[res->nr_meta].src = res->cuda.buf;
+	res->meta[res->nr_meta++].dst = TF_CUDA_RECORD;
+	tf_buf_release(&text);
+	return ret ? -1 : 0;
+}
+
+/*
+ * The framework's record (a framework's wheel), the cuda-archs record
+ * and the SBOM, written to sbom in dir, added to res's metadata files:
+ * 0, or -1 after error().
  */
 static int add_records(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		       const char *dir, const struct tf_wheel_spec *spec,
@@ -460,6 +487,8 @@ static int add_records(const struct tf_plan *p, struct tf_plan_wheel *pw,
 		res->meta[res->nr_meta].src = fw_record;
 		res->meta[res->nr_meta++].dst = TF_FRAMEWORK_RECORD;
 	}
+	if (add_cuda_record(pw, dir, res))
+		return -1;
 	tf_path_join(sbom, dir, "sbom.cdx.json");
 	res->meta[res->nr_meta].src = sbom->buf;
 	res->meta[res->nr_meta++].dst = TF_SBOM_RECORD;

@@ -350,6 +350,7 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].license_names);
 		free(p->wheels[i].classifiers);
 		free(p->wheels[i].project_urls);
+		free(p->wheels[i].cuda_archs);
 	}
 	free(p->sources);
 	free(p->target_wheels);

@@ -130,6 +130,10 @@ struct tf_plan_wheel {
 					License-File names (basenames) */
 	const char **classifiers;   /* owned array, NULL-ended */
 	const char **project_urls;  /* owned array, NULL-ended */
+	const char **cuda_archs;    /* owned array (strings borrowed from
+					def), NULL-ended: `cuda-archs` in
+					tf_cuda_arch_cmp()'s order; NULL:
+					the key is absent */
 };
 
 struct tf_plan_opts {

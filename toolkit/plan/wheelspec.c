@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
@@ -372,6 +373,24 @@ static int plan_libraries(struct tf_plan *p, struct tf_plan_wheel *pw)
 	return errors;
 }
 
+/*
+ * cuda-archs in one order whatever the recipe's: the record pack writes
+ * and the SBOM's property do not change when the list is reordered.
+ */
+static void plan_cuda_archs(struct tf_plan_wheel *pw)
+{
+	const struct tf_wheel_def *w = pw->def;
+	size_t j;
+
+	if (!w->nr_cuda_archs)
+		return;
+	pw->cuda_archs = tf_calloc(w->nr_cuda_archs + 1, sizeof(char *));
+	for (j = 0; j < w->nr_cuda_archs; j++)
+		pw->cuda_archs[j] = w->cuda_archs[j].s;
+	qsort(pw->cuda_archs, w->nr_cuda_archs, sizeof(char *),
+	      tf_cuda_arch_cmp);
+}
+
 int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 {
 	const struct tf_wheel_def *w = &p->recipe->wheels[i];
@@ -443,6 +462,7 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 		tf_plan_expand(p, &w->framework.version, &errors);
 	pw->framework_pjrt_header =
 		tf_plan_expand(p, &w->framework.pjrt_header, &errors);
+	plan_cuda_archs(pw);
 	errors += plan_libraries(p, pw);
 	errors += plan_metadata(p, pw);
 	errors += plan_files(p, pw);

@@ -234,6 +234,11 @@ struct tf_wheel_def {
 	struct tf_str *static_libraries; /* `static-libraries`: target
 					 packages linked in statically */
 	size_t nr_static_libraries;
+	struct tf_str *cuda_archs; /* `cuda-archs`: the GPU architectures
+					 its CUDA code carries (sm_80,
+					 compute_90), in recipe order, each
+					 once; NULL: none declared */
+	size_t nr_cuda_archs;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */

@@ -7,6 +7,7 @@
 #include "base/base.h"
 #include "audit/audit.h"
 #include "isa/isa.h"
+#include "metadata/metadata.h"
 
 #include "recipe_meta.h"
 #include "recipe.h"
@@ -643,6 +644,49 @@ static int parse_wheel_static_libraries(struct loader *l, yaml_node_t *v,
 				&w->nr_static_libraries);
 }
 
+/*
+ * cuda-archs: [sm_80, sm_90, compute_90]: what the wheel's fatbinaries
+ * must carry (verify/cuda.c checks it; pack writes it sorted).
+ */
+static int parse_wheel_cuda_archs(struct loader *l, yaml_node_t *v, void *obj,
+				  const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	size_t i, j;
+
+	if (tf_load_str_list(l, "cuda-archs", v, &w->cuda_archs,
+			     &w->nr_cuda_archs))
+		return -1;
+	if (!w->nr_cuda_archs)
+		return tf_load_bad(l, v,
+				   "'cuda-archs' in '%s' is empty (name the "
+				   "GPU architectures its CUDA code carries: "
+				   "[sm_80, compute_90])",
+				   where);
+	for (i = 0; i < w->nr_cuda_archs; i++) {
+		const struct tf_str *a = &w->cuda_archs[i];
+
+		if (!tf_cuda_arch_is_valid(a->s))
+			return bad_at(l, a,
+				      "'%s' in 'cuda-archs' is not a CUDA "
+				      "architecture (sm_NN or compute_NN, "
+				      "with an optional a or f: sm_90a)",
+				      a->s);
+		for (j = 0; j < i; j++)
+			if (!strcmp(w->cuda_archs[j].s, a->s)) {
+				l->errors++;
+				return tf_error_at(&a->pos,
+						   "'%s' is in 'cuda-archs' "
+						   "twice: also at %s:%d:%d",
+						   a->s,
+						   w->cuda_archs[j].pos.file,
+						   w->cuda_archs[j].pos.line,
+						   w->cuda_archs[j].pos.col);
+			}
+	}
+	return 0;
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -671,6 +715,7 @@ static const struct field wheel_fields[] = {
 	{ "classifiers", 0, parse_wheel_classifiers },
 	{ "max-size", 0, parse_tf_wheel_def_max_size },
 	{ "static-libraries", 0, parse_wheel_static_libraries },
+	{ "cuda-archs", 0, parse_wheel_cuda_archs },
 	{ NULL, 0, NULL },
 };
 

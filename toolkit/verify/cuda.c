@@ -20,6 +20,7 @@
 
 #include "audit/audit.h"
 #include "base/base.h"
+#include "metadata/metadata.h"
 
 /* What cuobjdump's lists may say: a few lines a cubin (some 15 KiB for
    a 400 MB plugin), kept whole up to this. */
@@ -30,23 +31,6 @@ void tf_verify_cuda_release(struct verifier *v)
 	tf_buf_release(&v->cuda_text);
 	tf_strvec_release(&v->cuda_archs);
 	v->cuda_parsed = 0;
-}
-
-/* 1 if s is an architecture name: sm_NN or compute_NN, with a or f. */
-static int is_arch(const char *s)
-{
-	const char *p = !strncmp(s, "sm_", 3)        ? s + 3
-			: !strncmp(s, "compute_", 8) ? s + 8
-						     : NULL;
-	size_t digits;
-
-	if (!p)
-		return 0;
-	digits = strspn(p, "0123456789");
-	if (digits < 2 || digits > 3)
-		return 0;
-	p += digits;
-	return !*p || ((*p == 'a' || *p == 'f') && !p[1]);
 }
 
 static int has(const struct tf_strvec *sv, const char *s)
@@ -71,7 +55,7 @@ static int read_declared(struct verifier *v, const char *entry)
 			*next++ = '\0';
 		if (!*line)
 			continue;
-		if (!is_arch(line))
+		if (!tf_cuda_arch_is_valid(line))
 			return tf_verify_defect(v, entry,
 						"'%s' is not a CUDA "
 						"architecture (sm_NN or "
@@ -111,7 +95,7 @@ static void add_listed(struct tf_strvec *out, const char *line,
 			    dot + 3);
 	else
 		tf_buf_add(&arch, dot, (size_t)(end - dot));
-	if (is_arch(arch.buf) && !has(out, arch.buf))
+	if (tf_cuda_arch_is_valid(arch.buf) && !has(out, arch.buf))
 		tf_strvec_push(out, arch.buf);
 	tf_buf_release(&arch);
 }
@@ -145,21 +129,6 @@ static int list(const struct verifier *v, const char *tool, const char *tmp,
 	}
 	tf_buf_release(&out);
 	return 0;
-}
-
-/* Order sm_75 before sm_100, and SASS before PTX. */
-static int cmp_arch(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int px = *x == 'c', py = *y == 'c';
-	long nx = strtol(strchr(x, '_') + 1, NULL, 10),
-	     ny = strtol(strchr(y, '_') + 1, NULL, 10);
-
-	if (px != py)
-		return px - py;
-	if (nx != ny)
-		return nx < ny ? -1 : 1;
-	return strcmp(x, y);
 }
 
 /* Check what name carries against what the wheel declares. */
@@ -220,7 +189,7 @@ int tf_verify_cuda_file(struct verifier *v, const char *tmp, const char *name)
 		ret = -1;
 		goto out;
 	}
-	qsort(found.v, found.nr, sizeof(*found.v), cmp_arch);
+	qsort(found.v, found.nr, sizeof(*found.v), tf_cuda_arch_cmp);
 	tf_strvec_join(&found, " ", &carried);
 	if (!found.nr)
 		tf_buf_addstr(&carried, "no architecture cuobjdump can list");
