@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prepare, on a machine without a GPU, what run.sh needs on one that has
-# it (no network there): m1's CUDA kernels (backend/cuda_m1) and the
+# it (no network there): m1's CUDA kernels (gpu/cuda_m1) and the
 # bench program, built with the index's nvcc, never /usr/local/cuda.
 #
 #   sh bench/gpu/prepare.sh CUDA OUT [CUBLAS_WHEEL]
@@ -16,7 +16,7 @@ set -eu
 test $# -ge 2 || { echo "usage: prepare.sh CUDA OUT [CUBLAS_WHEEL]" >&2; exit 2; }
 cuda=$1 out=$2 cublas=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
-m1=$here/../../backend/cuda_m1
+m1=$here/../../gpu/cuda_m1
 test -x "$cuda/bin/nvcc" || { echo "prepare.sh: no nvcc in '$cuda/bin'" >&2; exit 1; }
 mkdir -p "$out/lib" "$out/obj"
 out=$(cd "$out" && pwd)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# m1's operations as CUDA kernels (issue 38, item 4): backend/cuda_m1
+# m1's operations as CUDA kernels (issue 38, item 4): gpu/cuda_m1
 # built with the index's nvcc (tests/lib/cuda.sh) for sm_80, sm_90 and
 # compute_90, libcudart.so.13 linked dynamically (never the static
 # runtime), and its test program run here: without a GPU it prints the
@@ -11,9 +11,9 @@
 . "$TESTS_DIR/lib/cuda.sh"
 
 cuda=$(cuda_root) || exit 1
-m1=$SRC_ROOT/backend/cuda_m1
+m1=$SRC_ROOT/gpu/cuda_m1
 
-expect_success 'backend/cuda_m1 builds with the index nvcc' '
+expect_success 'gpu/cuda_m1 builds with the index nvcc' '
 	make -s -C "$m1" CUDA="$cuda" O="$TRASH/o" >out 2>&1 &&
 	test -x o/m1_cuda_test &&
 	readelf -d o/libm1_cuda.so >dyn &&
