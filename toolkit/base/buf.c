@@ -281,3 +281,13 @@ char *tf_str_trim(char *s)
 		*--e = '\0';
 	return s;
 }
+
+int tf_strvec_has(const struct tf_strvec *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->nr; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}

@@ -92,5 +92,7 @@ int tf_strcmp_ptr(const void *a, const void *b);
 /* Join with sep into out (appending). */
 void tf_strvec_join(const struct tf_strvec *sv, const char *sep,
 		    struct tf_buf *out);
+/* 1 if sv holds a string equal to s, else 0. */
+int tf_strvec_has(const struct tf_strvec *sv, const char *s);
 
 #endif

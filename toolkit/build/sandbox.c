@@ -256,17 +256,6 @@ static int tf_sandbox_ready(void)
 	return probed > 0 ? 0 : -1;
 }
 
-/* 1 if sv holds s. */
-static int has(const struct tf_strvec *sv, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sv->nr; i++)
-		if (!strcmp(sv->v[i], s))
-			return 1;
-	return 0;
-}
-
 /* The value of NAME in env, or NULL. */
 static const char *env_get(const struct tf_strvec *env, const char *name)
 {
@@ -514,7 +503,7 @@ static int check_read(const struct tf_plan_read *r, const char *cache_dir,
 	int ret = 0;
 
 	tf_buf_setf(&at, "%s:%d:%d", r->pos->file, r->pos->line, r->pos->col);
-	if (has(said, at.buf))
+	if (tf_strvec_has(said, at.buf))
 		goto out;
 	tf_strvec_push(said, at.buf);
 	if (!(real = realpath(r->path, NULL)))

@@ -391,17 +391,6 @@ static char *jax_package(const char *dst)
 	return tf_strndup(dst, (size_t)(slash - dst) + 1);
 }
 
-/* 1 if pkg is among the packages with a library exporting GetPjrtApi. */
-static int package_has_api(const struct tf_strvec *with_api, const char *pkg)
-{
-	size_t i;
-
-	for (i = 0; i < with_api->nr; i++)
-		if (!strcmp(with_api->v[i], pkg))
-			return 1;
-	return 0;
-}
-
 /* 1 if the file at path starts as a Mach-O file does. */
 static int is_macho(const char *path)
 {
@@ -515,7 +504,7 @@ static int check_libraries(struct wheel_view *w, int jax)
 				     kernel_why);
 	}
 	for (i = 0; !ret && i < pkgs.nr; i++)
-		if (!package_has_api(&with_api, pkgs.v[i]))
+		if (!tf_strvec_has(&with_api, pkgs.v[i]))
 			ret = error("%s: %s: no shared library of package "
 				    "'%s' exports GetPjrtApi (%s; JAX imports "
 				    "every jax_plugins.NAME package as a "

@@ -33,16 +33,6 @@ void tf_verify_cuda_release(struct verifier *v)
 	v->cuda_parsed = 0;
 }
 
-static int has(const struct tf_strvec *sv, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sv->nr; i++)
-		if (!strcmp(sv->v[i], s))
-			return 1;
-	return 0;
-}
-
 /* The record's lines into v->cuda_archs; -1 after a defect. */
 static int read_declared(struct verifier *v, const char *entry)
 {
@@ -61,7 +51,7 @@ static int read_declared(struct verifier *v, const char *entry)
 						"architecture (sm_NN or "
 						"compute_NN)",
 						line);
-		if (!has(&v->cuda_archs, line))
+		if (!tf_strvec_has(&v->cuda_archs, line))
 			tf_strvec_push(&v->cuda_archs, line);
 	}
 	if (!v->cuda_archs.nr)
@@ -95,7 +85,7 @@ static void add_listed(struct tf_strvec *out, const char *line,
 			    dot + 3);
 	else
 		tf_buf_add(&arch, dot, (size_t)(end - dot));
-	if (tf_cuda_arch_is_valid(arch.buf) && !has(out, arch.buf))
+	if (tf_cuda_arch_is_valid(arch.buf) && !tf_strvec_has(out, arch.buf))
 		tf_strvec_push(out, arch.buf);
 	tf_buf_release(&arch);
 }
@@ -153,7 +143,7 @@ static int check(struct verifier *v, const char *name,
 		goto out;
 	}
 	for (i = 0; !ret && i < v->cuda_archs.nr; i++)
-		if (!has(found, v->cuda_archs.v[i]))
+		if (!tf_strvec_has(found, v->cuda_archs.v[i]))
 			ret = tf_verify_defect(v, name,
 					       "its GPU code lacks the "
 					       "declared architecture %s "
