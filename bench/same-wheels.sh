@@ -23,6 +23,10 @@
 #   FAILED: recipes/NAME.yaml: BINARY exit N (then its log's last lines)
 #
 # and exits 1 if any recipe differs or fails, 2 on a usage or setup error.
+# Then the same for each template of `tfbuild new` (`same: template
+# NAME`), each side writing the project with its own binary:
+# SAME_WHEELS_TEMPLATES="c-library ..." names some, "none" none;
+# SAME_WHEELS_RECIPES=none leaves the recipes out.
 #
 # What the recipes fetch is prepared once and shared by both runs, as
 # `make demo` and the t13 tests prepare it: recipes/mirror.sh makes the
@@ -171,6 +175,7 @@ compare() {
 
 status=0
 for recipe in "$new"/recipes/*.yaml; do
+	[ "${SAME_WHEELS_RECIPES-all}" != none ] || break
 	r=$(basename "$recipe" .yaml)
 	failed=""
 	for side in old new; do
@@ -191,5 +196,36 @@ for recipe in "$new"/recipes/*.yaml; do
 		continue
 	fi
 	compare "$r" || status=1
+done
+
+# The templates: each side writes the project with its own `tfbuild new`
+# (so a template that changed shows), into a folder of the same name
+# under its own directory, and builds it from there, as a user would.
+# SAME_WHEELS_TEMPLATES names some (default: all of NEW's `new --list`;
+# "none" for none). The framework templates fetch their framework's
+# wheels into each side's fresh cache: minutes and some 500 MB each.
+templates=${SAME_WHEELS_TEMPLATES:-$("$tmp/tfbuild-new" new --list | awk '{ print $1 }')}
+[ "$templates" != none ] || templates=""
+for t in $templates; do
+	failed=""
+	for side in old new; do
+		d=$tmp/tpl-$side
+		mkdir -p "$d" "$tmp/run-$side/out/new-$t" "$tmp/run-$side/logs"
+		if ! (cd "$d" && "$tmp/tfbuild-$side" new "$t" "$t" &&
+			"$tmp/tfbuild-$side" recipe -q --target all -j 2 \
+				--build-dir "$tmp/run-$side/build" --cache "$tmp/run-$side/cache" \
+				--out "$tmp/run-$side/out/new-$t" "$t/recipe.yaml") \
+			>"$tmp/run-$side/logs/new-$t.log" 2>&1; then
+			failed="$failed $side"
+			echo "FAILED: template $t: $side's tfbuild; last lines of its log:"
+			tail -n 15 "$tmp/run-$side/logs/new-$t.log" | sed 's/^/  /'
+		fi
+	done
+	if [ -n "$failed" ]; then
+		status=1
+		continue
+	fi
+	compare "new-$t" >"$tmp/compare.out" || status=1
+	sed "s|recipes/new-$t\.yaml|template $t|" "$tmp/compare.out"
 done
 exit $status
