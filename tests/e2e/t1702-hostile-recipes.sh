@@ -14,6 +14,17 @@ expect_success 'generate the recipe corpus' '
 	test "$(cat count)" -ge 35
 '
 
+# A sandboxed step's /etc is a copy tfbuild makes once in its cache
+# (build/sandbox_etc.c) and every later run reuses: made here, before
+# the listing, so a case that writes there, or anywhere else outside
+# its directory, still shows.
+expect_success 'one step makes the cache'"'"'s copy of /etc before the cases run' '
+	mkdir warm &&
+	printf "schema: 1\nname: warm\nversion: \"1\"\nsteps:\n  - name: s\n    run: \"true\"\n" >warm/r.yaml &&
+	tfbuild recipe -q --out warm/out warm/r.yaml &&
+	ls -d "$HOME"/.cache/tfbuild/sandbox/etc-*
+'
+
 # What a case may touch: its own directory. These are outside it.
 snapshot_outside() {
 	ls -A /tmp | grep "^hostile" || :
