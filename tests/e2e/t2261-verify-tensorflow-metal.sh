@@ -9,26 +9,15 @@
 # lookup.
 # llvm-otool-14 lists the same minos, dylibs, rpath and install name.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/macho.sh"
 
 req="$SRC_ROOT/tests/requirements/tensorflow-metal-1.2.0-macos.txt"
 dir=$TEST_CACHE/macos-wheels
 whl=$dir/tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl
 dylib=tensorflow-plugins/libmetal_plugin.dylib
 
-fetch() {
-	[ -f "$whl" ] && return 0
-	mkdir -p "$dir" &&
-	rm -rf "$dir.tmp" &&
-	PIP_DISABLE_PIP_VERSION_CHECK=1 "$PYTHON" -m pip download -q \
-		--no-deps --only-binary=:all: --platform macosx_12_0_arm64 \
-		--python-version 3.11 --implementation cp --require-hashes \
-		-r "$req" -d "$dir.tmp" &&
-	mv "$dir.tmp/$(basename "$whl")" "$whl" &&
-	rm -rf "$dir.tmp"
-}
-
 expect_success 'tensorflow-metal 1.2.0 from the index, by its hash' '
-	with_lock "$dir.lock" fetch &&
+	with_lock "$dir.lock" macos_wheel_fetch "$req" macosx_12_0_arm64 "$whl" &&
 	echo "5fa7cee627031c14f45bd97ff0ef422cd6c3866199ff99cf29b94db6674ceb42  $whl" |
 		sha256sum -c -
 '

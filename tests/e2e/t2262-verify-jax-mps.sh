@@ -8,26 +8,15 @@
 # (t2260 shows a Mach-O PJRT library without it refused). llvm-otool-14
 # and llvm-nm-14 agree.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TESTS_DIR/lib/macho.sh"
 
 req="$SRC_ROOT/tests/requirements/jax-mps-0.10.11-macos.txt"
 dir=$TEST_CACHE/macos-wheels
 whl=$dir/jax_mps-0.10.11-py3-none-macosx_14_0_arm64.whl
 lib=jax_plugins/mps/lib/libpjrt_plugin_mps.dylib
 
-fetch() {
-	[ -f "$whl" ] && return 0
-	mkdir -p "$dir" &&
-	rm -rf "$dir.tmp2" &&
-	PIP_DISABLE_PIP_VERSION_CHECK=1 "$PYTHON" -m pip download -q \
-		--no-deps --only-binary=:all: --platform macosx_14_0_arm64 \
-		--python-version 3.11 --implementation cp --require-hashes \
-		-r "$req" -d "$dir.tmp2" &&
-	mv "$dir.tmp2/$(basename "$whl")" "$whl" &&
-	rm -rf "$dir.tmp2"
-}
-
 expect_success 'jax-mps 0.10.11 from the index, by its hash' '
-	with_lock "$dir.lock" fetch &&
+	with_lock "$dir.lock" macos_wheel_fetch "$req" macosx_14_0_arm64 "$whl" &&
 	echo "5b777da81b48a5c9504ad40e16747083a61ccf8edd45a65e749831edf39b0e35  $whl" |
 		sha256sum -c -
 '

@@ -19,3 +19,19 @@ zig_cc() {
 	ZIG_GLOBAL_CACHE_DIR=$zig_cache ZIG_LOCAL_CACHE_DIR=$zig_cache \
 		with_lock "$zig_cache.lock" "$ZIG" cc "$@"
 }
+
+# macos_wheel_fetch REQ PLATFORM WHEEL: the one wheel REQ pins (by its
+# hash) for PLATFORM (macosx_12_0_arm64), into WHEEL's path in the test
+# cache, once: downloaded into a temporary beside it, then renamed.
+# Callers run it under with_lock.
+macos_wheel_fetch() {
+	[ -f "$3" ] && return 0
+	mkdir -p "$(dirname "$3")" &&
+	rm -rf "$3.tmp" &&
+	PIP_DISABLE_PIP_VERSION_CHECK=1 "$PYTHON" -m pip download -q \
+		--no-deps --only-binary=:all: --platform "$2" \
+		--python-version 3.11 --implementation cp --require-hashes \
+		-r "$1" -d "$3.tmp" &&
+	mv "$3.tmp/$(basename "$3")" "$3" &&
+	rm -rf "$3.tmp"
+}
