@@ -10,19 +10,7 @@
 . "$TESTS_DIR/lib/cuda.sh"
 
 expect_success 'nvcc from the index compiles without /usr/local/cuda' '
-	cat >relu.cu <<-\EOF &&
-	__global__ void relu(float *x, int n)
-	{
-		int i = blockIdx.x * blockDim.x + threadIdx.x;
-		if (i < n && x[i] < 0)
-			x[i] = 0;
-	}
-	extern "C" int m1_relu(float *x, int n)
-	{
-		relu<<<(n + 255) / 256, 256>>>(x, n);
-		return 0;
-	}
-	EOF
+	cp "$SRC_ROOT/tests/fixtures/cuda/relu.cu" relu.cu &&
 	cat >add.cu <<-\EOF &&
 	__global__ void add(const float *a, const float *b, float *c, int n)
 	{

@@ -33,19 +33,7 @@ hidden() {
 	done && exec "$@"' sh "$@"
 }
 
-mkdir -p p && cat >p/relu.cu <<-\EOF
-__global__ void relu(float *x, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n && x[i] < 0)
-		x[i] = 0;
-}
-extern "C" int m1_relu(float *x, int n)
-{
-	relu<<<(n + 255) / 256, 256>>>(x, n);
-	return 0;
-}
-EOF
+mkdir -p p && cp "$SRC_ROOT/tests/fixtures/cuda/relu.cu" p/relu.cu
 
 # recipe ARCHS: p/m1cuda.yaml, whose step builds SASS for sm_80 and
 # sm_90 and PTX for compute_90, and whose wheel declares ARCHS.
