@@ -142,13 +142,15 @@ run() {
 		>"$tmp/run-$side/logs/$r.log" 2>&1
 }
 
-# compare RECIPE: print its line; 0 if every output file is the same.
+# compare RECIPE [LABEL]: print its line (LABEL: how it is named, by
+# default recipes/RECIPE.yaml); 0 if every output file is the same.
 compare() {
+	label=${2:-recipes/$1.yaml}
 	a=$tmp/run-old/out/$1 b=$tmp/run-new/out/$1
 	(cd "$a" && ls -A) >"$tmp/list-old" && (cd "$b" && ls -A) >"$tmp/list-new" ||
 		return 1
 	if ! cmp -s "$tmp/list-old" "$tmp/list-new"; then
-		echo "DIFFERENT: recipes/$1.yaml: not the same files (- OLD, + NEW)"
+		echo "DIFFERENT: $label: not the same files (- OLD, + NEW)"
 		diff "$tmp/list-old" "$tmp/list-new" | sed -n 's/^[<>]/  &/p'
 		return 1
 	fi
@@ -159,10 +161,10 @@ compare() {
 "
 	done <"$tmp/list-old"
 	if [ -z "$differ" ]; then
-		echo "same: recipes/$1.yaml ($n files)"
+		echo "same: $label ($n files)"
 		return 0
 	fi
-	echo "DIFFERENT: recipes/$1.yaml: $(printf '%s' "$differ" | tr '\n' ' ')"
+	echo "DIFFERENT: $label: $(printf '%s' "$differ" | tr '\n' ' ')"
 	whl=$(printf '%s' "$differ" | grep '\.whl$' | head -n 1)
 	if [ -n "$whl" ]; then
 		"$tmp/tfbuild-new" diff "$a/$whl" "$b/$whl" 2>&1 | sed 's/^/  /'
@@ -225,7 +227,6 @@ for t in $templates; do
 		status=1
 		continue
 	fi
-	compare "new-$t" >"$tmp/compare.out" || status=1
-	sed "s|recipes/new-$t\.yaml|template $t|" "$tmp/compare.out"
+	compare "new-$t" "template $t" || status=1
 done
 exit $status
