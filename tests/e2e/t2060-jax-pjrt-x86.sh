@@ -206,11 +206,13 @@ ipip() {
 
 # The closure's hashes (both platforms') and the plugin's, as a user who
 # pins a deployment would write them: pip refuses any file without one.
+# --no-compile: byte-compiling the framework is half the install's CPU
+# and nothing here reads it (tests/lib/tf.sh).
 expect_success 'a fresh venv: the plugin and jax 0.10.2 from the index, every file hash-pinned' '
 	"$PYTHON" -m venv venv &&
 	cp "$jax_req/jax-0.10.2.txt" req.txt &&
 	echo "jax-m1-plugin==1.0.0 --hash=sha256:$(sha256sum "$whl" | cut -c1-64)" >>req.txt &&
-	ipip install -q --require-hashes -r req.txt &&
+	ipip install -q --no-compile --require-hashes -r req.txt &&
 	venv/bin/pip --disable-pip-version-check check &&
 	venv/bin/python -c "import importlib.metadata as m; print(*(m.version(d) for d in (\"jax\", \"jaxlib\", \"jax_m1_plugin\")))" >out &&
 	echo "0.10.2 0.10.2 1.0.0" >want &&

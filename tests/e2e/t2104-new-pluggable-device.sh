@@ -84,9 +84,11 @@ expect_success 'each wheel requires its TensorFlow series; the library exports t
 
 # tensorflow 2.21.0 and its closure from the index pip is configured
 # for, every file hash-pinned; the plugin from the wheel just built.
+# --no-compile: byte-compiling the framework is half the install's CPU
+# and nothing here reads it (tests/lib/tf.sh).
 expect_success 'the x86_64 wheel installs into a fresh venv beside tensorflow 2.21.0 from the index' '
 	/usr/bin/python3 -m venv venv &&
-	venv/bin/pip --disable-pip-version-check install -q --require-hashes -r "$req" &&
+	venv/bin/pip --disable-pip-version-check install -q --no-compile --require-hashes -r "$req" &&
 	venv/bin/pip --disable-pip-version-check install -q --no-index --no-deps "$whl" &&
 	venv/bin/pip --disable-pip-version-check check &&
 	test -f venv/lib/python3.11/site-packages/tensorflow-plugins/lib$m.so

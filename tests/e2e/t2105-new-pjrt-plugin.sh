@@ -81,9 +81,11 @@ expect_success 'each wheel: Requires-Dist jaxlib==0.10.2, the jax_plugins entry 
 
 # jax 0.10.2 and its closure from the index pip is configured for, every
 # file hash-pinned; the plugin from the wheel just built.
+# --no-compile: byte-compiling the framework is half the install's CPU
+# and nothing here reads it (tests/lib/tf.sh).
 expect_success 'the x86_64 wheel installs into a fresh venv beside jax 0.10.2 from the index' '
 	"$PYTHON" -m venv venv &&
-	venv/bin/pip --disable-pip-version-check install -q --require-hashes \
+	venv/bin/pip --disable-pip-version-check install -q --no-compile --require-hashes \
 		-r "$jax_req/jax-0.10.2.txt" &&
 	venv/bin/pip --disable-pip-version-check install -q --no-index --no-deps "$whl" &&
 	venv/bin/pip --disable-pip-version-check check

@@ -123,8 +123,11 @@ test_mark() {
 	export TFBUILD_TEST_RUN
 }
 
+# TEST_CASE_TIMES=1: each case also prints its wall time, to find where
+# a slow script spends it.
 expect_success() { # description, body
 	test_count=$((test_count + 1))
+	[ -z "${TEST_CASE_TIMES:-}" ] || case_t0=$(date +%s.%N)
 	# tests/run.sh names the test that left a process behind by this.
 	if (test_mark && eval "$2") >"$TRASH/.last.log" 2>&1; then
 		echo "ok $test_count - $1"
@@ -133,6 +136,9 @@ expect_success() { # description, body
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/.last.log"
 	fi
+	[ -z "${TEST_CASE_TIMES:-}" ] ||
+		awk -v a="$case_t0" -v b="$(date +%s.%N)" -v n="$test_count" \
+			'BEGIN { printf "# case %d took %.1f s\n", n, b - a }'
 }
 
 # Skip a test with a reason: counted as neither passed nor failed.

@@ -26,6 +26,10 @@
 #                         a venv of Debian's python3 in DIR with REQ and
 #                         WHEEL, in one pip install --require-hashes (the
 #                         local wheel named by file URL with its sha256)
+#                         and --no-compile: byte-compiling all of
+#                         TensorFlow's modules is half of the install's
+#                         CPU (23 of 46 s here) and nothing a test reads;
+#                         Python compiles what it imports
 
 tf_cache=${TFBUILD_TEST_CACHE:-/var/tmp/tfbuild-test-cache}
 # The index comes from pip's own configuration; only the caches are
@@ -97,5 +101,5 @@ tf_venv() { # dir requirements [wheel]
 			"$(realpath "$3")" "$(sha256sum "$3" | cut -c1-64)" \
 			>>"$1/requirements.txt"
 	fi &&
-	"$1/bin/pip" install -q --require-hashes -r "$1/requirements.txt"
+	"$1/bin/pip" install -q --no-compile --require-hashes -r "$1/requirements.txt"
 }
