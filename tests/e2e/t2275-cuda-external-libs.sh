@@ -185,6 +185,15 @@ expect_success 'the recipe'"'"'s mistakes stop it at their place, before anythin
 	expect_code 3 "$TFBUILD" recipe --out w3 p/m1cuda.yaml 2>actual &&
 	echo "tfbuild: p/m1cuda.yaml:18:21: requires-dist '"'"'nvidia-cuda-runtime>=13.6'"'"' does not admit nvidia-cuda-runtime 13.5.37, which provides external library '"'"'libcudart.so.13'"'"' and was pinned for the build" >expect &&
 	compare expect actual &&
+	recipe "\"not a name!\"" &&
+	expect_code 3 "$TFBUILD" recipe --out w3 p/m1cuda.yaml 2>actual &&
+	echo "tfbuild: p/m1cuda.yaml:20:24: '"'"'not a name!'"'"' is not a distribution name (a target wheel'"'"'s: nvidia-cuda-runtime)" >expect &&
+	compare expect actual &&
+	recipe nvidia-cuda-runtime &&
+	sed "s/^    cuda-archs: .*/&\n    libraries: {libcudart.so.13: system}/" p/m1cuda.yaml >p/dup.yaml &&
+	expect_code 3 "$TFBUILD" recipe --out w3 p/dup.yaml 2>actual &&
+	echo "tfbuild: p/dup.yaml:21:7: '"'"'libcudart.so.13'"'"' is in '"'"'external-libraries'"'"' and in '"'"'libraries'"'"' (at p/dup.yaml:18:17): resolve it one way" >expect &&
+	compare expect actual &&
 	test ! -d w3
 '
 
