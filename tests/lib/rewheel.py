@@ -9,6 +9,8 @@ kind (':' below; 'sub|GLOB|OLD|NEW' when the text holds a ':'):
   sub:GLOB:OLD:NEW    replace the text OLD by NEW in the members matching
                       GLOB (fnmatch), RECORD excepted
   drop-line:GLOB:TEXT drop the lines starting with TEXT from those members
+  add:PATH:FILE       add a member PATH holding FILE's bytes (before
+                      .dist-info)
   nul:OLD             after writing, put a NUL byte in the entry name OLD
                       (its first '#' becomes NUL, in both headers); RECORD
                       lists it cut at the NUL, as zipfile reads it
@@ -97,6 +99,13 @@ def edit_members(members, edits):
                     lines = m[1].split(b'\n')
                     keep = [x for x in lines if not x.startswith(text.encode())]
                     m[1] = b'\n'.join(keep)
+        elif kind == 'add':
+            path, file = rest.split(sep, 1)
+            at = [i for i, m in enumerate(members)
+                  if '.dist-info/' in m[0].filename][0]
+            zi = zipfile.ZipInfo(path, date_time=members[at][0].date_time)
+            zi.external_attr = 0o644 << 16
+            members.insert(at, [zi, open(file, 'rb').read()])
 
 
 def fix_record(members, edits):

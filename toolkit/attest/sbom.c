@@ -403,10 +403,38 @@ static int add_framework(struct sbom *s, const struct tf_sbom_in *in)
 	return 0;
 }
 
-/* The target's wheels from the package index, used to build it. */
-static void add_target_wheels(struct sbom *s, const struct tf_plan *p)
+/*
+ * The sonames of in's external libraries from distribution name, " "
+ * separated, into out (empty for none).
+ */
+static void externals_of(const struct tf_sbom_in *in, const char *name,
+			 struct tf_buf *out)
 {
-	struct tf_buf ref = TF_BUF_INIT, purl = TF_BUF_INIT;
+	struct tf_buf want = TF_BUF_INIT, have = TF_BUF_INIT;
+	size_t i;
+
+	tf_pyname_normalize(name, &want);
+	for (i = 0; i < in->nr_libs; i++) {
+		if (in->libs[i].kind != TF_LIB_EXTERNAL)
+			continue;
+		tf_buf_reset(&have);
+		tf_pyname_normalize(in->libs[i].dist, &have);
+		if (!strcmp(want.buf, have.buf))
+			tf_buf_addf(out, "%s%s", out->len ? " " : "",
+				    in->libs[i].soname);
+	}
+	tf_buf_release(&want);
+	tf_buf_release(&have);
+}
+
+/*
+ * The target's wheels from the package index, used to build it; one that
+ * provides external libraries is required at run time too.
+ */
+static void add_target_wheels(struct sbom *s, const struct tf_plan *p,
+			      const struct tf_sbom_in *in)
+{
+	struct tf_buf ref = TF_BUF_INIT, purl = TF_BUF_INIT, ext = TF_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < p->wheel_pins.nr; i++) {
@@ -427,14 +455,21 @@ static void add_target_wheels(struct sbom *s, const struct tf_plan *p)
 		c = component("library", ref.buf, name, eq + 2);
 		json_object_set_new(c, "purl", json_string(purl.buf));
 		json_object_set_new(c, "hashes", sha256_hashes(w->sha256));
-		json_object_set_new(c, "scope", json_string("excluded"));
+		tf_buf_reset(&ext);
+		externals_of(in, name, &ext);
+		json_object_set_new(
+			c, "scope",
+			json_string(ext.len ? "required" : "excluded"));
 		property(c, "tfbuild:file", w->file);
-		property(c, "tfbuild:use", "build");
+		property(c, "tfbuild:use", ext.len ? "build run" : "build");
+		if (ext.len)
+			property(c, "tfbuild:external-libraries", ext.buf);
 		add(s, c);
 		free(name);
 	}
 	tf_buf_release(&ref);
 	tf_buf_release(&purl);
+	tf_buf_release(&ext);
 }
 
 /*
@@ -611,7 +646,7 @@ int tf_sbom_write(const struct tf_sbom_in *in, const char *path)
 		ret = add_static(&s, in);
 		if (!ret && in->framework_record)
 			ret = add_framework(&s, in);
-		add_target_wheels(&s, in->plan);
+		add_target_wheels(&s, in->plan, in);
 		add_toolchain(&s, in->plan);
 	}
 	if (!ret) {

@@ -130,6 +130,14 @@ const char *tf_elf_machine_name(unsigned machine, char buf[32]);
 int tf_elf_origin_dir(const char *file_in_wheel, const char *entry,
 		      struct tf_buf *out);
 
+/*
+ * 1 if an entry of the colon-separated run path list (NULL: none), as
+ * the file at file_in_wheel resolves it (tf_elf_origin_dir), is the
+ * directory dir ("" for the root), else 0.
+ */
+int tf_elf_runpath_reaches(const char *list, const char *file_in_wheel,
+			   const char *dir);
+
 /* A symbol a file must export, e.g. a plugin's entry point. */
 struct tf_elf_export {
 	const char *file;   /* borrowed; path inside the wheel */

@@ -62,6 +62,26 @@ int tf_elf_origin_dir(const char *file_in_wheel, const char *entry,
 	return ret;
 }
 
+int tf_elf_runpath_reaches(const char *list, const char *file_in_wheel,
+			   const char *dir)
+{
+	struct tf_buf at = TF_BUF_INIT;
+	int found = 0;
+
+	while (list && *list && !found) {
+		size_t n = strcspn(list, ":");
+		char *entry = tf_strndup(list, n);
+
+		tf_buf_reset(&at);
+		found = !tf_elf_origin_dir(file_in_wheel, entry, &at) &&
+			!strcmp(at.buf, dir);
+		free(entry);
+		list += n + (list[n] == ':');
+	}
+	tf_buf_release(&at);
+	return found;
+}
+
 /* Checking one file against the rules. */
 struct checker {
 	const struct tf_elf_rules *rules;
@@ -238,6 +258,39 @@ static int needed_exempt(const struct tf_elf_rules *rules,
 	       shipped(rules, info, shown, lib);
 }
 
+/*
+ * An external library: the file's RUNPATH must reach the directory its
+ * distribution's RECORD puts it in, and the distribution must be
+ * required. 0, or -1 after printing which.
+ */
+static int resolve_external(const struct checker *c, const struct tf_lib *d)
+{
+	const char *path = run_path(c->info);
+	const char *slash = strrchr(d->file, '/');
+	char *dir = tf_strndup(d->file, slash ? (size_t)(slash - d->file) : 0);
+	struct tf_buf want = TF_BUF_INIT;
+	int ret = 0;
+
+	if (!tf_elf_runpath_reaches(path, c->shown, dir)) {
+		tf_libs_external_runpath(c->shown, d->file, &want);
+		ret = refuse(c,
+			     "needs '%s' (DT_NEEDED), external, from %s %s at "
+			     "'%s' (its RECORD), but its RUNPATH ('%s') does "
+			     "not reach it there ('%s' would)",
+			     d->soname, d->dist, d->version, d->file,
+			     path ? path : "", want.buf);
+	} else if (!tf_libs_requirement_listed(d->dist, c->rules->requires,
+					       c->rules->nr_requires)) {
+		ret = refuse(c,
+			     "needs '%s' (DT_NEEDED), external, from %s, "
+			     "which is not in Requires-Dist",
+			     d->soname, d->dist);
+	}
+	free(dir);
+	tf_buf_release(&want);
+	return ret;
+}
+
 /* How a DT_NEEDED library is resolved (resolve_needed()). */
 enum resolution {
 	NEEDED_BY_LIST,  /* the manylinux allow-list decides */
@@ -289,6 +342,9 @@ static enum resolution resolve_needed(const struct checker *c, const char *lib)
 			return NEEDED_REFUSED;
 		}
 		return NEEDED_RESOLVED;
+	case TF_LIB_EXTERNAL:
+		return resolve_external(c, d) ? NEEDED_REFUSED
+					      : NEEDED_RESOLVED;
 	case TF_LIB_FRAMEWORK:
 		/* Loaded by the framework before the wheel's binaries;
 		   framework.c checked the symbols against it. */
@@ -372,6 +428,10 @@ static int report_facts(const struct checker *c)
 		else if (d && d->kind == TF_LIB_FRAMEWORK)
 			verbose("%s%s%s: needs '%s': provided by framework '%s'",
 				ctx, sep, c->shown, lib, d->from);
+		else if (d && d->kind == TF_LIB_EXTERNAL)
+			verbose("%s%s%s: needs '%s': external, %s from %s %s",
+				ctx, sep, c->shown, lib, d->file, d->dist,
+				d->version);
 		else if (d || in_list(c->rules->allow_needed,
 				      c->rules->nr_allow_needed, lib))
 			verbose("%s%s%s: needs '%s': a system library", ctx,

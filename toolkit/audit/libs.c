@@ -25,6 +25,8 @@ static const char *tf_lib_kind_name(enum tf_lib_kind kind)
 		return "system";
 	case TF_LIB_FRAMEWORK:
 		return "framework";
+	case TF_LIB_EXTERNAL:
+		return "external";
 	}
 	return "unknown";
 }
@@ -62,6 +64,12 @@ static json_t *lib_json(const struct tf_lib *l)
 		json_object_set_new(o, "file", json_string(l->file));
 	if (l->package)
 		json_object_set_new(o, "package", json_string(l->package));
+	if (l->dist)
+		json_object_set_new(o, "distribution", json_string(l->dist));
+	if (l->version)
+		json_object_set_new(o, "version", json_string(l->version));
+	if (l->hash)
+		json_object_set_new(o, "hash", json_string(l->hash));
 	return o;
 }
 
@@ -93,10 +101,8 @@ void tf_libs_record_write(const struct tf_lib *libs, size_t n,
 static int kind_from_name(const char *s, enum tf_lib_kind *out)
 {
 	static const enum tf_lib_kind kinds[] = {
-		TF_LIB_SYSTEM,
-		TF_LIB_VENDOR,
-		TF_LIB_PROVIDED,
-		TF_LIB_FRAMEWORK,
+		TF_LIB_SYSTEM,    TF_LIB_VENDOR,   TF_LIB_PROVIDED,
+		TF_LIB_FRAMEWORK, TF_LIB_EXTERNAL,
 	};
 	size_t i;
 
@@ -142,12 +148,15 @@ static int parse_entry(struct tf_libs_record *rec, json_t *o, size_t i,
 	l->runpath = member(rec, o, "runpath", &bad);
 	l->file = member(rec, o, "file", &bad);
 	l->package = member(rec, o, "package", &bad);
+	l->dist = member(rec, o, "distribution", &bad);
+	l->version = member(rec, o, "version", &bad);
+	l->hash = member(rec, o, "hash", &bad);
 	if (bad || !l->soname || !*l->soname ||
 	    kind_from_name(kind, &l->kind)) {
 		tf_buf_addf(why,
 			    "libraries[%zu] needs a string 'soname' and a "
-			    "'resolution' of vendor, provided, system or "
-			    "framework",
+			    "'resolution' of vendor, provided, system, "
+			    "framework or external",
 			    i);
 		return -1;
 	}
@@ -162,6 +171,15 @@ static int parse_entry(struct tf_libs_record *rec, json_t *o, size_t i,
 		tf_buf_addf(why,
 			    "libraries[%zu] ('%s') is the framework's but "
 			    "lacks 'requirement'",
+			    i, l->soname);
+		return -1;
+	}
+	if (l->kind == TF_LIB_EXTERNAL &&
+	    (!l->from || !l->file || !l->dist || !l->version)) {
+		tf_buf_addf(why,
+			    "libraries[%zu] ('%s') is external but lacks "
+			    "'requirement', 'file', 'distribution' or "
+			    "'version'",
 			    i, l->soname);
 		return -1;
 	}
@@ -250,6 +268,18 @@ int tf_libs_requirement_listed(const char *req, const char *const *reqs,
 	tf_buf_release(&want);
 	tf_buf_release(&have);
 	return found;
+}
+
+void tf_libs_external_runpath(const char *file_in_wheel, const char *lib_file,
+			      struct tf_buf *out)
+{
+	const char *p, *slash = strrchr(lib_file, '/');
+
+	tf_buf_addstr(out, "$ORIGIN");
+	for (p = file_in_wheel; (p = strchr(p, '/')); p++)
+		tf_buf_addstr(out, "/..");
+	if (slash)
+		tf_buf_addf(out, "/%.*s", (int)(slash - lib_file), lib_file);
 }
 
 int tf_libs_runpath_has(const char *list, const char *entry)

@@ -341,7 +341,63 @@ static void runpath_to_libs(const struct state *s, const char *dst,
 	tf_buf_release(&mine);
 }
 
-/* Rewrite one of the wheel's files if it needs vendored libraries. */
+/*
+ * Append to runpath (the file's, maybe with NAME.libs already) the entry
+ * that reaches each external library the file needs, unless one there
+ * reaches it already (the build wrote it). 1 if anything was added.
+ */
+static int runpath_to_externals(const struct state *s,
+				const struct tf_elf_info *info, const char *dst,
+				struct tf_buf *runpath)
+{
+	struct tf_buf dir = TF_BUF_INIT, entry = TF_BUF_INIT;
+	int added = 0;
+	size_t i;
+
+	for (i = 0; i < info->needed.nr; i++) {
+		const struct tf_lib *d = tf_libs_find(s->o->libs, s->o->nr_libs,
+						      info->needed.v[i]);
+
+		if (!d || d->kind != TF_LIB_EXTERNAL)
+			continue;
+		tf_buf_reset(&dir);
+		tf_path_dirname(&dir, d->file);
+		if (!strcmp(dir.buf, "."))
+			tf_buf_reset(&dir);
+		if (tf_elf_runpath_reaches(runpath->buf, dst, dir.buf))
+			continue;
+		tf_buf_reset(&entry);
+		tf_libs_external_runpath(dst, d->file, &entry);
+		tf_buf_addf(runpath, "%s%s", runpath->len ? ":" : "",
+			    entry.buf);
+		verbose("%s: %s: RUNPATH '%s' added for '%s' from %s %s",
+			s->o->context, dst, entry.buf, d->soname, d->dist,
+			d->version);
+		added = 1;
+	}
+	tf_buf_release(&dir);
+	tf_buf_release(&entry);
+	return added;
+}
+
+/* Copy f's file to work/rewritten/DST, where it is rewritten. */
+static int copy_for_rewrite(const struct state *s,
+			    const struct tf_wheel_file *f, struct tf_buf *copy)
+{
+	struct tf_buf dir = TF_BUF_INIT;
+	int ret;
+
+	tf_buf_addf(copy, "%s/rewritten/%s", s->o->work, f->dst);
+	tf_path_dirname(&dir, copy->buf);
+	ret = tf_mkdir_p(dir.buf) || tf_copy_file(f->src, copy->buf);
+	tf_buf_release(&dir);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Rewrite one of the wheel's files if it needs vendored libraries, or
+ * external ones its RUNPATH does not reach.
+ */
 static int vendor_file(struct state *s, struct tf_wheel_file *f)
 {
 	struct tf_elf_info info = TF_ELF_INFO_INIT;
@@ -350,7 +406,8 @@ static int vendor_file(struct state *s, struct tf_wheel_file *f)
 	struct expect e;
 	size_t nr = 0;
 	enum tf_elf_read_result res = tf_elf_read(f->src, f->dst, &info);
-	int ret;
+	const char *old;
+	int ret, external;
 
 	if (res != TF_ELF_READ_OK ||
 	    (info.type != ET_DYN && info.type != ET_EXEC)) {
@@ -360,21 +417,17 @@ static int vendor_file(struct state *s, struct tf_wheel_file *f)
 	ret = -1;
 	if (plan_renames(s, &info, 0, &renames, &nr))
 		goto out;
+	old = info.runpath ? info.runpath : info.rpath;
+	if (nr)
+		runpath_to_libs(s, f->dst, old, &runpath);
+	else if (old)
+		tf_buf_addstr(&runpath, old);
+	external = runpath_to_externals(s, &info, f->dst, &runpath);
 	ret = 0;
-	if (!nr)
+	if (!nr && !external)
 		goto out;
-	tf_buf_addf(&copy, "%s/rewritten/%s", s->o->work, f->dst);
-	{
-		struct tf_buf dir = TF_BUF_INIT;
-
-		tf_path_dirname(&dir, copy.buf);
-		ret = tf_mkdir_p(dir.buf) || tf_copy_file(f->src, copy.buf);
-		tf_buf_release(&dir);
-	}
-	if (ret)
+	if ((ret = copy_for_rewrite(s, f, &copy)))
 		goto out;
-	runpath_to_libs(s, f->dst, info.runpath ? info.runpath : info.rpath,
-			&runpath);
 	e.renames = renames;
 	e.nr = nr;
 	e.soname = NULL;
@@ -425,12 +478,14 @@ static void record_libs(struct state *s)
 	}
 }
 
+/* 1 if files may be rewritten: a library is vendored or external. */
 static int has_vendor(const struct tf_vendor_opts *o)
 {
 	size_t i;
 
 	for (i = 0; i < o->nr_libs; i++)
-		if (o->libs[i].kind == TF_LIB_VENDOR)
+		if (o->libs[i].kind == TF_LIB_VENDOR ||
+		    o->libs[i].kind == TF_LIB_EXTERNAL)
 			return 1;
 	return 0;
 }

@@ -9,7 +9,9 @@
  * as "<base>-<first 8 hex of its sha256>.<rest of the soname>" with that
  * soname, and every ELF file needing it is rewritten (a copy; the stage
  * is left alone) to need the new name, with an $ORIGIN-relative RUNPATH
- * to NAME.libs appended.
+ * to NAME.libs appended. A file needing an external library (libs.h)
+ * gets the $ORIGIN entry that reaches the library's place in
+ * site-packages appended the same way, unless its RUNPATH reaches it.
  *
  * ELF files are rewritten with patchelf (Debian 12: 0.14.3), one
  * operation per invocation: patchelf before 0.14.4 breaks DT_NEEDED and

@@ -122,4 +122,18 @@ struct tf_index_wheel {
 int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
 		       size_t n);
 
+/*
+ * Find the one file called soname in the RECORD of distribution name
+ * at version (PEP 503 and PEP 440 normalized), one of the wheels
+ * unpacked into site: its site path (NAME.data/purelib/ and platlib/
+ * taken off, as unpacked) appended to path, its RECORD hash
+ * ("sha256=...") to hash. 0, or -1 after reporting, context first: no
+ * such distribution in site (or site NULL), no RECORD, or no file or
+ * more than one of that name in it.
+ */
+int tf_index_site_find_lib(const char *site, const char *name,
+			   const char *version, const char *soname,
+			   const char *context, struct tf_buf *path,
+			   struct tf_buf *hash);
+
 #endif

@@ -7,15 +7,18 @@
  */
 #include "index.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "wheel/wheel.h"
 #include "base/base.h"
+#include "metadata/metadata.h"
 
 /* Every file's time: 1980-01-01, the earliest a zip can hold. */
 #define SITE_TIME 315532800
@@ -256,4 +259,140 @@ int tf_index_site_make(const char *site, const struct tf_index_wheel *wheels,
 
 	return tf_lock_use_made(site, ".tfbuild-wheels", "site", "the site",
 				fill_site, &sw);
+}
+
+/* The name of site's .dist-info directory of distribution name at version
+   (both normalized), into out; -1 when there is none. */
+static int find_dist_info(const char *site, const char *name,
+			  const char *version, struct tf_buf *out)
+{
+	struct tf_buf want = TF_BUF_INIT, wantv = TF_BUF_INIT,
+		      have = TF_BUF_INIT, havev = TF_BUF_INIT;
+	DIR *d = opendir(site);
+	struct dirent *e;
+	int ret = -1;
+
+	tf_pyname_normalize(name, &want);
+	if (tf_pep440_normalize(version, &wantv))
+		tf_buf_addstr(&wantv, version);
+	while (d && ret && (e = readdir(d))) {
+		const char *dash = strchr(e->d_name, '-');
+		size_t n = strlen(e->d_name);
+		char *part;
+
+		if (!dash || n < 10 || strcmp(e->d_name + n - 10, ".dist-info"))
+			continue;
+		part = tf_strndup(e->d_name, (size_t)(dash - e->d_name));
+		tf_buf_reset(&have);
+		tf_pyname_normalize(part, &have);
+		free(part);
+		part = tf_strndup(dash + 1,
+				  (size_t)(e->d_name + n - 10 - dash - 1));
+		tf_buf_reset(&havev);
+		if (tf_pep440_normalize(part, &havev))
+			tf_buf_addstr(&havev, part);
+		free(part);
+		if (!strcmp(want.buf, have.buf) &&
+		    !strcmp(wantv.buf, havev.buf)) {
+			tf_buf_addstr(out, e->d_name);
+			ret = 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	tf_buf_release(&want);
+	tf_buf_release(&wantv);
+	tf_buf_release(&have);
+	tf_buf_release(&havev);
+	return ret;
+}
+
+/* RECORD's first two fields of line (a quoted path as csv writes one). */
+static void record_fields(const char *line, struct tf_buf *path,
+			  struct tf_buf *hash)
+{
+	const char *s = line;
+
+	if (*s == '"') {
+		for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+			tf_buf_addch(path, *s);
+			s += *s == '"';
+		}
+		s += *s == '"';
+	} else {
+		while (*s && *s != ',')
+			tf_buf_addch(path, *s++);
+	}
+	if (*s == ',')
+		s++;
+	while (*s && *s != ',')
+		tf_buf_addch(hash, *s++);
+}
+
+/* The site paths in RECORD whose file name is soname, into found. */
+static void record_matches(char *text, const char *soname,
+			   struct tf_strvec *found, struct tf_strvec *hashes)
+{
+	struct tf_buf path = TF_BUF_INIT, hash = TF_BUF_INIT,
+		      site = TF_BUF_INIT, why = TF_BUF_INIT;
+	char *line, *next;
+
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\r\n");
+		if (*next)
+			*next++ = '\0';
+		tf_buf_reset(&path);
+		tf_buf_reset(&hash);
+		tf_buf_reset(&site);
+		record_fields(line, &path, &hash);
+		if (strcmp(tf_path_basename(path.buf), soname) ||
+		    site_path(path.buf, &site, &why))
+			continue;
+		tf_strvec_push(found, site.buf);
+		tf_strvec_push(hashes, hash.buf);
+	}
+	tf_buf_release(&path);
+	tf_buf_release(&hash);
+	tf_buf_release(&site);
+	tf_buf_release(&why);
+}
+
+int tf_index_site_find_lib(const char *site, const char *name,
+			   const char *version, const char *soname,
+			   const char *context, struct tf_buf *path,
+			   struct tf_buf *hash)
+{
+	struct tf_buf dist = TF_BUF_INIT, record = TF_BUF_INIT,
+		      text = TF_BUF_INIT;
+	struct tf_strvec found = TF_STRVEC_INIT, hashes = TF_STRVEC_INIT;
+	int ret = -1;
+
+	if (!site || find_dist_info(site, name, version, &dist)) {
+		error("%s: external library '%s': no %s %s among the target's "
+		      "wheels%s%s",
+		      context, soname, name, version, site ? " in " : "",
+		      site ? site : "");
+		goto out;
+	}
+	tf_buf_addf(&dist, "/RECORD");
+	tf_path_join(&record, site, dist.buf);
+	if (tf_read_file(record.buf, &text) < 0)
+		goto out;
+	record_matches(text.buf, soname, &found, &hashes);
+	if (found.nr != 1) {
+		error("%s: external library '%s': %s %s's RECORD (%s) lists %s",
+		      context, soname, name, version, dist.buf,
+		      found.nr ? "it more than once" : "no file of that name");
+		goto out;
+	}
+	tf_buf_addstr(path, found.v[0]);
+	tf_buf_addstr(hash, hashes.v[0]);
+	ret = 0;
+out:
+	tf_buf_release(&dist);
+	tf_buf_release(&record);
+	tf_buf_release(&text);
+	tf_strvec_release(&found);
+	tf_strvec_release(&hashes);
+	return ret;
 }

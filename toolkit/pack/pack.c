@@ -15,6 +15,7 @@
 
 #include "attest/attest.h"
 #include "audit/audit.h"
+#include "index/index.h"
 #include "isa/isa.h"
 #include "plugin/plugin.h"
 #include "stamp/stamp.h"
@@ -67,6 +68,10 @@ struct resolved {
 	const char *framework_companion; /* borrowed: "jax==0.10.2", or "" */
 	const struct tf_strvec *framework_libs; /* borrowed: the framework's
 					   libraries the wheel needs */
+	struct tf_lib *decl; /* owned array: the recipe's `libraries`,
+					   then its external ones resolved */
+	size_t nr_decl;
+	struct tf_strvec decl_store; /* owned: external files and hashes */
 };
 
 static void resolved_release(struct resolved *r)
@@ -76,6 +81,8 @@ static void resolved_release(struct resolved *r)
 	free(r->requires);
 	tf_buf_release(&r->record);
 	tf_buf_release(&r->cuda);
+	free(r->decl);
+	tf_strvec_release(&r->decl_store);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -113,7 +120,8 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	r->nr_requires = n;
 	for (i = 0; i < r->nr_libs; i++)
 		if ((r->libs[i].kind == TF_LIB_PROVIDED ||
-		     r->libs[i].kind == TF_LIB_FRAMEWORK) &&
+		     r->libs[i].kind == TF_LIB_FRAMEWORK ||
+		     r->libs[i].kind == TF_LIB_EXTERNAL) &&
 		    !tf_libs_requirement_listed(r->libs[i].from, r->requires,
 						r->nr_requires))
 	r->requires[r->nr_requires++] = r->libs[i].from;
@@ -127,6 +135,43 @@ static void resolve_decisions(const struct tf_plan_wheel *pw,
 	    !tf_libs_requirement_listed(r->framework_companion, r->requires,
 					r->nr_requires))
 	r->requires[r->nr_requires++] = r->framework_companion;
+}
+
+/*
+ * The recipe's `libraries`, then each external library found in its
+ * distribution's RECORD in the target's site (docs/libraries.md#external).
+ */
+static int declarations(const struct tf_plan *p, const struct tf_plan_wheel *pw,
+			const char *context, struct resolved *r)
+{
+	struct tf_buf path = TF_BUF_INIT, hash = TF_BUF_INIT;
+	size_t i, n = pw->def->nr_libraries;
+	int ret = 0;
+
+	r->decl = tf_calloc(n + pw->nr_externals + 1, sizeof(*r->decl));
+	memcpy(r->decl, pw->libs, n * sizeof(*r->decl));
+	r->nr_decl = n;
+	for (i = 0; !ret && i < pw->nr_externals; i++) {
+		const struct tf_plan_external *e = &pw->externals[i];
+		struct tf_lib *l = &r->decl[r->nr_decl++];
+
+		tf_buf_reset(&path);
+		tf_buf_reset(&hash);
+		ret = tf_index_site_find_lib(p->site, e->dist, e->version,
+					     e->soname, context, &path, &hash);
+		l->soname = e->soname;
+		l->kind = TF_LIB_EXTERNAL;
+		l->from = e->requirement;
+		l->dist = e->dist;
+		l->version = e->version;
+		tf_strvec_push(&r->decl_store, path.buf);
+		l->file = r->decl_store.v[r->decl_store.nr - 1];
+		tf_strvec_push(&r->decl_store, hash.buf);
+		l->hash = r->decl_store.v[r->decl_store.nr - 1];
+	}
+	tf_buf_release(&path);
+	tf_buf_release(&hash);
+	return ret;
 }
 
 /*
@@ -153,11 +198,12 @@ static int resolve_libraries(const struct tf_plan *p,
 	o.context = context.buf;
 	o.wheel_name = pw->spec.name;
 	o.arch = tf_arch_from_name(p->target.name);
-	o.libs = pw->libs;
-	o.nr_libs = pw->def->nr_libraries;
+	ret = declarations(p, pw, context.buf, r);
+	o.libs = r->decl;
+	o.nr_libs = r->nr_decl;
 	o.dirs = (const char *const *)dirs.v;
 	o.work = work.buf;
-	ret = tf_mkdir_p(work.buf) ||
+	ret = ret || tf_mkdir_p(work.buf) ||
 	      tf_vendor_wheel(&o, fl->v, fl->nr, &r->vendor);
 	if (!ret)
 		ret = tf_pack_vendored_packages(p, context.buf, &r->vendor);
@@ -555,6 +601,7 @@ static int pack_one(const struct tf_plan *p, struct tf_plan_wheel *pw,
 
 	memset(&res, 0, sizeof(res));
 	res.vendor = (struct tf_vendor_result)TF_VENDOR_RESULT_INIT;
+	res.decl_store = (struct tf_strvec)TF_STRVEC_INIT;
 	ret = collect_files(p, pw, &fl);
 	if (!ret && pw->framework) {
 		ret = check_framework(pw, &fl, dir, &fw, &fw_libs, &fw_req,

@@ -69,5 +69,11 @@ int tf_plan_make_step(struct tf_plan *p, size_t i);
 void tf_plan_set_in_place(struct tf_plan *p);
 /* wheelspec.c: wheel i's spec, metadata, libraries and files. */
 int tf_plan_make_wheel(struct tf_plan *p, size_t i);
+/*
+ * extlibs.c: pw's `external-libraries` into pw->externals, each
+ * distribution a target wheel of p's target; the number of errors
+ * reported at their places.
+ */
+int tf_plan_externals(struct tf_plan *p, struct tf_plan_wheel *pw);
 
 #endif

@@ -351,6 +351,7 @@ void tf_plan_release(struct tf_plan *p)
 		free(p->wheels[i].classifiers);
 		free(p->wheels[i].project_urls);
 		free(p->wheels[i].cuda_archs);
+		free(p->wheels[i].externals);
 	}
 	free(p->sources);
 	free(p->target_wheels);

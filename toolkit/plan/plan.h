@@ -105,6 +105,18 @@ struct tf_plan_file {
 	const char *src, *dst; /* store: expanded pattern and wheel dir */
 };
 
+/* A library a pinned target wheel provides (`external-libraries`). */
+struct tf_plan_external {
+	const char *soname;       /* borrowed from the recipe */
+	const char *dist;         /* borrowed: the distribution, as named */
+	const char *version;      /* borrowed: its target wheel's version */
+	const char *requirement;  /* store: what Requires-Dist gets, the
+				     pinned major ("nvidia-cuda-runtime<14,
+				     >=13.5.37"), or the recipe's own
+				     requires-dist entry on it */
+	const struct tf_pos *pos; /* borrowed: the entry's place */
+};
+
 struct tf_plan_wheel {
 	const struct tf_wheel_def *def; /* borrowed */
 	struct tf_wheel_spec spec; /* strings in store; files filled by pack */
@@ -134,6 +146,9 @@ struct tf_plan_wheel {
 					def), NULL-ended: `cuda-archs` in
 					tf_cuda_arch_cmp()'s order; NULL:
 					the key is absent */
+	struct tf_plan_external *externals; /* owned array, nr_externals
+					       long (extlibs.c) */
+	size_t nr_externals;
 };
 
 struct tf_plan_opts {

@@ -464,6 +464,7 @@ int tf_plan_make_wheel(struct tf_plan *p, size_t i)
 		tf_plan_expand(p, &w->framework.pjrt_header, &errors);
 	plan_cuda_archs(pw);
 	errors += plan_libraries(p, pw);
+	errors += tf_plan_externals(p, pw);
 	errors += plan_metadata(p, pw);
 	errors += plan_files(p, pw);
 	return errors ? -1 : 0;

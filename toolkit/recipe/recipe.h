@@ -178,6 +178,12 @@ struct tf_library_def {
 	struct tf_str runpath; /* provided: where it is at run time */
 };
 
+/* A library another distribution provides (`external-libraries`). */
+struct tf_external_def {
+	struct tf_str soname; /* the DT_NEEDED name, the mapping's key */
+	struct tf_str dist;   /* the distribution: a target wheel's name */
+};
+
 /* An author or maintainer: a name, an email address, or both. */
 struct tf_person {
 	struct tf_str name, email;
@@ -239,6 +245,9 @@ struct tf_wheel_def {
 					 compute_90), in recipe order, each
 					 once; NULL: none declared */
 	size_t nr_cuda_archs;
+	struct tf_external_def *externals; /* `external-libraries`, in
+					      recipe order */
+	size_t nr_externals;
 };
 
 /* Overrides of a target's default toolchain; absent fields keep defaults. */

@@ -687,6 +687,88 @@ static int parse_wheel_cuda_archs(struct loader *l, yaml_node_t *v, void *obj,
 	return 0;
 }
 
+/* One `external-libraries` entry: SONAME: DISTRIBUTION. */
+static int parse_external(struct loader *l, yaml_node_t *k, yaml_node_t *v,
+			  struct tf_wheel_def *w)
+{
+	struct tf_external_def *d = &w->externals[w->nr_externals];
+	size_t i;
+
+	if (tf_load_str(l, "external-libraries", k, &d->soname) ||
+	    tf_load_str(l, "external-libraries", v, &d->dist))
+		return -1;
+	if (!strstr(d->soname.s, ".so") || strchr(d->soname.s, '/'))
+		return bad_at(l, &d->soname, "'%s' is not a soname",
+			      d->soname.s);
+	if (!tf_pyname_is_valid(d->dist.s))
+		return bad_at(l, &d->dist,
+			      "'%s' is not a distribution name (a target "
+			      "wheel's: nvidia-cuda-runtime)",
+			      d->dist.s);
+	for (i = 0; i < w->nr_externals; i++)
+		if (!strcmp(w->externals[i].soname.s, d->soname.s))
+			return bad_at(l, &d->soname,
+				      "duplicate key '%s' in "
+				      "'external-libraries'",
+				      d->soname.s);
+	w->nr_externals++;
+	return 0;
+}
+
+/*
+ * external-libraries: {libcudart.so.13: nvidia-cuda-runtime}: libraries
+ * a pinned target wheel provides (docs/libraries.md#external).
+ */
+static int parse_wheel_externals(struct loader *l, yaml_node_t *v, void *obj,
+				 const char *where)
+{
+	struct tf_wheel_def *w = obj;
+	yaml_node_pair_t *p;
+	size_t n;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return tf_load_bad(l, v,
+				   "'external-libraries' in '%s' must map "
+				   "sonames to the distributions that "
+				   "provide them, not %s",
+				   where, kind_name(v));
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	if (!n)
+		return tf_load_bad(
+			l, v, "'external-libraries' in '%s' is empty", where);
+	w->externals = tf_arena_alloc(l->r, (n + 1) * sizeof(*w->externals));
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++)
+		ret |= parse_external(l, node(l, p->key), node(l, p->value), w);
+	return ret ? -1 : 0;
+}
+
+/* A soname is resolved one way: in `libraries` or as external. */
+static int check_externals(struct loader *l, const struct tf_wheel_def *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nr_externals; i++)
+		for (j = 0; j < w->nr_libraries; j++)
+			if (!strcmp(w->externals[i].soname.s,
+				    w->libraries[j].soname.s)) {
+				const struct tf_pos *at =
+					&w->libraries[j].soname.pos;
+
+				l->errors++;
+				return tf_error_at(&w->externals[i].soname.pos,
+						   "'%s' is in "
+						   "'external-libraries' and "
+						   "in 'libraries' (at "
+						   "%s:%d:%d): resolve it one "
+						   "way",
+						   w->externals[i].soname.s,
+						   at->file, at->line, at->col);
+			}
+	return 0;
+}
+
 static const struct field wheel_fields[] = {
 	{ "name", 1, parse_tf_wheel_def_name },
 	{ "version", 1, parse_tf_wheel_def_version },
@@ -716,6 +798,7 @@ static const struct field wheel_fields[] = {
 	{ "max-size", 0, parse_tf_wheel_def_max_size },
 	{ "static-libraries", 0, parse_wheel_static_libraries },
 	{ "cuda-archs", 0, parse_wheel_cuda_archs },
+	{ "external-libraries", 0, parse_wheel_externals },
 	{ NULL, 0, NULL },
 };
 
@@ -739,6 +822,7 @@ static int check_wheel_item(struct loader *l, yaml_node_t *n, void *item,
 			w->max_bytes = max;
 		}
 	}
+	ret |= check_externals(l, w);
 	/* Metadata values are checked now, before anything is fetched. */
 	return tf_wheel_def_validate_metadata(l->r, item) | ret;
 }

@@ -656,6 +656,8 @@ static int libs_rules(struct verifier *v)
 		else if (l->kind == TF_LIB_VENDOR)
 			verbose("%s: vendored '%s' as %s", v->path, l->soname,
 				l->file);
+		else if (l->kind == TF_LIB_EXTERNAL)
+			ret = tf_verify_external(v, l, entry);
 		else if (l->kind == TF_LIB_FRAMEWORK)
 			verbose("%s: '%s' provided by framework '%s' at run time",
 				v->path, l->soname, l->from);

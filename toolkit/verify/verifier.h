@@ -128,6 +128,14 @@ int tf_verify_cuda_file(struct verifier *v, const char *tmp, const char *name);
 /* Free what the audit kept. */
 void tf_verify_cuda_release(struct verifier *v);
 
+/*
+ * external.c: an external library l of the wheel's record (entry): no
+ * copy of it in the wheel, its distribution in Requires-Dist admitting
+ * the version the build was pinned to. 0, or -1 after the defect.
+ */
+int tf_verify_external(const struct verifier *v, const struct tf_lib *l,
+		       const char *entry);
+
 /* 1 if path is the .dist-info directory's RECORD. */
 int tf_verify_is_self(const struct verifier *v, const char *path);
 /* RECORD's row for path, or NULL; rows must be sorted (distinfo.c). */
