@@ -32,9 +32,11 @@ expect_success 'tensorflow 2.21.0 for aarch64 from the pinned requirements' '
 '
 site=$(cat site 2>/dev/null)
 
+# Only the aarch64 wheel is read here: t2040 builds both.
+tf_targets=aarch64
 expect_success 'the recipe cross-builds the plugin against the arm64 wheel' '
 	tf_build "$SRC_ROOT" build wheels 2>err &&
-	grep -q "^tfbuild: 2 of 2 steps ran$" err &&
+	grep -q "^tfbuild: 1 of 1 steps ran$" err &&
 	tf_wheel wheels aarch64 >awhl &&
 	asite=$(tf_built_site build aarch64) &&
 	file -L "$asite/tensorflow/libtensorflow_framework.so.2" | grep -q "ARM aarch64" &&

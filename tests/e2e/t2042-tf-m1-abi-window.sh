@@ -3,7 +3,7 @@
 # backend/tf_m1's ABI window (issue 25): the plugin records the
 # TensorFlow release it was compiled against and, in SE_InitPlugin,
 # compares it with the running one (TF_Version()). Built for 2.21.0 by
-# `tfbuild recipe --target all recipes/tf-m1.yaml`, whose Requires-Dist
+# `tfbuild recipe --target x86_64 recipes/tf-m1.yaml`, whose Requires-Dist
 # (tensorflow<2.22,>=2.21.0, derived from the framework record) is the
 # first guard, and a real tensorflow 2.20.0 from the index:
 #   - pip's resolver refuses to install the wheel with tensorflow 2.20.0,
@@ -18,6 +18,8 @@
 . "$TESTS_DIR/lib/tf.sh"
 
 SQ="'"
+# Only the x86_64 wheel meets tensorflow 2.20.0 here: t2041 builds aarch64.
+tf_targets=x86_64
 req20=$SRC_ROOT/tests/requirements/tensorflow-2.20.0-x86_64.txt
 
 expect_success 'the plugin built for 2.21.0 by the recipe' '

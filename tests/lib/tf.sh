@@ -12,6 +12,8 @@
 #                         checkout has it (recipes/tf-m1.*, backend/)
 #   tf_build CHECKOUT BUILD OUT [OPTION...]
 #                         tfbuild recipe --target all CHECKOUT/recipes/tf-m1.yaml
+#                         (--target $tf_targets where a test sets it: one
+#                         that reads one target's wheel builds that one)
 #   tf_wheel OUT TARGET   print the path of TARGET's wheel in OUT
 #   tf_built_site BUILD TARGET
 #                         print the ${target_site} the build compiled
@@ -48,7 +50,7 @@ tf_checkout() { # dir
 
 tf_build() { # checkout build out [options]
 	c=$1 b=$2 o=$3 && shift 3 &&
-	"$TFBUILD" recipe --target all -j 2 --cache "$tf_cache/tfbuild" \
+	"$TFBUILD" recipe --target "${tf_targets:-all}" -j 2 --cache "$tf_cache/tfbuild" \
 		--build-dir "$b" --out "$o" "$@" "$c/recipes/tf-m1.yaml"
 }
 
