@@ -24,7 +24,6 @@ sysroot=$arm64_root
 # wheel DIR NAME TARGET: the one wheel of distribution NAME for TARGET.
 wheel() { ls "$1"/"$2"-*_"$3".whl; }
 
-"$PYTHON" -m venv pipenv || exit 1
 # install DIR WHEEL...: pip for another platform, into a plain directory.
 # pip 23 takes --platform tags literally (manylinux_2_36 does not imply
 # older policies), so name each wheel's own tags.
@@ -35,7 +34,7 @@ install_arm64() {
 		tags=$(basename "$w" .whl); tags=${tags##*-}
 		for t in $(echo "$tags" | tr . " "); do plats="$plats --platform $t"; done
 	done
-	pipenv/bin/pip install -q --no-index --no-deps --target "$dir" $plats \
+	tools_pip install -q --no-index --no-deps --target "$dir" $plats \
 		--python-version 3.11 --implementation cp --only-binary=:all: "$@"
 }
 
@@ -101,7 +100,8 @@ expect_success 'aarch64: the stock framework alone has only the CPU' '
 '
 
 expect_success 'x86_64: the same smoke test passes on the x86-64 wheels' '
-	"$PYTHON" -m venv vx && vx/bin/pip install -q --no-index --no-deps \
+	"$PYTHON" -m venv --without-pip vx &&
+	tools_pip --python vx/bin/python install -q --no-index --no-deps \
 		"$(wheel m1-plugin "tfmini-1.0.0+m1" x86_64)" &&
 	vx/bin/python "$smoke" --devices cpu:0,m1:0 --device m1 --builtin
 '

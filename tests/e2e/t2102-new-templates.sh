@@ -27,8 +27,8 @@ for t in c-library cmake-library meson-library python-extension; do
 		"$TFBUILD" verify out-$t/*.whl && check_wheels out-$t/*.whl
 	'
 	expect_success "$t: the x86_64 wheel installs into a fresh venv and works" '
-		rm -rf venv && /usr/bin/python3 -m venv venv &&
-		PIP_DISABLE_PIP_VERSION_CHECK=1 venv/bin/pip install -q --no-index \
+		rm -rf venv && /usr/bin/python3 -m venv --without-pip venv &&
+		tools_pip --python venv/bin/python install -q --no-index \
 			--no-deps out-$t/*x86_64*.whl &&
 		(cd / && "$TRASH/venv/bin/python" -c "import $m; print($m.total([1, 2, 3, 4]), $m.add(2, 3))") >actual &&
 		echo "10 5" >expect && compare expect actual

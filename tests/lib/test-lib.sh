@@ -77,6 +77,13 @@ chain_check
 
 tfbuild() { "$TFBUILD" "$@"; }
 
+# tools_pip ARG...: the tools venv's pinned pip (ci/python-tools.txt), to
+# install into a fresh venv made --without-pip (--python VENV/bin/python)
+# or into a --target directory. A venv made with its own pip costs 4 s of
+# CPU (ensurepip byte-compiles pip); a test that needs the venv's own pip
+# (its version, its messages) makes it so.
+tools_pip() { "$TOOLS_BIN/python" -m pip --disable-pip-version-check "$@"; }
+
 # at_exit CMD: run CMD when the script ends (stop a server, a background
 # job), the last registered first. The commands are kept in a file, not a
 # variable: a test body runs in a subshell, which neither runs the
@@ -124,10 +131,13 @@ test_mark() {
 }
 
 # TEST_CASE_TIMES=1: each case also prints its wall time, to find where
-# a slow script spends it.
+# a slow script spends it (this script only: the scripts a test runs
+# itself, whose output it compares, do not see it).
+case_times=${TEST_CASE_TIMES:-}
+unset TEST_CASE_TIMES
 expect_success() { # description, body
 	test_count=$((test_count + 1))
-	[ -z "${TEST_CASE_TIMES:-}" ] || case_t0=$(date +%s.%N)
+	[ -z "$case_times" ] || case_t0=$(date +%s.%N)
 	# tests/run.sh names the test that left a process behind by this.
 	if (test_mark && eval "$2") >"$TRASH/.last.log" 2>&1; then
 		echo "ok $test_count - $1"
@@ -136,7 +146,7 @@ expect_success() { # description, body
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/.last.log"
 	fi
-	[ -z "${TEST_CASE_TIMES:-}" ] ||
+	[ -z "$case_times" ] ||
 		awk -v a="$case_t0" -v b="$(date +%s.%N)" -v n="$test_count" \
 			'BEGIN { printf "# case %d took %.1f s\n", n, b - a }'
 }

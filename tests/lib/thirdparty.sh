@@ -48,7 +48,7 @@ tp_wheel() { ls "$1"/"$2"-*_"$3".whl; }
 tp_install_arm64() {
 	plats= tags=$(basename "$2" .whl); tags=${tags##*-}
 	for t in $(echo "$tags" | tr . " "); do plats="$plats --platform $t"; done
-	"$TRASH/pipenv/bin/pip" install -q --no-index --no-deps --target "$1" $plats \
+	tools_pip install -q --no-index --no-deps --target "$1" $plats \
 		--python-version 3.11 --implementation cp --only-binary=:all: "$2"
 }
 
@@ -57,13 +57,12 @@ tp_install_arm64() {
 tp_check_both() {
 	out=$1 name=$2 check="$SRC_ROOT/recipes/thirdparty/$2/check.py"
 	rm -rf "$TRASH/venv-$name" "$TRASH/site-$name" &&
-	"$PYTHON" -m venv "$TRASH/venv-$name" &&
-	"$TRASH/venv-$name/bin/pip" install -q --no-index --no-deps \
+	"$PYTHON" -m venv --without-pip "$TRASH/venv-$name" &&
+	tools_pip --python "$TRASH/venv-$name/bin/python" install -q --no-index --no-deps \
 		"$(tp_wheel "$out" "$name" x86_64)" &&
 	(cd / && "$TRASH/venv-$name/bin/python" "$check") >"$TRASH/run-x86_64.out" &&
 	cat "$TRASH/run-x86_64.out" &&
 	grep -q " x86_64 ok" "$TRASH/run-x86_64.out" &&
-	{ [ -x "$TRASH/pipenv/bin/pip" ] || "$PYTHON" -m venv "$TRASH/pipenv"; } &&
 	tp_arm64_sysroot &&
 	tp_install_arm64 "$TRASH/site-$name" "$(tp_wheel "$out" "$name" aarch64)" &&
 	(cd / && PYTHONPATH="$TRASH/site-$name" py_arm64 "$check") >"$TRASH/run-aarch64.out" &&
