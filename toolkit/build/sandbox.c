@@ -40,11 +40,14 @@
 static int probed;
 static char *bwrap;
 /* A prepared /etc of the run (tf_sandbox_etc), for the steps with the
- * same network and the same `sandbox.read` paths in /etc. */
+ * same network and the same `sandbox.read` paths in /etc, and the
+ * system's part of their root around it (tf_sandbox_system): both made
+ * once a run, not once a step (docs/performance.md). */
 struct made_etc {
-	char *key;              /* network, then each mount point */
-	char *dir;              /* the copy */
-	struct tf_strvec binds; /* what is bound over it */
+	char *key;               /* network, then each mount point */
+	char *dir;               /* the copy */
+	struct tf_strvec binds;  /* what is bound over it */
+	struct tf_strvec system; /* bwrap's options for /usr ... /run */
 };
 static struct made_etc *made;
 static size_t nr_made;
@@ -58,6 +61,7 @@ static void forget_etc(void)
 		free(made[i].key);
 		free(made[i].dir);
 		tf_strvec_release(&made[i].binds);
+		tf_strvec_release(&made[i].system);
 	}
 	free(made);
 	made = NULL;
@@ -112,18 +116,21 @@ static const struct made_etc *step_etc(const char *cache_dir,
 	for (i = 0; i < nr_made && !m; i++)
 		if (!strcmp(made[i].key, key.buf))
 			m = &made[i];
-	tf_sandbox_secrets(keys, nr_keys, &secrets);
 	if (!m) {
-		struct made_etc new = { .binds = TF_STRVEC_INIT };
+		struct made_etc new = { .binds = TF_STRVEC_INIT,
+					.system = TF_STRVEC_INIT };
 		struct tf_sandbox_etc_in in = { .root = "/etc",
 						.dir = cache_dir,
 						.network = network,
 						.secrets = &secrets,
 						.mounts = &mounts };
 
+		tf_sandbox_secrets(keys, nr_keys, &secrets);
 		if (!tf_sandbox_etc(&in, &dir, &new.binds)) {
 			new.key = tf_buf_detach(&key);
 			new.dir = tf_buf_detach(&dir);
+			tf_sandbox_system(&new.system, new.dir, &new.binds,
+					  network);
 			made = tf_realloc(made, (nr_made + 1) * sizeof(*made));
 			made[nr_made] = new;
 			m = &made[nr_made++];
@@ -352,7 +359,7 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 							  NULL });
 	if (network)
 		tf_strvec_push(a, "--share-net");
-	tf_sandbox_system(a, etc->dir, &etc->binds, network);
+	tf_strvec_pushv(a, (const char *const *)etc->system.v);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
 	/* `sandbox.read` (checked: tf_build_check_reads), before the
