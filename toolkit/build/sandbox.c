@@ -193,8 +193,10 @@ static int probe(int with_userns, struct tf_buf *why, struct tf_buf *cmd)
 
 	tf_strvec_push(&r.argv, bwrap);
 	isolation(&r.argv, with_userns);
+	tf_strvec_pushv(&r.argv,
+			(const char *const[]){ "--ro-bind", "/", "/", NULL });
+	tf_sandbox_dev(&r.argv); /* as a step's: its binds are tried too */
 	tf_strvec_pushv(&r.argv, (const char *const[]){
-					 "--ro-bind", "/", "/", "--dev", "/dev",
 					 "--proc", "/proc", "--size", "1048576",
 					 "--tmpfs", "/tmp", "--remount-ro", "/",
 					 "true", NULL });
