@@ -92,6 +92,31 @@ static void etc_mounts(const struct tf_plan_step *ps, struct tf_strvec *out)
 	}
 }
 
+/*
+ * tf_sandbox_etc, its copy then held for this run (tf_lock_use, which
+ * also moves its clock), so that `tfbuild cache gc` leaves it alone
+ * while steps may bind it; made again should a gc remove it in between,
+ * three times at most. 0, or -1 (said).
+ */
+static int held_etc(const struct tf_sandbox_etc_in *in, struct tf_buf *dir,
+		    struct tf_strvec *binds)
+{
+	int tries, held = 0;
+
+	for (tries = 0; !held && tries < 3; tries++) {
+		tf_strvec_release(binds);
+		if (tf_sandbox_etc(in, dir, binds) ||
+		    (held = tf_lock_use(dir->buf, NULL)) < 0)
+			return -1;
+	}
+	if (!held)
+		return error("cannot prepare the steps' /etc: '%s' was "
+			     "removed each time it was made (by tfbuild "
+			     "cache gc?)",
+			     dir->buf);
+	return 0;
+}
+
 /* The /etc for step ps, with or without the network, made once a run
  * for its key; NULL (said) when it cannot be made. */
 static const struct made_etc *step_etc(const char *cache_dir,
@@ -126,7 +151,7 @@ static const struct made_etc *step_etc(const char *cache_dir,
 						.mounts = &mounts };
 
 		tf_sandbox_secrets(keys, nr_keys, &secrets);
-		if (!tf_sandbox_etc(&in, &dir, &new.binds)) {
+		if (!held_etc(&in, &dir, &new.binds)) {
 			new.key = tf_buf_detach(&key);
 			new.dir = tf_buf_detach(&dir);
 			tf_sandbox_system(&new.system, new.dir, &new.binds,
