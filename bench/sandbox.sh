@@ -17,9 +17,33 @@
 # time and the median CPU time (user + system of the whole tree, from
 # /usr/bin/time), which a busy machine inflates less; `uptime` is
 # printed before and after. The bwrap section is skipped then.
+# BENCH_BASELINE may also be a revision of this repository (as
+# `BENCH_N=9 BENCH_BASELINE=3f23431 sh bench/sandbox.sh`): it is checked
+# out in a temporary git worktree and built there (make -j2), the
+# worktree removed at the end; python3 bench/sandbox_parts.py is the
+# other half of docs/performance.md's tables.
 BENCH_TMP=${BENCH_TMP:-/var/tmp/tfbench-sandbox}
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# baseline_of REV: BENCH_BASELINE set to tfbuild built at revision REV.
+baseline_of() {
+	rev=$(git -C "$ROOT" rev-parse --verify -q "$1^{commit}") ||
+		die "BENCH_BASELINE=$1: neither a tfbuild nor a revision"
+	bt=$B/baseline-$rev
+	rm -rf "$bt" && mkdir -p "$B"
+	git -C "$ROOT" worktree add -q --detach "$bt" "$rev" ||
+		die "cannot check out $1 in $bt"
+	# shellcheck disable=SC2064 # the path is fixed now
+	trap "git -C '$ROOT' worktree remove --force '$bt'" EXIT
+	echo "building tfbuild at $1 in $bt" >&2
+	make -C "$bt" -j2 tfbuild >"$B/baseline.log" 2>&1 ||
+		{ tail -n 20 "$B/baseline.log" >&2; die "make failed in $bt"; }
+	BENCH_BASELINE=$bt/tfbuild
+}
+if [ -n "${BENCH_BASELINE:-}" ] && ! [ -x "$BENCH_BASELINE" ]; then
+	baseline_of "$BENCH_BASELINE"
+fi
 
 STEPS=${BENCH_SANDBOX_STEPS:-50}
 w=$B/sandbox

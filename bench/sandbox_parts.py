@@ -46,31 +46,39 @@ def drop(opts, names, nargs):
     return out
 
 
-MOUNTS = {"--ro-bind": 2, "--bind": 2, "--symlink": 2, "--tmpfs": 1,
-          "--dev": 1, "--proc": 1}
+MOUNTS = {"--ro-bind": 2, "--bind": 2, "--dev-bind": 2, "--symlink": 2,
+          "--tmpfs": 1, "--dir": 1, "--dev": 1, "--proc": 1}
+# what bwrap applies to the option after it: a tmpfs's --size, --perms
+PREFIX = {"--size", "--perms"}
 
 
 def no_mounts(opts, test):
-    """opts without the mounts (and a tmpfs's --size) whose target passes
-    test."""
+    """opts without the mounts (and a tmpfs's --size, a --perms) whose
+    target passes test."""
     out, i = [], 0
     while i < len(opts):
-        o = opts[i]
-        size = o == "--size" and opts[i + 2] == "--tmpfs"
-        if size:
-            o = "--tmpfs"
-        n = MOUNTS.get(o)
+        pre = 0
+        while opts[i + pre] in PREFIX:
+            pre += 2
+        n = MOUNTS.get(opts[i + pre])
         if n is not None:
-            end = i + (3 if size else 1) + n
+            end = i + pre + 1 + n
             if test(opts[end - 1]):
                 i = end
                 continue
             out.extend(opts[i:end])
             i = end
             continue
-        out.append(o)
+        out.append(opts[i])
         i += 1
     return out
+
+
+def with_dev(opts):
+    """opts with bwrap's own --dev in place of tfbuild's /dev."""
+    out = no_mounts(opts, under("/dev"))
+    i = out.index("--proc")
+    return out[:i] + ["--dev", "/dev"] + out[i:]
 
 
 def under(*dirs):
@@ -113,8 +121,10 @@ def main():
             "without the step's HOME and TMPDIR tmpfs": no_mounts(
                 opts, lambda t: t.endswith("/home") or t.endswith("/tmp")
                 and t != "/tmp"),
-            "without --dev (bwrap's /dev: a tmpfs, 6 devices, pts, shm)":
+            "without /dev (a tmpfs, 6 devices, 4 links, shm)":
                 no_mounts(opts, under("/dev")),
+            "with bwrap's --dev as /dev (a devpts more, of no size)":
+                with_dev(opts),
             "without --remount-ro /": drop(opts, ["--remount-ro"], 1),
             "the sandbox before issue 35 (--ro-bind / /, /dev, /proc, "
             "/tmp)": ["--die-with-parent", "--new-session", "--unshare-all",

@@ -83,4 +83,58 @@ else
 	'
 fi
 
+# The step's /dev (tf_sandbox_dev): bwrap's --dev but its terminals, in
+# a tmpfs of bounded size; a step that wants a pseudo terminal is told
+# it gets none, and gets one with --sandbox=off.
+cat >dev.yaml <<EOF
+schema: 1
+name: dev
+version: 1.0.0
+steps:
+  - name: devs
+    run: |
+      for n in null zero full random urandom tty; do test -c /dev/\$n && echo "node \$n"; done
+      for n in fd stdin stdout stderr; do test -L /dev/\$n && echo "link \$n"; done
+      echo shared >/dev/shm/x && cat /dev/shm/x
+      test -e /dev/pts || echo "no pts"
+      test -e /dev/ptmx || echo "no ptmx"
+      df -k /dev | awk 'NR == 2 { print "size", \$2 }'
+      echo \$(ls /dev)
+  - name: terminal
+    needs: [devs]
+    run: python3 -c 'import pty; pty.openpty()' && echo got >"\$STAGE/pty"
+EOF
+D=build/dev/x86_64/logs
+
+expect_success 'a step'"'"'s /dev: six devices, four links, a bounded shm, no terminal' '
+	expect_code 5 "$TFBUILD" recipe dev.yaml 2>err &&
+	cat $D/devs.log &&
+	for n in null zero full random urandom tty; do
+		grep -qx "node $n" $D/devs.log || exit 1
+	done &&
+	for n in fd stdin stdout stderr; do
+		grep -qx "link $n" $D/devs.log || exit 1
+	done &&
+	grep -qx shared $D/devs.log &&
+	grep -qx "no pts" $D/devs.log && grep -qx "no ptmx" $D/devs.log &&
+	grep -qx "size 1048576" $D/devs.log &&
+	grep -qx "fd full null random shm stderr stdin stdout tty urandom zero" $D/devs.log
+'
+
+expect_success 'the step that wants a pseudo terminal is told why it failed' '
+	cat err &&
+	grep -q "out of pty devices" $D/terminal.log &&
+	grep -q "dev.yaml:[0-9]*:[0-9]*: step .terminal. for x86_64 asked for a pseudo terminal, which a step in the sandbox does not get" err
+'
+
+if [ -e /dev/ptmx ] && python3 -c 'import pty; pty.openpty()' 2>/dev/null; then
+	expect_success '--sandbox=off: the same step gets its terminal, and no such word' '
+		"$TFBUILD" recipe --sandbox=off dev.yaml 2>err &&
+		test -f build/dev/x86_64/stage/terminal/pty &&
+		! grep -q "pseudo terminal" err
+	'
+else
+	skip "this machine gives no pseudo terminal either"
+fi
+
 test_done

@@ -7,7 +7,8 @@
 # refused at their position before anything runs; where steps run
 # without a user namespace of their own, a step asking for one is
 # refused rather than given the machine's. As root, --sandbox=off lets
-# the step without the key chroot too: the sandbox is what took it.
+# the step without the key chroot too: the sandbox is what took it. The
+# run's provenance names the capability beside the step's sandbox.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v bwrap >/dev/null || { skip "bwrap (bubblewrap) is not installed"; test_done; exit 0; }
@@ -43,6 +44,18 @@ expect_success 'the run says it, at its place in the recipe, and in --json' '
 	"$TFBUILD" --json recipe --force r.yaml >events 2>err &&
 	grep -q "\"event\": *\"step-capability\"" events &&
 	grep -q "\"capability\": *\"CAP_SYS_CHROOT\"" events
+'
+
+expect_success 'the provenance names the capability of the step given it, and no other' '
+	"$PYTHON" - wheels/r.intoto.json >prov <<-\EOF &&
+	import json, sys
+	p = json.load(open(sys.argv[1]))["predicate"]
+	for b in p["runDetails"]["byproducts"]:
+	    a = b["annotations"]
+	    print(b["name"], a.get("sandbox"), " ".join(a.get("capabilities", ["-"])))
+	EOF
+	printf "%s\n" "step:x86_64:plain bubblewrap -" "step:x86_64:chrooter bubblewrap CAP_SYS_CHROOT" >expect &&
+	compare expect prov
 '
 
 expect_success 'an unknown name, CAP_SYS_ADMIN and a scalar are refused at their position (exit 3)' '

@@ -5,7 +5,8 @@
 # kind; `cache stats` shows each; `gc --max-size 0` removes them all and
 # the next run makes them again with byte-identical wheels; one LRU
 # order runs across kinds; what a running tfbuild holds is skipped and
-# counted; a killed gc's temporaries go at the next gc.
+# counted; a killed gc's temporaries go at the next gc; of the step
+# sandbox's prepared /etc copies all but the newest go, never one in use.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 TOOLS=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}
@@ -182,6 +183,58 @@ expect_success 'a killed gc leaves a temporary that the next gc removes' '
 	test ! -e roots/.arm64-0123456789abcdef.gc-$dead &&
 	test ! -e roots/target-sites/.aarch64-x.gc-$dead &&
 	test -d roots/.arm64-fedcba9876543210.gc-$$
+'
+
+# The step sandbox's prepared /etc copies ($cache/sandbox/etc-HEX): gc
+# removes all but the most recently used, never one a running tfbuild
+# holds, and a killed run's temporary a day old.
+cat >etc.yaml <<EOF
+schema: 1
+name: etc
+version: 1.0.0
+steps:
+  - name: wait
+    run: |
+      touch started
+      i=0; while [ ! -e go ] && [ ! -e $TRASH/go ] && [ \$i -lt 600 ]; do i=\$((i + 1)); sleep 0.1; done
+      cat /etc/hosts >"\$STAGE/hosts"
+EOF
+zeros=0000000000000000000000000000000000000000000000000000000000000000
+ones=1111111111111111111111111111111111111111111111111111111111111111
+W=etc-build/etc/x86_64/work/wait
+
+expect_success 'gc leaves the copy a running tfbuild holds, removes the older one' '
+	rm -rf $cache/sandbox &&
+	{ "$TFBUILD" recipe --build-dir etc-build --out etc-out etc.yaml >etc.log 2>&1 & } &&
+	holder=$! &&
+	i=0 && while ! test -e $W/started; do
+		i=$((i + 1))
+		test $i -lt 1200 && kill -0 $holder 2>/dev/null ||
+			{ cat etc.log; stop_pid $holder; exit 1; }
+		sleep 0.1
+	done &&
+	held=$(ls -d $cache/sandbox/etc-*) && test -d "$held" &&
+	mkdir $cache/sandbox/etc-$zeros $cache/sandbox/etc-$ones $cache/sandbox/.etc-stale.Ab12Cd &&
+	echo x >$cache/sandbox/etc-$zeros/hosts &&
+	touch -d @1000000000 "$held" $cache/sandbox/etc-$zeros $cache/sandbox/.etc-stale.Ab12Cd &&
+	"$TFBUILD" cache gc --max-size 100G >out; rc=$?
+	touch $W/go; wait $holder; hold_rc=$?
+	cat out && test $rc = 0 && test $hold_rc = 0 &&
+	grep -qx "removed 1 prepared /etc copies (2 bytes), skipped 1 in use" out &&
+	grep -qx "removed 1 temporaries left by killed runs (0 bytes)" out &&
+	test -d "$held" && test -d $cache/sandbox/etc-$ones &&
+	test ! -e $cache/sandbox/etc-$zeros && test ! -e $cache/sandbox/.etc-stale.Ab12Cd &&
+	test -s etc-build/etc/x86_64/stage/wait/hosts
+'
+
+expect_success 'once that run ended, its copy goes too; the newest stays; a run makes its own again' '
+	held=$(ls -d $cache/sandbox/etc-* | grep -v $ones) && test -d "$held" &&
+	touch -d @1000000000 "$held" &&
+	"$TFBUILD" cache gc --max-size 100G >out &&
+	grep -qx "removed 1 prepared /etc copies ([1-9][0-9]* bytes)" out &&
+	test ! -e "$held" && test -d $cache/sandbox/etc-$ones &&
+	touch go && "$TFBUILD" recipe --force --build-dir etc-build --out etc-out etc.yaml >etc.log 2>&1 &&
+	test -d "$held"
 '
 
 test_done

@@ -359,6 +359,31 @@ static const char *origin_name(int origin)
 }
 
 /*
+ * How a step that ran here was confined, into its annotations a: its
+ * sandbox ("network" where it had the network) and, in the sandbox, the
+ * capabilities its recipe gave it (`capabilities:`), in the recipe's
+ * order. A step given neither gets only "sandbox", as before.
+ */
+static void confinement(json_t *a, const struct tf_plan_step *ps)
+{
+	json_t *caps;
+	size_t i;
+
+	if (!ps->sandbox)
+		return;
+	json_object_set_new(a, "sandbox",
+			    json_string(ps->sandbox < 0    ? "off"
+					: ps->sandbox == 2 ? "network"
+							   : "bubblewrap"));
+	if (ps->sandbox < 0 || !ps->def->nr_caps)
+		return;
+	caps = json_array();
+	for (i = 0; i < ps->def->nr_caps; i++)
+		json_array_append_new(caps, json_string(ps->def->caps[i].s));
+	json_object_set_new(a, "capabilities", caps);
+}
+
+/*
  * Each step's output (its stage tree's digest), where it came from, and
  * under which cache key and signer (docs/cache.md).
  */
@@ -382,14 +407,7 @@ static json_t *step_outputs(struct tf_plan **plans, size_t nr)
 			if (*ps->signer)
 				json_object_set_new(a, "signer",
 						    json_string(ps->signer));
-			/* How a step that ran here was confined. */
-			if (ps->sandbox)
-				json_object_set_new(
-					a, "sandbox",
-					json_string(ps->sandbox < 0 ? "off"
-						    : ps->sandbox == 2
-							    ? "network"
-							    : "bubblewrap"));
+			confinement(a, ps);
 			tf_buf_setf(&name, "step:%s:%s", plans[i]->target.name,
 				    ps->def->name.s);
 			json_array_append_new(

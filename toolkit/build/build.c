@@ -482,6 +482,7 @@ static void finish(struct sched *s, struct task *t, int status)
 		tf_build_show_tail(ps->log);
 		error("full log: %s", ps->log);
 		tf_build_host_tool_failure(t->plan, ps, status);
+		tf_build_terminal_failure(t->plan, ps);
 		if (ps->def->is_test == TF_TEST_BASELINE)
 			tf_build_baseline_failure(t->plan, ps, status);
 		tf_buf_release(&why);

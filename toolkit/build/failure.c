@@ -187,3 +187,36 @@ void tf_build_host_tool_failure(const struct tf_plan *p,
 	free(name);
 	free(path);
 }
+
+/* 1 if the last lines of log speak of a pseudo terminal: Python's pty,
+ * glibc's openpty and posix_openpt, script(1), expect. */
+static int wanted_terminal(const char *log)
+{
+	static const char *const says[] = { "/dev/ptmx", "/dev/pts",
+					    "out of pty devices", "openpty",
+					    "posix_openpt" };
+	struct tf_buf text = TF_BUF_INIT;
+	size_t i;
+	int found = 0;
+
+	if (!read_tail(log, &text))
+		for (i = 0; !found && i < sizeof(says) / sizeof(*says); i++)
+			found = strstr(text.buf, says[i]) != NULL;
+	tf_buf_release(&text);
+	return found;
+}
+
+void tf_build_terminal_failure(const struct tf_plan *p,
+			       const struct tf_plan_step *ps)
+{
+	if (ps->sandbox <= 0 || !wanted_terminal(ps->log))
+		return;
+	tf_error_at(&ps->def->pos,
+		    "%s '%s' for %s asked for a pseudo terminal, which a step "
+		    "in the sandbox does not get (its /dev has no /dev/pts "
+		    "and no /dev/ptmx: docs/security.md#the-step-sandbox); "
+		    "run the program without a terminal, or build with "
+		    "--sandbox=off",
+		    ps->def->is_test ? "test" : "step", ps->def->name.s,
+		    p->target.name);
+}

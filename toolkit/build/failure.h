@@ -27,4 +27,11 @@ void tf_build_baseline_failure(const struct tf_plan *p,
 void tf_build_host_tool_failure(const struct tf_plan *p,
 				const struct tf_plan_step *ps, int status);
 
+/*
+ * Step ps of p failed in the sandbox and its log's last lines speak of a
+ * pseudo terminal (/dev/ptmx, openpty): say that steps get none, at the
+ * step's position in the recipe.
+ */
+void tf_build_terminal_failure(const struct tf_plan *p,
+			       const struct tf_plan_step *ps);
 #endif

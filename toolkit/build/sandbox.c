@@ -40,11 +40,14 @@
 static int probed;
 static char *bwrap;
 /* A prepared /etc of the run (tf_sandbox_etc), for the steps with the
- * same network and the same `sandbox.read` paths in /etc. */
+ * same network and the same `sandbox.read` paths in /etc, and the
+ * system's part of their root around it (tf_sandbox_system): both made
+ * once a run, not once a step (docs/performance.md). */
 struct made_etc {
-	char *key;              /* network, then each mount point */
-	char *dir;              /* the copy */
-	struct tf_strvec binds; /* what is bound over it */
+	char *key;               /* network, then each mount point */
+	char *dir;               /* the copy */
+	struct tf_strvec binds;  /* what is bound over it */
+	struct tf_strvec system; /* bwrap's options for /usr ... /run */
 };
 static struct made_etc *made;
 static size_t nr_made;
@@ -58,6 +61,7 @@ static void forget_etc(void)
 		free(made[i].key);
 		free(made[i].dir);
 		tf_strvec_release(&made[i].binds);
+		tf_strvec_release(&made[i].system);
 	}
 	free(made);
 	made = NULL;
@@ -88,6 +92,31 @@ static void etc_mounts(const struct tf_plan_step *ps, struct tf_strvec *out)
 	}
 }
 
+/*
+ * tf_sandbox_etc, its copy then held for this run (tf_lock_use, which
+ * also moves its clock), so that `tfbuild cache gc` leaves it alone
+ * while steps may bind it; made again should a gc remove it in between,
+ * three times at most. 0, or -1 (said).
+ */
+static int held_etc(const struct tf_sandbox_etc_in *in, struct tf_buf *dir,
+		    struct tf_strvec *binds)
+{
+	int tries, held = 0;
+
+	for (tries = 0; !held && tries < 3; tries++) {
+		tf_strvec_release(binds);
+		if (tf_sandbox_etc(in, dir, binds) ||
+		    (held = tf_lock_use(dir->buf, NULL)) < 0)
+			return -1;
+	}
+	if (!held)
+		return error("cannot prepare the steps' /etc: '%s' was "
+			     "removed each time it was made (by tfbuild "
+			     "cache gc?)",
+			     dir->buf);
+	return 0;
+}
+
 /* The /etc for step ps, with or without the network, made once a run
  * for its key; NULL (said) when it cannot be made. */
 static const struct made_etc *step_etc(const char *cache_dir,
@@ -112,18 +141,21 @@ static const struct made_etc *step_etc(const char *cache_dir,
 	for (i = 0; i < nr_made && !m; i++)
 		if (!strcmp(made[i].key, key.buf))
 			m = &made[i];
-	tf_sandbox_secrets(keys, nr_keys, &secrets);
 	if (!m) {
-		struct made_etc new = { .binds = TF_STRVEC_INIT };
+		struct made_etc new = { .binds = TF_STRVEC_INIT,
+					.system = TF_STRVEC_INIT };
 		struct tf_sandbox_etc_in in = { .root = "/etc",
 						.dir = cache_dir,
 						.network = network,
 						.secrets = &secrets,
 						.mounts = &mounts };
 
-		if (!tf_sandbox_etc(&in, &dir, &new.binds)) {
+		tf_sandbox_secrets(keys, nr_keys, &secrets);
+		if (!held_etc(&in, &dir, &new.binds)) {
 			new.key = tf_buf_detach(&key);
 			new.dir = tf_buf_detach(&dir);
+			tf_sandbox_system(&new.system, new.dir, &new.binds,
+					  network);
 			made = tf_realloc(made, (nr_made + 1) * sizeof(*made));
 			made[nr_made] = new;
 			m = &made[nr_made++];
@@ -186,8 +218,10 @@ static int probe(int with_userns, struct tf_buf *why, struct tf_buf *cmd)
 
 	tf_strvec_push(&r.argv, bwrap);
 	isolation(&r.argv, with_userns);
+	tf_strvec_pushv(&r.argv,
+			(const char *const[]){ "--ro-bind", "/", "/", NULL });
+	tf_sandbox_dev(&r.argv); /* as a step's: its binds are tried too */
 	tf_strvec_pushv(&r.argv, (const char *const[]){
-					 "--ro-bind", "/", "/", "--dev", "/dev",
 					 "--proc", "/proc", "--size", "1048576",
 					 "--tmpfs", "/tmp", "--remount-ro", "/",
 					 "true", NULL });
@@ -352,7 +386,7 @@ static int sandbox_argv(const struct tf_plan *p, const struct tf_plan_step *ps,
 							  NULL });
 	if (network)
 		tf_strvec_push(a, "--share-net");
-	tf_sandbox_system(a, etc->dir, &etc->binds, network);
+	tf_strvec_pushv(a, (const char *const *)etc->system.v);
 	tf_sandbox_places(p, cache_dir, &places);
 	tf_sandbox_bind_places(a, &places, getenv("HOME"));
 	/* `sandbox.read` (checked: tf_build_check_reads), before the

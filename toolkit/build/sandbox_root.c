@@ -82,6 +82,31 @@ static void mirror(struct tf_strvec *a, const char *path)
 	free(real);
 }
 
+void tf_sandbox_dev(struct tf_strvec *a)
+{
+	static const char *const nodes[] = { "null",   "zero",    "full",
+					     "random", "urandom", "tty" };
+	static const char *const links[] = { "/proc/self/fd",   "/dev/fd",
+					     "/proc/self/fd/0", "/dev/stdin",
+					     "/proc/self/fd/1", "/dev/stdout",
+					     "/proc/self/fd/2", "/dev/stderr" };
+	struct tf_buf b = TF_BUF_INIT;
+	size_t i;
+
+	/* bwrap's --dev less its devpts (a mount, /dev/pts and /dev/ptmx),
+	 * and of bounded size: /dev/shm is a directory of it */
+	tf_sandbox_tmpfs(a, "/dev", TF_SANDBOX_TMP_SIZE);
+	for (i = 0; i < sizeof(nodes) / sizeof(*nodes); i++) {
+		tf_buf_setf(&b, "/dev/%s", nodes[i]);
+		opt2(a, "--dev-bind", b.buf, b.buf);
+	}
+	for (i = 0; i < sizeof(links) / sizeof(*links); i += 2)
+		opt2(a, "--symlink", links[i], links[i + 1]);
+	tf_strvec_pushv(a, (const char *const[]){ "--perms", "1777", "--dir",
+						  "/dev/shm", NULL });
+	tf_buf_release(&b);
+}
+
 void tf_sandbox_system(struct tf_strvec *a, const char *etc,
 		       const struct tf_strvec *etc_binds, int network)
 {
@@ -102,8 +127,8 @@ void tf_sandbox_system(struct tf_strvec *a, const char *etc,
 	tf_buf_release(&b);
 	/* CPUs online: what nproc-like counts read (glibc, Python). */
 	tf_sandbox_bind(a, "/sys/devices/system/cpu", 0);
-	tf_strvec_pushv(a, (const char *const[]){ "--dev", "/dev", "--proc",
-						  "/proc", NULL });
+	tf_sandbox_dev(a);
+	tf_strvec_pushv(a, (const char *const[]){ "--proc", "/proc", NULL });
 	tf_sandbox_tmpfs(a, "/tmp", TF_SANDBOX_TMP_SIZE);
 	tf_sandbox_tmpfs(a, "/run", TF_SANDBOX_RUN_SIZE);
 	if (network) /* where /etc/resolv.conf may point */

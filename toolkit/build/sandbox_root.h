@@ -62,10 +62,20 @@ void tf_sandbox_hide(struct tf_strvec *a, const char *dir,
 		     unsigned long long size);
 
 /*
+ * The step's /dev, what bwrap's --dev makes but its terminals: a tmpfs
+ * of TF_SANDBOX_TMP_SIZE holding the machine's null, zero, full, random,
+ * urandom and tty, the links fd, stdin, stdout and stderr into
+ * /proc/self, and shm, a directory anyone may write (Python's
+ * multiprocessing); no /dev/pts, no /dev/ptmx: a step gets no pseudo
+ * terminal (tf_build_terminal_failure says so when one fails for it).
+ */
+void tf_sandbox_dev(struct tf_strvec *a);
+
+/*
  * The system's part of the root: /usr read-only and the links into it
  * (/bin, /lib, ...) as the machine has them; etc (tf_sandbox_etc) as
  * /etc, one read-only bind, and /etc/NAME for each NAME of etc_binds
- * over it; /dev, /proc, an empty /tmp and /run. Nothing else of the
+ * over it; /dev (tf_sandbox_dev), /proc, an empty /tmp and /run. Nothing else of the
  * machine: no /root, /home, /var, /srv, /mnt, /opt, no /etc/shadow.
  */
 void tf_sandbox_system(struct tf_strvec *a, const char *etc,

@@ -229,6 +229,55 @@ static void site(struct items *it, const char *dir, const char *name,
 	tree(it, TF_GC_SITES, path, ".tfbuild-wheels");
 }
 
+/* A prepared /etc of the step sandbox: "etc-HEX" (build/sandbox_etc.c). */
+static void etc_copy(struct items *it, const char *dir, const char *name,
+		     const char *path)
+{
+	struct stat st;
+
+	(void)dir;
+	if (!strncmp(name, "etc-", 4) && tf_sha256_is_hex(name + 4) &&
+	    lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		add(it, TF_GC_KINDS /* none of the LRU's */, 0, tf_strdup(path),
+		    tree_bytes(AT_FDCWD, path), &st.st_mtim);
+}
+
+/*
+ * The step sandbox's prepared /etc copies in <cache>/sandbox: each one
+ * the machine's /etc, a network or a `sandbox.read` made, and which the
+ * next run makes again if it needs it. All go but the most recently
+ * used (a run moves its clock, the directory's mtime, when it holds it)
+ * and those a running tfbuild holds, skipped and counted; temporaries
+ * as elsewhere. 0, or -1 after reporting what could not be removed.
+ */
+static int sweep_etc(const struct tf_gc_dirs *d, struct tf_gc_report *r)
+{
+	struct items it = { NULL, 0, r };
+	struct tf_buf dir = TF_BUF_INIT;
+	size_t i;
+	int ret;
+
+	tf_path_join(&dir, d->cache, "sandbox");
+	ret = each(dir.buf, &it, etc_copy);
+	tf_gc_order(it.v, it.nr);
+	for (i = 0; i + 1 < it.nr; i++) /* the last is the newest */
+		switch (tf_lock_evict(it.v[i].path)) {
+		case TF_LOCK_EVICTED:
+			r->etc.nr++;
+			r->etc.bytes += it.v[i].size;
+			break;
+		case TF_LOCK_IN_USE:
+			r->etc.busy++;
+			break;
+		case TF_LOCK_FAILED:
+			ret = -1;
+			break;
+		}
+	items_release(&it);
+	tf_buf_release(&dir);
+	return ret;
+}
+
 /* Every item of every kind into it. */
 static int list(const struct tf_store *s, const struct tf_gc_dirs *d,
 		struct items *it)
@@ -355,6 +404,8 @@ int tf_gc_run(const struct tf_store *s, const struct tf_gc_dirs *d,
 	tf_strvec_release(&names);
 	tf_buf_release(&tmp);
 	if (tf_store_sweep(s))
+		ret = -1;
+	if (sweep_etc(d, r))
 		ret = -1;
 	return ret || failed ? -1 : 0;
 }

@@ -49,9 +49,13 @@ struct tf_gc_count {
 
 struct tf_gc_report {
 	struct tf_gc_count kind[TF_GC_KINDS]; /* gc: what was removed */
-	size_t temps;         /* temporaries of killed runs or gcs removed */
-	long long temp_bytes; /* their bytes */
-	long long left;       /* bytes the cache holds after gc */
+	struct tf_gc_count etc; /* gc: prepared /etc copies of the step
+				   sandbox removed (<cache>/sandbox/etc-HEX),
+				   outside the LRU order: all but the most
+				   recently used one */
+	size_t temps;           /* temporaries of killed runs or gcs removed */
+	long long temp_bytes;   /* their bytes */
+	long long left;         /* bytes the cache holds after gc */
 };
 
 /* One thing that can be evicted, for choosing the order. */
@@ -77,7 +81,9 @@ int tf_gc_usage(const struct tf_store *s, const struct tf_gc_dirs *d,
  * Evict least-recently-used items of every kind, in one order, until
  * the whole cache holds at most max_size bytes, skipping (and counting)
  * those in use; then drop the store's entries whose archive is gone,
- * temp files a day old, and the temporaries a killed gc left. 0, or -1
+ * every prepared /etc of the step sandbox but the most recently used
+ * one and those a run holds (tf_lock_use), temp files a day old, and
+ * the temporaries a killed gc left. 0, or -1
  * after reporting what could not be removed.
  */
 int tf_gc_run(const struct tf_store *s, const struct tf_gc_dirs *d,

@@ -112,6 +112,9 @@ static int gc(const struct tf_store *s, const struct tf_gc_dirs *d,
 	printf("removed %zu target sites (%lld bytes)", k[TF_GC_SITES].nr,
 	       k[TF_GC_SITES].bytes);
 	busy(&k[TF_GC_SITES]);
+	printf("removed %zu prepared /etc copies (%lld bytes)", r.etc.nr,
+	       r.etc.bytes);
+	busy(&r.etc);
 	if (r.temps)
 		printf("removed %zu temporaries left by killed runs (%lld "
 		       "bytes)\n",
