@@ -18,6 +18,7 @@
 #include "pjrt_m1.h"
 
 const PJRT_Api *m1_host_GetPjrtApi(void);
+const PJRT_Api *GetPjrtApi(void);
 
 static const PJRT_Api *host;
 static PJRT_Api api;
@@ -96,8 +97,8 @@ static void event_destroy(PJRT_Event *ev)
 	host->PJRT_Event_Destroy(&d);
 }
 
-static PJRT_Error *
-cuda_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args *args)
+static PJRT_Error *cuda_BufferFromHostBuffer(
+	PJRT_Client_BufferFromHostBuffer_Args *args)
 {
 	PJRT_Error *err = host->PJRT_Client_BufferFromHostBuffer(args);
 
@@ -158,8 +159,8 @@ static PJRT_Error *host_copy_to_device(void *args)
 static PJRT_Error *cuda_Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args *args)
 {
 	M1_CHECK_ARGS(args, PJRT_Buffer_CopyToDevice);
-	return copy("PJRT_Buffer_CopyToDevice", args->buffer,
-		    &args->dst_buffer, host_copy_to_device, args);
+	return copy("PJRT_Buffer_CopyToDevice", args->buffer, &args->dst_buffer,
+		    host_copy_to_device, args);
 }
 
 static PJRT_Error *host_copy_to_memory(void *args)
@@ -170,8 +171,8 @@ static PJRT_Error *host_copy_to_memory(void *args)
 static PJRT_Error *cuda_Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args *args)
 {
 	M1_CHECK_ARGS(args, PJRT_Buffer_CopyToMemory);
-	return copy("PJRT_Buffer_CopyToMemory", args->buffer,
-		    &args->dst_buffer, host_copy_to_memory, args);
+	return copy("PJRT_Buffer_CopyToMemory", args->buffer, &args->dst_buffer,
+		    host_copy_to_memory, args);
 }
 
 /* The device data is freed here; the host function frees the rest

@@ -50,10 +50,10 @@ static const char *message(PJRT_Error *err)
 	return buf;
 }
 
-#define OK(call)                                            \
-	do {                                                \
-		PJRT_Error *e_ = (call);                    \
-		CHECK(!e_, "%s: %s", #call, message(e_));   \
+#define OK(call)                                          \
+	do {                                              \
+		PJRT_Error *e_ = (call);                  \
+		CHECK(!e_, "%s: %s", #call, message(e_)); \
 	} while (0)
 
 static void *sym(void *lib, const char *name)
@@ -140,8 +140,7 @@ int main(int argc, char **argv)
 		CHECK(err && !strncmp(err, want, strlen(want)),
 		      "no device (%s), yet the put says '%s'", why,
 		      err ? err : "nothing");
-		printf("ok no CUDA device (%s): the put says '%s'\n", why,
-		       err);
+		printf("ok no CUDA device (%s): the put says '%s'\n", why, err);
 	}
 	ARGS(PJRT_Client_Destroy, cd);
 	cd.client = cc.client;
