@@ -169,3 +169,28 @@ extern "C" int m1_cuda_matmul(const float *a, const float *b, float *c, int m,
 	m1_cuda_matmul_device(d.in[0], d.in[1], d.out, m, k, n);
 	return finish(&d, c, (size_t)m * n);
 }
+
+extern "C" int m1_cuda_malloc(int dev, void **p, size_t n)
+{
+	cudaError_t err = cudaSetDevice(dev);
+
+	*p = NULL;
+	if (err == cudaSuccess && n)
+		err = cudaMalloc(p, n);
+	return (int)err;
+}
+
+extern "C" int m1_cuda_free(void *p)
+{
+	return p ? (int)cudaFree(p) : 0;
+}
+
+extern "C" int m1_cuda_to_device(void *dst, const void *src, size_t n)
+{
+	return n ? (int)cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice) : 0;
+}
+
+extern "C" int m1_cuda_to_host(void *dst, const void *src, size_t n)
+{
+	return n ? (int)cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) : 0;
+}

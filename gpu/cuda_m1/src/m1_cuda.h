@@ -45,6 +45,17 @@ int m1_cuda_matmul(const float *a, const float *b, float *c, int m, int k,
 int m1_cuda_matmul_device(const float *a, const float *b, float *c, int m,
 			  int k, int n);
 
+/*
+ * Device memory for a caller that keeps its arrays on the device (the
+ * PJRT plugin, gpu/pjrt_cuda_m1): n bytes on device number dev, their
+ * pointer in *p (NULL when n is 0); freed by m1_cuda_free (NULL is
+ * fine). The copies are synchronous; n may be 0.
+ */
+int m1_cuda_malloc(int dev, void **p, size_t n);
+int m1_cuda_free(void *p);
+int m1_cuda_to_device(void *dst, const void *src, size_t n);
+int m1_cuda_to_host(void *dst, const void *src, size_t n);
+
 /* The text of an error those calls return (cudaGetErrorString). */
 const char *m1_cuda_error(int err);
 
