@@ -495,7 +495,14 @@ static int start_or_skip(struct sched *s, struct task *t)
 	struct tf_buf why = TF_BUF_INIT;
 	int ret = 0;
 
-	if (!must_run(s, t, &why) || restore_output(s, t)) {
+	if (ps->def->is_test && t->plan->target.macos) {
+		/* Nothing here runs macOS code (docs/cross.md#macos). */
+		t->state = DONE;
+		tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
+				    TF_UI_STEP_SKIPPED, 0, NULL);
+		info("test '%s' for %s skipped: no emulator runs macOS code on this machine",
+		     ps->def->name.s, t->plan->target.name);
+	} else if (!must_run(s, t, &why) || restore_output(s, t)) {
 		t->state = DONE;
 		tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
 				    TF_UI_STEP_UP_TO_DATE, 0, NULL);
