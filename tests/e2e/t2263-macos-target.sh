@@ -143,6 +143,62 @@ expect_success 'a minimum below 11.0, or not MAJOR.MINOR, is refused at its plac
 	grep -qx "tfbuild: bare.yaml:6:16: .macos-minimum. is .12., not a macOS version MAJOR.MINOR (\"12.0\")" err
 '
 
+# builds FILE: libdemo.dylib by CMake and by Meson, one wheel each.
+builds() {
+	cat >"$1" <<-EOF
+	schema: 1
+	name: demo-builds
+	version: 1.0.0
+	targets: [macos-arm64]
+	source-date-epoch: 1700000000
+	sources:
+	  - name: src
+	    path: $fix
+	steps:
+	  - name: cmake
+	    source: src
+	    run: |
+	      cmake -S . -B "\$BUILDDIR/b" -DCMAKE_INSTALL_PREFIX="\$STAGE" -DCMAKE_BUILD_TYPE=Release
+	      cmake --build "\$BUILDDIR/b"
+	      cmake --install "\$BUILDDIR/b"
+	  - name: meson
+	    source: src
+	    run: |
+	      meson setup \${meson_args} --prefix="\$STAGE" "\$BUILDDIR/m"
+	      meson install -C "\$BUILDDIR/m"
+	wheels:
+	  - name: demo_cmake
+	    version: 1.0.0
+	    python: py3
+	    abi: none
+	    files:
+	      - from: cmake
+	        src: demo
+	        dst: demo
+	  - name: demo_meson
+	    version: 1.0.0
+	    python: py3
+	    abi: none
+	    files:
+	      - from: meson
+	        src: demo
+	        dst: demo
+	EOF
+}
+
+expect_success 'CMake and Meson projects build through the toolchain and cross files' '
+	builds b.yaml &&
+	"$TFBUILD" recipe --target macos-arm64 --out ob b.yaml &&
+	for k in cmake meson; do
+		test -f ob/demo_$k-1.0.0-py3-none-macosx_12_0_arm64.whl &&
+		llvm-otool-14 -D build/b/macos-arm64/stage/$k/demo/libdemo.dylib >id &&
+		echo @rpath/libdemo.dylib >want && sed 1d id >got &&
+		compare want got &&
+		llvm-nm-14 -gU build/b/macos-arm64/stage/$k/demo/libdemo.dylib >syms &&
+		grep -q " T _demo_value$" syms && ! grep -q demo_scale syms || return 1
+	done
+'
+
 expect_success 'zig alone leaves a 0-byte file behind a failed link; the launcher none' '
 	cc=build/r/macos-arm64/toolchain/zig/cc &&
 	! zig_cc -target aarch64-macos.12.0 -shared -o alone.dylib \

@@ -284,6 +284,7 @@ static void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 static void cmake_macos(const struct tf_plan *p, struct tf_buf *out)
 {
 	const struct tf_target *t = &p->target;
+	struct tf_buf b = TF_BUF_INIT;
 
 	tf_buf_addf(
 		out,
@@ -292,6 +293,10 @@ static void cmake_macos(const struct tf_plan *p, struct tf_buf *out)
 		"# $CMAKE_TOOLCHAIN_FILE). Regenerated from the recipe; do not edit.\n",
 		t->name);
 	cmake_set(out, "CMAKE_SYSTEM_NAME", "Darwin", NULL);
+	/* The Darwin kernel of the minimum macOS (11 is Darwin 20). */
+	tf_buf_reset(&b);
+	tf_buf_addf(&b, "%u.0.0", (p->recipe->macos_version >> 16) + 9);
+	cmake_set(out, "CMAKE_SYSTEM_VERSION", b.buf, NULL);
 	cmake_set(out, "CMAKE_SYSTEM_PROCESSOR", "arm64", NULL);
 	cmake_set(out, "CMAKE_OSX_DEPLOYMENT_TARGET",
 		  p->recipe->macos_minimum.s, "STRING");
@@ -325,6 +330,18 @@ static void cmake_macos(const struct tf_plan *p, struct tf_buf *out)
 	cmake_set(out, "PKG_CONFIG_EXECUTABLE", p->pkg_config, "FILEPATH");
 	tf_buf_addstr(out, "set(ENV{PKG_CONFIG_LIBDIR} \"\")\n"
 			   "unset(ENV{PKG_CONFIG_PATH})\n");
+	/* Darwin.cmake sets the rpath flag only for a running macOS
+	 * (sw_vers), after this file; without it CMake gives dylibs their
+	 * build path as install name, not @rpath/NAME. So this file is
+	 * read again after it, as the rules override, to set it. */
+	tf_buf_addstr(
+		out,
+		"# Read again after CMake's Darwin platform files (the "
+		"rules override).\n"
+		"set(CMAKE_SHARED_LIBRARY_RUNTIME_C_FLAG \"-Wl,-rpath,\")\n"
+		"set(CMAKE_USER_MAKE_RULES_OVERRIDE "
+		"\"${CMAKE_CURRENT_LIST_FILE}\")\n");
+	tf_buf_release(&b);
 }
 
 /* A Meson string literal. */

@@ -117,7 +117,19 @@ static void head(const struct tf_plan *p, struct tf_buf *out, const char *what,
 static void compiler(const struct tf_plan *p, struct tf_buf *out,
 		     const char *what, const char *driver, const char *cache)
 {
+	const char *id = p->target.identity ? p->target.identity : "",
+		   *version = strrchr(id, ' ');
+
 	head(p, out, what, cache);
+	/* Meson knows a linker by how it answers these two; zig's takes
+	 * ld64's options, so it answers as ld64 does, with zig's version. */
+	tf_buf_addf(out,
+		    "if [ $# = 1 ] && [ \"$1\" = -Wl,--version ]; then\n"
+		    "\techo 'ld: unknown option: --version' >&2\n\texit 1\n"
+		    "elif [ $# = 1 ] && [ \"$1\" = -Wl,-v ]; then\n"
+		    "\techo '@(#)PROGRAM:ld PROJECT:ld64-%s (zig)' >&2\n"
+		    "\texit 0\nfi\n",
+		    version && version[1] ? version + 1 : "0");
 	tf_buf_addstr(out, "link=1 shared= out= prev=\n"
 			   "for a do\n"
 			   "\tcase $prev in -o) out=$a ;; esac\n"
