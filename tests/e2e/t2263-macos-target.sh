@@ -22,7 +22,7 @@ twine=$TOOLS_BIN/twine
 fix=$SRC_ROOT/tests/fixtures/macos
 export ZIG_GLOBAL_CACHE_DIR="$zig_cache"
 
-# recipe FILE [TOP-LEVEL-LINE] [INSTALL-NAME-FLAG]
+# recipe FILE [TOP-LEVEL-LINE] [INSTALL-NAME-FLAG] [EXPORT]
 recipe() {
 	cat >"$1" <<-EOF
 	schema: 1
@@ -59,6 +59,8 @@ recipe() {
 	      - from: lib
 	        src: demo
 	        dst: .
+	    exports:
+	      demo/libdemo.dylib: [${4:-demo_value}]
 	EOF
 }
 
@@ -214,6 +216,13 @@ expect_success 'a build path as install name fails the pack, as verify refuses i
 	expect_code 6 "$TFBUILD" recipe --target macos-arm64 --out outabs abs.yaml 2>err &&
 	grep -q "^tfbuild: wheel .demo.: demo/libdemo.dylib: arm64 slice: install name .$TRASH/build/abs/macos-arm64/work/lib/libdemo.dylib. is an absolute path outside /usr/lib/ and /System/Library/" err &&
 	! ls outabs/*.whl 2>/dev/null
+'
+
+expect_success 'a declared export the dylib does not export fails the pack' '
+	recipe hid.yaml "" "" demo_scale &&
+	expect_code 6 "$TFBUILD" recipe --target macos-arm64 --out outhid hid.yaml 2>err &&
+	grep -qx "tfbuild: wheel .demo.: demo/libdemo.dylib: must export .demo_scale. but its arm64 slice does not (._demo_scale.)" err &&
+	! ls outhid/*.whl 2>/dev/null
 '
 
 test_done

@@ -24,8 +24,60 @@ static ssize_t read_head(const char *path, unsigned char *head, size_t n)
 	return got;
 }
 
-/* The minimum macOS of f's arm64 slice into *minos; 0, or -1 (said). */
+/* 1 if the slice's exports trie holds C's symbol (with its '_'). */
+static int exports(const struct tf_macho_slice *s, const char *symbol)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_exports; i++)
+		if (s->exports[i][0] == '_' &&
+		    !strcmp(s->exports[i] + 1, symbol))
+			return 1;
+	return 0;
+}
+
+/* The required exports of f in its arm64 slice s: -1 (said) if not. */
+static int check_exports(const char *context, const struct tf_wheel_file *f,
+			 const struct tf_macho_slice *s,
+			 const struct tf_elf_export *e, size_t nr)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(e[i].file, f->dst) && !exports(s, e[i].symbol))
+			ret = error(
+				"%s: %s: must export '%s' but its arm64 slice does not ('_%s')",
+				context, f->dst, e[i].symbol, e[i].symbol);
+	return ret;
+}
+
+/* Each required export's file is in the wheel, and Mach-O. */
+static int export_files(const char *context, const struct tf_wheel_file *files,
+			size_t nr, const unsigned char *macho,
+			const struct tf_elf_export *e, size_t nr_exports)
+{
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < nr_exports; i++) {
+		for (j = 0; j < nr && strcmp(files[j].dst, e[i].file); j++)
+			;
+		if (j == nr || !macho[j])
+			ret = error("%s: %s: must export '%s' but %s", context,
+				    e[i].file, e[i].symbol,
+				    j == nr ? "is not in the wheel"
+					    : "is not a Mach-O file");
+	}
+	return ret;
+}
+
+/*
+ * The minimum macOS of f's arm64 slice into *minos, and its required
+ * exports; 0, or -1 (said).
+ */
 static int arm64_minos(const char *context, const struct tf_wheel_file *f,
+		       const struct tf_elf_export *e, size_t nr_e,
 		       unsigned *minos)
 {
 	struct tf_macho *m = NULL;
@@ -42,8 +94,11 @@ static int arm64_minos(const char *context, const struct tf_wheel_file *f,
 		if (m->slices[i].cputype == TF_MACHO_CPU_ARM64 &&
 		    m->slices[i].cpusubtype != TF_MACHO_ARM64E) {
 			*minos = m->slices[i].minos;
-			ret = 0;
+			ret = check_exports(context, f, &m->slices[i], e, nr_e);
+			break;
 		}
+	if (ret && i < m->nr_slices)
+		goto out;
 	if (ret)
 		error("%s: %s: no arm64 slice, and the target is macos-arm64",
 		      context, f->dst);
@@ -95,7 +150,8 @@ out:
 
 int tf_pack_macos_platform(const char *context, const char *tag,
 			   const struct tf_wheel_file *files, size_t nr,
-			   struct tf_buf *platform)
+			   const struct tf_elf_export *exports,
+			   size_t nr_exports, struct tf_buf *platform)
 {
 	unsigned char *is_macho = tf_calloc(nr + 1, 1);
 	unsigned char head[8];
@@ -122,11 +178,14 @@ int tf_pack_macos_platform(const char *context, const char *tag,
 			continue;
 		macho++;
 		is_macho[i] = 1;
-		if (arm64_minos(context, &files[i], &minos))
+		if (arm64_minos(context, &files[i], exports, nr_exports,
+				&minos))
 			ret = -1;
 		else if (minos > highest)
 			highest = minos;
 	}
+	if (export_files(context, files, nr, is_macho, exports, nr_exports))
+		ret = -1;
 	if (ret || tag)
 		goto out;
 	if (!macho) {

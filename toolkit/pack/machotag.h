@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct tf_buf;
+struct tf_elf_export;
 struct tf_wheel_file;
 
 /*
@@ -22,11 +23,14 @@ struct tf_wheel_file;
  * platform: "any" when no file is Mach-O. Refuses, naming it after
  * context, a file that is ELF (no macOS loads it), a Mach-O file LLVM
  * cannot read, or one without an arm64 slice; then audits every
- * Mach-O file against the tag (given or derived). Returns 0, or -1
- * after saying why.
+ * Mach-O file against the tag (given or derived), and each of the
+ * recipe's `exports` (symbols as C spells them: "GetPjrtApi") is in
+ * its file's arm64 exports ("_GetPjrtApi"). Returns 0, or -1 after
+ * saying why.
  */
 int tf_pack_macos_platform(const char *context, const char *tag,
 			   const struct tf_wheel_file *files, size_t nr,
-			   struct tf_buf *platform);
+			   const struct tf_elf_export *exports,
+			   size_t nr_exports, struct tf_buf *platform);
 
 #endif
