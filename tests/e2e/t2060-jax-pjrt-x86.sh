@@ -52,7 +52,7 @@ echo "# the first build took $(($(date +%s) - start)) s"
 
 whl=$(ls wheels/jax_m1_plugin-*_x86_64.whl 2>/dev/null)
 awhl=$(ls wheels/jax_m1_plugin-*_aarch64.whl 2>/dev/null)
-mwhl=$(ls wheels/jax_m1_plugin-*_macosx_12_0_arm64.whl 2>/dev/null)
+mwhl=$(ls wheels/jax_m1_plugin-*-macosx_12_0_arm64.whl 2>/dev/null)
 expect_success 'PyPI'"'"'s checkers pass the Linux wheels (tests/lib/checkers.sh), twine the macOS one' '
 	check_wheels "$whl" "$awhl" &&
 	"$tools/twine" check --strict "$mwhl"
