@@ -27,7 +27,7 @@ _tfbuild() {
 	--jobs|-j)
 		return ;;
 	--target|-t)
-		COMPREPLY=($(compgen -W "x86_64 aarch64 all" -- "$cur"))
+		COMPREPLY=($(compgen -W "x86_64 aarch64 macos-arm64 all" -- "$cur"))
 		return ;;
 	--set|-D)
 		return ;;
@@ -58,7 +58,7 @@ _tfbuild() {
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
 	--target|-t)
-		COMPREPLY=($(compgen -W "x86_64 aarch64 all" -- "$cur"))
+		COMPREPLY=($(compgen -W "x86_64 aarch64 macos-arm64 all" -- "$cur"))
 		return ;;
 	--set|-D)
 		return ;;
@@ -68,7 +68,7 @@ _tfbuild() {
 	--set|-D)
 		return ;;
 	--target|-t)
-		COMPREPLY=($(compgen -W "x86_64 aarch64 all" -- "$cur"))
+		COMPREPLY=($(compgen -W "x86_64 aarch64 macos-arm64 all" -- "$cur"))
 		return ;;
 	--index-url)
 		return ;;
@@ -76,7 +76,7 @@ _tfbuild() {
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
 	--target|-t)
-		COMPREPLY=($(compgen -W "x86_64 aarch64 all" -- "$cur"))
+		COMPREPLY=($(compgen -W "x86_64 aarch64 macos-arm64 all" -- "$cur"))
 		return ;;
 	--set|-D)
 		return ;;

@@ -87,10 +87,10 @@ expect_success 'a misspelled option: the nearest one is suggested, exit 2' '
 expect_success '--target riscv64 lists the valid targets' '
 	expect_code 2 "$TFBUILD" recipe proj/r.yaml --target riscv64 2>err &&
 	head -n 1 err >actual &&
-	echo "tfbuild: --target ${q}riscv64${q}: not a valid value; valid values are x86_64, aarch64, all" >expect &&
+	echo "tfbuild: --target ${q}riscv64${q}: not a valid value; valid values are x86_64, aarch64, macos-arm64, all" >expect &&
 	compare expect actual &&
 	expect_code 2 "$TFBUILD" fetch -t riscv64 proj/r.yaml 2>err &&
-	grep -q "^tfbuild: -t ${q}riscv64${q}: not a valid value; valid values are x86_64, aarch64, all$" err
+	grep -q "^tfbuild: -t ${q}riscv64${q}: not a valid value; valid values are x86_64, aarch64, macos-arm64, all$" err
 '
 
 expect_success 'a target the recipe does not list: the ones it does' '
@@ -154,7 +154,7 @@ EOF
 
 expect_success 'bash completion loads and completes commands, options, targets, recipes' '
 	bash comp.sh >actual 2>err && compare /dev/null err &&
-	printf "%s\n" recipe --target "x86_64 aarch64 all" proj/r.yaml verify >expect &&
+	printf "%s\n" recipe --target "x86_64 aarch64 macos-arm64 all" proj/r.yaml verify >expect &&
 	compare expect actual
 '
 

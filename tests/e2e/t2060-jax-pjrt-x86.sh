@@ -4,7 +4,8 @@
 # built by `tfbuild recipe --target all` from the recipe as committed
 # (target-wheels pinned by recipes/jax-m1.lock.json), loaded by the
 # released jax/jaxlib 0.10.2 from the index, on x86_64.
-#   - both py3-none wheels build; a second run runs nothing; another
+#   - the py3-none wheels build, x86_64, aarch64 and macOS arm64 (whose
+#     tests are skipped); a second run runs nothing; another
 #     checkout at another path gives the same bytes; no path of the
 #     build machine or the cache is in them;
 #   - the plugin exports GetPjrtApi only; entry point "m1" in
@@ -40,25 +41,28 @@ check="$SRC_ROOT/backend/pjrt_m1/tests/check_jax.py"
 mkdir -p c && cp -R "$SRC_ROOT/recipes" "$SRC_ROOT/backend" c/ || exit 1
 
 start=$(date +%s)
-expect_success 'both wheels build: py3-none, one per target' '
+expect_success 'the wheels build: py3-none, one per target (macOS'"'"'s tests skipped)' '
 	jax_build c build wheels --target all 2>err &&
-	grep -q "^tfbuild: 6 of 6 steps ran$" err &&
+	grep -q "^tfbuild: 7 of 9 steps ran, 2 skipped$" err &&
 	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_x86_64.whl &&
-	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_aarch64.whl
+	ls wheels/jax_m1_plugin-1.0.0-py3-none-manylinux_*_aarch64.whl &&
+	ls wheels/jax_m1_plugin-1.0.0-py3-none-macosx_12_0_arm64.whl
 '
 echo "# the first build took $(($(date +%s) - start)) s"
 
-expect_success 'PyPI'"'"'s checkers pass both wheels (tests/lib/checkers.sh)' '
-	check_wheels wheels/*.whl
-'
 whl=$(ls wheels/jax_m1_plugin-*_x86_64.whl 2>/dev/null)
 awhl=$(ls wheels/jax_m1_plugin-*_aarch64.whl 2>/dev/null)
+mwhl=$(ls wheels/jax_m1_plugin-*-macosx_12_0_arm64.whl 2>/dev/null)
+expect_success 'PyPI'"'"'s checkers pass the Linux wheels (tests/lib/checkers.sh), twine the macOS one' '
+	check_wheels "$whl" "$awhl" &&
+	"$tools/twine" check --strict "$mwhl"
+'
 
 start=$(date +%s)
 expect_success 'a second run runs nothing and writes the same wheels' '
 	mkdir -p first && cp wheels/*.whl first/ &&
 	jax_build c build wheels --target all 2>err &&
-	grep -q "^tfbuild: 0 of 6 steps ran, 6 up to date$" err &&
+	grep -q "^tfbuild: 0 of 9 steps ran, 7 up to date, 2 skipped$" err &&
 	for w in first/*.whl; do cmp "$w" "wheels/${w#first/}" || exit 1; done
 '
 echo "# the second run took $(($(date +%s) - start)) s"
@@ -66,7 +70,7 @@ echo "# the second run took $(($(date +%s) - start)) s"
 expect_success 'another checkout at another path: byte-identical wheels' '
 	mkdir -p elsewhere/c2 && cp -R "$SRC_ROOT/recipes" "$SRC_ROOT/backend" elsewhere/c2/ &&
 	jax_build elsewhere/c2 elsewhere/build elsewhere/wheels --target all 2>err &&
-	grep -q "^tfbuild: 6 of 6 steps ran$" err &&
+	grep -q "^tfbuild: 7 of 9 steps ran, 2 skipped$" err &&
 	for w in wheels/*.whl; do cmp "$w" "elsewhere/$w" || exit 1; done &&
 	for w in wheels/*.whl; do
 		unzip -p "$w" >all &&
@@ -92,8 +96,8 @@ expect_success 'the wheel: the library, its entry point, what it was built for' 
 # pinned wheels (the same file on both targets); the provenance names
 # every pin of the lock file.
 hdr=tensorflow/include/xla/pjrt/c/pjrt_c_api.h
-expect_success 'the framework record and the derived Requires-Dist, on both targets' '
-	for w in "$whl" "$awhl"; do
+expect_success 'the framework record and the derived Requires-Dist, on every target' '
+	for w in "$whl" "$awhl" "$mwhl"; do
 		unzip -p "$w" "*.dist-info/METADATA" | grep "^Requires-Dist:" >got &&
 		printf "Requires-Dist: jaxlib==0.10.2\nRequires-Dist: jax==0.10.2\n" >want &&
 		compare want got &&
@@ -127,16 +131,18 @@ expect_success 'the framework record and the derived Requires-Dist, on both targ
 	    print(p["target"], p["requirement"])
 	EOF
 	printf "%s\n" "aarch64 jaxlib==0.10.2" "aarch64 tensorflow==2.21.0" \
+		"macos-arm64 jaxlib==0.10.2" "macos-arm64 tensorflow==2.21.0" \
 		"x86_64 jaxlib==0.10.2" "x86_64 tensorflow==2.21.0" >want &&
 	compare want got
 '
 
-expect_success 'tfbuild verify passes both wheels and names the framework ABI' '
-	"$TFBUILD" verify "$whl" "$awhl" >out 2>err &&
-	printf "ok  %s\nok  %s\n" "$whl" "$awhl" >want &&
+expect_success 'tfbuild verify passes the wheels and names the framework ABI' '
+	"$TFBUILD" verify "$whl" "$awhl" "$mwhl" >out 2>err &&
+	printf "ok  %s\nok  %s\nok  %s\n" "$whl" "$awhl" "$mwhl" >want &&
 	compare want out &&
 	grep -qx "tfbuild: $whl: built for jaxlib 0.10.2 (PJRT C API 0.90)" err &&
-	grep -qx "tfbuild: $awhl: built for jaxlib 0.10.2 (PJRT C API 0.90)" err
+	grep -qx "tfbuild: $awhl: built for jaxlib 0.10.2 (PJRT C API 0.90)" err &&
+	grep -qx "tfbuild: $mwhl: built for jaxlib 0.10.2 (PJRT C API 0.90)" err
 '
 
 # Copies of the x86_64 wheel, unpacked and packed again by wheel (which

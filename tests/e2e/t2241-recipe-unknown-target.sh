@@ -24,9 +24,9 @@ EOF
 
 expect_success 'each unknown target key is refused at its position, exit 3' '
 	expect_code 3 "$TFBUILD" explain r.yaml 2>err &&
-	grep -x "tfbuild: r.yaml:5:3: '"'"'target-wheels'"'"': unknown target '"'"'sparc'"'"' (known: x86_64, aarch64)" err &&
-	grep -x "tfbuild: r.yaml:7:3: '"'"'variants'"'"': unknown target '"'"'mips'"'"' (known: x86_64, aarch64)" err &&
-	grep -x "tfbuild: r.yaml:9:3: '"'"'toolchains'"'"': unknown target '"'"'ppc'"'"' (known: x86_64, aarch64)" err
+	grep -x "tfbuild: r.yaml:5:3: '"'"'target-wheels'"'"': unknown target '"'"'sparc'"'"' (known: x86_64, aarch64, macos-arm64)" err &&
+	grep -x "tfbuild: r.yaml:7:3: '"'"'variants'"'"': unknown target '"'"'mips'"'"' (known: x86_64, aarch64, macos-arm64)" err &&
+	grep -x "tfbuild: r.yaml:9:3: '"'"'toolchains'"'"': unknown target '"'"'ppc'"'"' (known: x86_64, aarch64, macos-arm64)" err
 '
 
 test_done

@@ -89,7 +89,7 @@ expect_success 'declared for aarch64 only, the x86_64 wheel is refused (exit 6)'
 expect_success 'an unknown target in dispatch is named at its position (exit 3)' '
 	recipe bad.yaml "{sparc: [k/libk.so]}" &&
 	expect_code 3 "$TFBUILD" explain bad.yaml 2>err &&
-	grep -x "tfbuild: bad.yaml:22:18: '"'"'dispatch'"'"': unknown target '"'"'sparc'"'"' (known: x86_64, aarch64)" err
+	grep -x "tfbuild: bad.yaml:22:18: '"'"'dispatch'"'"': unknown target '"'"'sparc'"'"' (known: x86_64, aarch64, macos-arm64)" err
 '
 
 test_done

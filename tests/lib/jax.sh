@@ -60,7 +60,9 @@ _jax_wheels_fill() { # REQ ARCH DIR: under DIR's lock
 jax_build() { # CHECKOUT BUILD OUT [options]
 	c=$1 b=$2 o=$3
 	shift 3
+	# zig's cache for macos-arm64: the suite's (tests/lib/macho.sh)
 	mkdir -p "$jax_cache/downloads" &&
+		ZIG_GLOBAL_CACHE_DIR=$TEST_CACHE/zig \
 		"$TFBUILD" recipe -j 2 --cache "$jax_cache/downloads" \
 			--build-dir "$b" --out "$o" "$@" "$c/recipes/jax-m1.yaml"
 }

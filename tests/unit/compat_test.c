@@ -3,8 +3,15 @@
 #include "buf.h"
 #include "compat.h"
 
-static const struct tf_compat_target x86 = { "x86_64", 36, 3, 11 };
-static const struct tf_compat_target arm = { "aarch64", 36, 3, 11 };
+static const struct tf_compat_target x86 = {
+	.arch = "x86_64", .glibc_minor = 36, .py_major = 3, .py_minor = 11
+};
+static const struct tf_compat_target arm = {
+	.arch = "aarch64", .glibc_minor = 36, .py_major = 3, .py_minor = 11
+};
+static const struct tf_compat_target mac = {
+	.arch = "macos-arm64", .macos_major = 12, .py_major = 3, .py_minor = 11
+};
 
 /* The platforms, most specific first, legacy aliases in their places. */
 static void test_platforms(void)
@@ -23,6 +30,15 @@ static void test_platforms(void)
 	CHECK_STR(v.v[v.nr - 1], "manylinux1_x86_64");
 	CHECK_STR(v.v[v.nr - 2], "manylinux_2_5_x86_64");
 	tf_strvec_release(&v);
+	/* packaging.tags.mac_platforms((12, 0), "arm64") */
+	tf_compat_platforms(&mac, &v);
+	CHECK_INT(v.nr, 2 * 2 + 13);
+	CHECK_STR(v.v[0], "macosx_12_0_arm64");
+	CHECK_STR(v.v[1], "macosx_12_0_universal2");
+	CHECK_STR(v.v[2], "macosx_11_0_arm64");
+	CHECK_STR(v.v[4], "macosx_10_16_universal2");
+	CHECK_STR(v.v[v.nr - 1], "macosx_10_4_universal2");
+	tf_strvec_release(&v);
 	tf_compat_abis(&x86, &v);
 	CHECK_INT(v.nr, 3);
 	CHECK_STR(v.v[0], "cp311");
@@ -40,6 +56,12 @@ static void test_rank(void)
 		int fits;
 	} cases[] = {
 		{ &x86, "tf-2.21.0-cp311-cp311-manylinux_2_27_x86_64.whl", 1 },
+		{ &mac, "tf-2.21.0-cp311-cp311-macosx_12_0_arm64.whl", 1 },
+		{ &mac, "tf-2.21.0-cp311-cp311-macosx_13_0_arm64.whl", 0 },
+		{ &mac, "tf-2.21.0-cp311-cp311-macosx_10_9_universal2.whl", 1 },
+		{ &mac, "tf-2.21.0-cp311-cp311-macosx_10_9_x86_64.whl", 0 },
+		{ &mac, "tf-2.21.0-cp311-cp311-manylinux_2_27_aarch64.whl", 0 },
+		{ &mac, "tf-2.21.0-py3-none-any.whl", 1 },
 		{ &x86, "tf-2.21.0-cp311-cp311-manylinux_2_38_x86_64.whl", 0 },
 		{ &x86, "tf-2.21.0-cp311-cp311-manylinux2014_x86_64.whl", 1 },
 		{ &x86, "tf-2.21.0-cp311-cp311-manylinux1_x86_64.whl", 1 },

@@ -50,6 +50,8 @@ struct task {
 	enum task_stop stop; /* GOING unless it is being stopped */
 	double kill_at;      /* when SIGKILL follows SIGTERM, if stopping */
 	int killed;          /* 1 once SIGKILL was sent */
+	int unrunnable;      /* 1: a test nothing here can run (macOS's):
+				DONE for what needs it, skipped in the count */
 };
 
 /* The scheduler's state. */
@@ -496,7 +498,15 @@ static int start_or_skip(struct sched *s, struct task *t)
 	struct tf_buf why = TF_BUF_INIT;
 	int ret = 0;
 
-	if (!must_run(s, t, &why) || restore_output(s, t)) {
+	if (ps->def->is_test && t->plan->target.macos) {
+		/* Nothing here runs macOS code (docs/cross.md#macos). */
+		t->state = DONE;
+		t->unrunnable = 1;
+		tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
+				    TF_UI_STEP_SKIPPED, 0, NULL);
+		info("test '%s' for %s skipped: no emulator runs macOS code on this machine",
+		     ps->def->name.s, t->plan->target.name);
+	} else if (!must_run(s, t, &why) || restore_output(s, t)) {
 		t->state = DONE;
 		tf_ui_step_finished(t->plan->target.name, ps->def->name.s,
 				    TF_UI_STEP_UP_TO_DATE, 0, NULL);
@@ -773,7 +783,7 @@ static void summary(const struct sched *s)
 			stopped++;
 		else if (t->state == FAILED)
 			failed++;
-		else if (t->state != DONE)
+		else if (t->state != DONE || t->unrunnable)
 			skipped++;
 		else if (!ps->ran && (ps->origin == TF_CACHE_LOCAL ||
 				      ps->origin == TF_CACHE_REMOTE))

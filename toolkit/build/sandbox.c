@@ -358,6 +358,9 @@ static void step_places(const struct tf_plan *p, const struct tf_plan_step *ps,
 	if (p->launcher && p->launcher->cache &&
 	    !tf_mkdir_p(p->launcher->cache))
 		tf_sandbox_bind(a, p->launcher->cache, 1);
+	/* zig's cache (macos-arm64): what it builds once, for every tree. */
+	if (p->zig_cache && !tf_mkdir_p(p->zig_cache))
+		tf_sandbox_bind(a, p->zig_cache, 1);
 	tf_buf_release(&b);
 }
 

@@ -144,6 +144,8 @@ static void tool_place(const char *tool, struct tf_buf *b,
 		tf_strvec_push(out, tool);
 		return;
 	}
+	/* dirname appends: b held the last place */
+	tf_buf_reset(b);
 	tf_path_dirname(b, tool);
 	if (!strcmp(tf_path_basename(b->buf), "bin")) {
 		char *bin = tf_buf_detach(b);
@@ -186,8 +188,10 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 		       struct tf_strvec *out)
 {
 	const struct tf_target *t = &p->target;
-	const char *tools[] = { t->cc, t->cxx, t->python, t->python_include,
-				t->emulator_prefix };
+	const char *tools[] = {
+		t->cc, t->cxx, t->python, t->python_include, t->emulator_prefix,
+		t->zig
+	};
 	struct tf_buf b = TF_BUF_INIT;
 	size_t i;
 

@@ -1,5 +1,6 @@
 #include "target.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -22,7 +23,38 @@ static const struct {
 	/* 64 KiB segments load on 4K, 16K (Apple M1) and 64K page kernels. */
 	{ "aarch64", "aarch64-linux-gnu", "gcc-aarch64-linux-gnu",
 	  "-Wl,-z,max-page-size=65536", "qemu-aarch64", "arm64" },
+	/* Apple silicon, by zig: no emulator, no Debian architecture. */
+	{ "macos-arm64", "aarch64-apple-darwin", NULL, "", "", "" },
 };
+
+#define MACOS_TARGET "macos-arm64"
+
+static int is_macos(const char *name)
+{
+	return name && !strcmp(name, MACOS_TARGET);
+}
+
+/* The zig that builds for macOS (target.h: zig); NULL if none. */
+static char *find_zig(void)
+{
+	const char *env = getenv("TFBUILD_ZIG"),
+		   *tools = getenv("TFBUILD_TOOLS");
+	char *pattern, *found = NULL;
+	glob_t g;
+
+	memset(&g, 0, sizeof(g));
+	if (env && *env)
+		return access(env, X_OK) == 0 ? tf_strdup(env) : NULL;
+	pattern = tf_xstrfmt("%s/zig/lib/python3*/site-packages/ziglang/zig",
+			     tools && *tools == '/' ? tools
+						    : "/opt/tfbuild-tools");
+	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc &&
+	    access(g.gl_pathv[0], X_OK) == 0)
+		found = tf_strdup(g.gl_pathv[0]);
+	free(pattern);
+	globfree(&g);
+	return found ? found : tf_run_which("zig");
+}
 
 const char *tf_target_host(void)
 {
@@ -209,10 +241,21 @@ static char *build_compiler(const struct tf_target *t, const char *name)
 	return cc;
 }
 
+/* The build machine's GNU triplet. Static. */
+static const char *build_triplet(void)
+{
+	const char *host = tf_target_host();
+	size_t i;
+
+	for (i = 0; host && i < NR_TARGETS; i++)
+		if (!strcmp(host, targets[i].name))
+			return targets[i].triplet;
+	return "unknown-linux-gnu";
+}
+
 /* The rest of the tool set, beside CC, AR and STRIP (issue 14 item 4). */
 static void set_binutils(struct tf_target *t)
 {
-	size_t i;
 	char *fc = tool(t, "gfortran"), *path = tf_run_which(fc);
 
 	t->cxx = tool(t, "g++");
@@ -229,11 +272,58 @@ static void set_binutils(struct tf_target *t)
 	t->as = tool(t, "as");
 	t->hostcc = build_compiler(t, "gcc");
 	t->hostcxx = build_compiler(t, "g++");
-	t->build_triplet = "unknown-linux-gnu";
-	for (i = 0; i < sizeof(targets) / sizeof(*targets); i++)
-		if (tf_target_host() &&
-		    !strcmp(tf_target_host(), targets[i].name))
-			t->build_triplet = targets[i].triplet;
+	t->build_triplet = build_triplet();
+}
+
+/*
+ * macos-arm64: zig builds it, through launchers plan/zigtools.c writes
+ * and points cc, cxx, ar, ranlib and strip at; LLVM's tools read what
+ * it makes. No emulator runs its code, no Debian package is for it.
+ */
+static int macos_setup(struct tf_target *t, int check,
+		       const struct tf_toolchain *over)
+{
+	char *version;
+
+	t->macos = 1;
+	t->zig = find_zig();
+	t->cc = tf_strdup("cc");
+	t->cxx = tf_strdup("c++");
+	t->ar = tf_strdup("ar");
+	t->ranlib = tf_strdup("ranlib");
+	t->strip = tf_strdup("strip");
+	t->nm = tf_strdup("llvm-nm-14");
+	t->objdump = tf_strdup("llvm-objdump-14");
+	t->objcopy = tf_strdup("");
+	t->readelf = tf_strdup("");
+	t->ld = tf_strdup("");
+	t->as = tf_strdup("");
+	t->hostcc = build_compiler(t, "gcc");
+	t->hostcxx = build_compiler(t, "g++");
+	t->cflags = tf_strdup("-O2 -fPIC");
+	t->ldflags = tf_strdup("");
+	t->python = tf_strdup("python3");
+	t->python_include = tf_strdup("");
+	t->emulator = tf_strdup("");
+	t->emulator_prefix = tf_strdup("");
+	if (over) {
+		take(&t->cflags, over->cflags);
+		take(&t->ldflags, over->ldflags);
+	}
+	if (!check) {
+		t->identity = tf_strdup("");
+		return 0;
+	}
+	if (!t->zig)
+		return error(
+			"target '%s': zig not found ($TFBUILD_ZIG, ${TFBUILD_TOOLS:-/opt/tfbuild-tools}/zig, the steps' PATH); install it with 'make deps' (ci/zig.txt) or name it in TFBUILD_ZIG",
+			t->name);
+	version = tf_probe_first_line(
+		(const char *const[]){ t->zig, "version", NULL });
+	t->identity = tf_xstrfmt("%s aarch64-macos zig %s", t->zig,
+				 version ? version : "?");
+	free(version);
+	return 0;
 }
 
 int tf_target_setup(const char *name, struct tf_target *t, int check,
@@ -250,6 +340,9 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 	t->name = targets[i].name;
 	t->triplet = targets[i].triplet;
 	t->debarch = targets[i].debarch;
+	t->build_triplet = build_triplet();
+	if (is_macos(name))
+		return macos_setup(t, check, over);
 	t->native = host && !strcmp(host, name);
 	t->cc = t->native ? tf_strdup("gcc") : tf_xstrfmt("%s-gcc", t->triplet);
 	t->ar = t->native ? tf_strdup("ar") : tf_xstrfmt("%s-ar", t->triplet);
@@ -318,5 +411,6 @@ void tf_target_release(struct tf_target *t)
 	free(t->emulator);
 	free(t->emulator_prefix);
 	free(t->identity);
+	free(t->zig);
 	memset(t, 0, sizeof(*t));
 }

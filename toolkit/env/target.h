@@ -6,11 +6,12 @@ struct tf_buf;
 /*
  * Targets and their toolchains: what compiler, flags and Python headers
  * a step gets for x86_64 or aarch64, from this x86_64 or aarch64 host.
- * Defaults match Debian's native and cross packages.
+ * Defaults match Debian's native and cross packages. macos-arm64 is
+ * built by zig (docs/cross.md#macos), always a cross target.
  */
 
 struct tf_target {
-	const char *name;    /* "x86_64" or "aarch64"; static string */
+	const char *name;    /* "x86_64", "aarch64", "macos-arm64"; static */
 	const char *triplet; /* "x86_64-linux-gnu"; static string */
 	char *cc;            /* owned: C compiler command */
 	char *ar, *strip;    /* owned */
@@ -37,6 +38,12 @@ struct tf_target {
 				 line, e.g. "/usr/bin/gcc x86_64-linux-gnu gcc
 				 (Debian 12.2.0-14) 12.2.0"; "" unless checked */
 	int native;     /* 1 if the target is the host's architecture */
+	int macos;      /* 1 for macos-arm64: zig's launchers (plan/zigtools.c),
+			   no emulator, no Debian packages */
+	char *zig;      /* owned: macos-arm64's zig, full path, or NULL:
+			   $TFBUILD_ZIG, else make deps' (ci/zig.txt) in
+			   ${TFBUILD_TOOLS:-/opt/tfbuild-tools}/zig, else
+			   zig in the steps' PATH */
 };
 
 #define TF_TARGET_INIT \

@@ -56,7 +56,12 @@ static void candidates(struct tf_strvec *out)
 		return;
 	}
 	exe_dir(&dir);
-	tf_strvec_pushf(out, "%s/" TF_MACHO_OBJ_DIR "/" LIB, dir.buf);
+	/* The build's object folder, beside the binary; or itself when
+	 * make was given an absolute O= (bench/same-wheels.sh). */
+	if (TF_MACHO_OBJ_DIR[0] == '/')
+		tf_strvec_push(out, TF_MACHO_OBJ_DIR "/" LIB);
+	else
+		tf_strvec_pushf(out, "%s/" TF_MACHO_OBJ_DIR "/" LIB, dir.buf);
 	tf_strvec_pushf(out, "%s/../" LIB, dir.buf);
 	tf_strvec_pushf(out, "%s/../lib/tfbuild/" LIB, dir.buf);
 	tf_buf_release(&dir);

@@ -22,6 +22,15 @@ void tf_compat_platforms(const struct tf_compat_target *t,
 {
 	unsigned x, low = old_glibc(t->arch) ? 5 : 17;
 
+	if (t->macos_major) {
+		for (x = t->macos_major; x >= 11; x--) {
+			tf_strvec_pushf(out, "macosx_%u_0_arm64", x);
+			tf_strvec_pushf(out, "macosx_%u_0_universal2", x);
+		}
+		for (x = 16; x >= 4; x--)
+			tf_strvec_pushf(out, "macosx_10_%u_universal2", x);
+		return;
+	}
 	for (x = t->glibc_minor; x >= low && x >= 5; x--) {
 		tf_strvec_pushf(out, "manylinux_2_%u_%s", x, t->arch);
 		if (x == 17)
@@ -147,7 +156,13 @@ long tf_compat_rank(const struct tf_compat_target *t, const char *filename,
 		for (j = 0; j < have.nr; j++)
 			if (!strcmp(want.v[i], have.v[j]))
 				best = (long)i;
-	if (best < 0)
+	if (best < 0 && t->macos_major)
+		tf_buf_addf(
+			why,
+			"'%s' fits no tag of target %s (CPython %d.%d, macOS %u)",
+			filename, t->arch, t->py_major, t->py_minor,
+			t->macos_major);
+	else if (best < 0)
 		tf_buf_addf(
 			why,
 			"'%s' fits no tag of target %s (CPython %d.%d, glibc 2.%u)",

@@ -15,8 +15,10 @@ struct tf_strvec;
 
 /* What a wheel must fit. */
 struct tf_compat_target {
-	const char *arch;     /* "x86_64" or "aarch64" */
+	const char *arch;     /* "x86_64", "aarch64" or "macos-arm64" */
 	unsigned glibc_minor; /* X of the target's glibc 2.X (36: Debian 12) */
+	unsigned macos_major; /* macos-arm64: its minimum macOS's major (12);
+				 0 for Linux, whose glibc_minor counts */
 	int py_major, py_minor; /* the target's CPython: 3, 11 */
 };
 
@@ -26,7 +28,10 @@ struct tf_compat_target {
  * manylinux2014_<arch>, and for x86_64 manylinux_2_16.._2_12,
  * manylinux2010, manylinux_2_11.._2_5 and manylinux1; the legacy
  * aliases come right after the manylinux_2_X they stand for
- * (PEP 600). "any" is not among them. Pushed onto out.
+ * (PEP 600). For macos-arm64, as packaging.tags.mac_platforms gives
+ * them for Apple silicon: macosx_M_0_arm64 and macosx_M_0_universal2
+ * from its minimum's major down to 11, then macosx_10_16_universal2 ..
+ * macosx_10_4_universal2. "any" is not among them. Pushed onto out.
  */
 void tf_compat_platforms(const struct tf_compat_target *t,
 			 struct tf_strvec *out);

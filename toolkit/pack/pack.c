@@ -21,6 +21,7 @@
 #include "stamp/stamp.h"
 #include "base/base.h"
 #include "collect.h"
+#include "machotag.h"
 #include "packstamp.h"
 #include "vendorsrc.h"
 #include "wheelvariant.h"
@@ -264,7 +265,13 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.requires = res->requires;
 	rules.nr_requires = res->nr_requires;
 	rules.abi3_minor = tf_abi3_minor(pw->spec.python_tag, pw->spec.abi_tag);
-	if (pw->spec.platform_tag) {
+	if (p->target.macos) {
+		/* Its Mach-O files are verified with the packed wheel. */
+		ret = tf_pack_macos_platform(
+			context.buf, pw->spec.platform_tag, res->files,
+			res->nr_files, pw->exports, def->nr_exports, platform);
+		goto out;
+	} else if (pw->spec.platform_tag) {
 		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform,
 				      &why))
 			ret = tf_error_at(&def->platform.pos,
@@ -280,6 +287,7 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	if (!ret)
 		ret = tf_elf_verify_wheel(res->files, res->nr_files, &rules,
 					  platform);
+out:
 	free(not_elf);
 	tf_buf_release(&context);
 	tf_buf_release(&why);

@@ -143,7 +143,7 @@ static const char *ext_suffix(struct tf_plan *p)
 	if (p->py_minor < 0)
 		return "";
 	return tf_plan_keepf(p, ".cpython-%d%d-%s.so", p->py_major, p->py_minor,
-			     p->target.triplet);
+			     p->target.macos ? "darwin" : p->target.triplet);
 }
 
 static void tf_plan_variant_vars(struct tf_plan *p,
@@ -530,7 +530,12 @@ static void step_env(struct tf_plan *p, struct tf_plan_step *ps,
 	tool_env(p, e, base);
 	tf_strvec_pushf(e, "PYTHON=%s", t->python);
 	tf_strvec_pushf(e, "PYTHON_INCLUDE=%s", t->python_include);
-	if (ps->def->is_test == TF_TEST_BASELINE) {
+	/* Build systems that read it (CMake, setuptools); zig does not,
+	 * its launchers pass the minimum in -target (plan/zigtools.h). */
+	if (t->macos)
+		tf_strvec_pushf(e, "MACOSX_DEPLOYMENT_TARGET=%s",
+				p->recipe->macos_minimum.s);
+	if (ps->def->is_test == TF_TEST_BASELINE && !t->macos) {
 		const char *emu = baseline_of(p, ps->def);
 
 		tf_strvec_pushf(e, "EMULATOR=%s", emu);

@@ -15,6 +15,7 @@
 #include "base/base.h"
 #include "hosttools.h"
 #include "launcher.h"
+#include "zigtools.h"
 #include "recipe/recipe.h"
 #include "toolfiles.h"
 #include "plan.h"
@@ -37,6 +38,8 @@ static const char *baseline_emulator(struct tf_plan *p)
 	int level = tf_isa_baseline(want), l;
 	size_t i, j;
 
+	if (p->target.macos) /* no emulator: its tests are skipped */
+		return "";
 	for (i = 0; i < r->nr_wheels; i++)
 		for (j = 0; j < r->wheels[i].nr_isa_minimum; j++)
 			if (!tf_isa_level_parse(r->wheels[i].isa_minimum[j].s,
@@ -196,6 +199,8 @@ static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
 	p->dir = tf_plan_keepf(p, "%s/%s/%s", o->build_dir, recipe_stem(p),
 			       target);
 	p->stamps = tf_plan_keepf(p, "%s/stamps", p->dir);
+	if (p->target.macos && tf_macos_plan(p, o))
+		return TF_PLAN_RECIPE;
 	/* A cross target's Python include directory: the host's headers
 	 * with the target's pyconfig.h, made by provisioning. */
 	if (o->check_tools && p->target.pyconfig) {
@@ -209,7 +214,7 @@ static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
 	    tf_target_need_emulator(&p->target))
 		return TF_PLAN_TOOLCHAIN;
 	p->baseline_emulator = baseline_emulator(p);
-	if (o->check_tools && has_tests(r)) {
+	if (o->check_tools && has_tests(r) && !p->target.macos) {
 		struct tf_target base = p->target;
 
 		base.emulator = (char *)p->baseline_emulator;
@@ -217,7 +222,9 @@ static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
 			return TF_PLAN_TOOLCHAIN;
 	}
 	p->py_major = p->py_minor = -1;
-	if (o->check_tools)
+	/* macOS's CPython is the build machine's version (no headers of
+	 * its own here): what ${python_tag} says of a cp wheel. */
+	if (o->check_tools && !p->target.macos)
 		tf_pytag_header_version(p->python_include_src
 						? p->python_include_src
 						: p->target.python_include,

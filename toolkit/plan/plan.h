@@ -210,6 +210,8 @@ struct tf_plan {
 					  that adds the baseline emulator */
 	const char *target_python_exe;  /* store: the cross target's CPython in
 					  the sysroot, NULL when not unpacked */
+	const char *zig_cache;          /* store: zig's cache for macos-arm64
+				  (plan/zigtools.h), NULL for other targets */
 	const char *host_tools;         /* store: a cross step's PATH directory
 					(allow-listed host tools), NULL natively */
 	const char *sysroot;            /* store: root of the target packages,

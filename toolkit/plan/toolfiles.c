@@ -13,6 +13,7 @@
 
 #include "base/base.h"
 #include "launcher.h"
+#include "zigtools.h"
 #include "internal.h"
 #include "plan.h"
 #include "env/env.h"
@@ -49,6 +50,10 @@ void tf_toolfiles_plan(struct tf_plan *p)
 				p->sysroot, p->target.triplet, p->sysroot,
 				p->sysroot));
 		p->pkg_config_sysroot = p->sysroot;
+	} else if (p->target.macos) {
+		/* No package of the build machine's is macOS's. */
+		p->pkg_config_libdir = "";
+		p->pkg_config_sysroot = "";
 	} else if (p->target.native) {
 		/* Debian's own search path for the build machine. */
 		p->pkg_config_libdir = keep(
@@ -188,12 +193,19 @@ static void cmake_tool(struct tf_buf *out, const char *var, const char *name,
 	free(path);
 }
 
+static void cmake_macos(const struct tf_plan *p, struct tf_buf *out);
+
 /* The files' contents, for tests and stamps; appended to out. */
 static void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec emu = TF_STRVEC_INIT;
 	struct tf_buf b = TF_BUF_INIT;
+
+	if (t->macos) {
+		cmake_macos(p, out);
+		return;
+	}
 
 	tf_buf_addf(
 		out,
@@ -264,6 +276,74 @@ static void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 	tf_buf_release(&b);
 }
 
+/*
+ * macos-arm64: CMake's Darwin platform, the minimum macOS
+ * (CMake passes -mmacosx-version-min, which zig ignores: the launchers
+ * pass it), LLVM's install-name tool, and nothing found on this machine.
+ */
+static void cmake_macos(const struct tf_plan *p, struct tf_buf *out)
+{
+	const struct tf_target *t = &p->target;
+	struct tf_buf b = TF_BUF_INIT;
+
+	tf_buf_addf(
+		out,
+		"# CMake toolchain file for target %s, written by tfbuild.\n"
+		"# Use: cmake -DCMAKE_TOOLCHAIN_FILE=${cmake_toolchain} (the step's\n"
+		"# $CMAKE_TOOLCHAIN_FILE). Regenerated from the recipe; do not edit.\n",
+		t->name);
+	cmake_set(out, "CMAKE_SYSTEM_NAME", "Darwin", NULL);
+	/* The Darwin kernel of the minimum macOS (11 is Darwin 20). */
+	tf_buf_reset(&b);
+	tf_buf_addf(&b, "%u.0.0", (p->recipe->macos_version >> 16) + 9);
+	cmake_set(out, "CMAKE_SYSTEM_VERSION", b.buf, NULL);
+	cmake_set(out, "CMAKE_SYSTEM_PROCESSOR", "arm64", NULL);
+	cmake_set(out, "CMAKE_OSX_DEPLOYMENT_TARGET",
+		  p->recipe->macos_minimum.s, "STRING");
+	cmake_set(out, "CMAKE_C_COMPILER", t->cc, NULL);
+	cmake_set(out, "CMAKE_CXX_COMPILER", t->cxx, NULL);
+	if (p->launcher) {
+		cmake_set(out, "CMAKE_C_COMPILER_LAUNCHER", p->launcher->path,
+			  NULL);
+		cmake_set(out, "CMAKE_CXX_COMPILER_LAUNCHER", p->launcher->path,
+			  NULL);
+	}
+	cmake_set(out, "CMAKE_AR", t->ar, "FILEPATH");
+	cmake_set(out, "CMAKE_RANLIB", t->ranlib, "FILEPATH");
+	cmake_set(out, "CMAKE_STRIP", t->strip, "FILEPATH");
+	cmake_tool(out, "CMAKE_NM", t->nm, "FILEPATH");
+	cmake_tool(out, "CMAKE_OBJDUMP", t->objdump, "FILEPATH");
+	cmake_tool(out, "CMAKE_INSTALL_NAME_TOOL", "llvm-install-name-tool-14",
+		   "FILEPATH");
+	cmake_set(out, "CMAKE_C_FLAGS_INIT", p->cflags, NULL);
+	cmake_set(out, "CMAKE_CXX_FLAGS_INIT", p->cflags, NULL);
+	cmake_set(out, "CMAKE_EXE_LINKER_FLAGS_INIT", p->ldflags, NULL);
+	cmake_set(out, "CMAKE_SHARED_LINKER_FLAGS_INIT", p->ldflags, NULL);
+	cmake_set(out, "CMAKE_MODULE_LINKER_FLAGS_INIT", p->ldflags, NULL);
+	tf_buf_addf(out, "set(ENV{SOURCE_DATE_EPOCH} \"%lld\")\n",
+		    p->recipe->source_date_epoch);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH", p->dir, NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PROGRAM", "NEVER", NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_LIBRARY", "ONLY", NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_INCLUDE", "ONLY", NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PACKAGE", "ONLY", NULL);
+	cmake_set(out, "PKG_CONFIG_EXECUTABLE", p->pkg_config, "FILEPATH");
+	tf_buf_addstr(out, "set(ENV{PKG_CONFIG_LIBDIR} \"\")\n"
+			   "unset(ENV{PKG_CONFIG_PATH})\n");
+	/* Darwin.cmake sets the rpath flag only for a running macOS
+	 * (sw_vers), after this file; without it CMake gives dylibs their
+	 * build path as install name, not @rpath/NAME. So this file is
+	 * read again after it, as the rules override, to set it. */
+	tf_buf_addstr(
+		out,
+		"# Read again after CMake's Darwin platform files (the "
+		"rules override).\n"
+		"set(CMAKE_SHARED_LIBRARY_RUNTIME_C_FLAG \"-Wl,-rpath,\")\n"
+		"set(CMAKE_USER_MAKE_RULES_OVERRIDE "
+		"\"${CMAKE_CURRENT_LIST_FILE}\")\n");
+	tf_buf_release(&b);
+}
+
 /* A Meson string literal. */
 static void meson_quote(struct tf_buf *out, const char *s)
 {
@@ -326,11 +406,46 @@ static void meson_flags(struct tf_buf *out, const char *key, const char *flags)
 	tf_strvec_release(&v);
 }
 
+static void meson_macos(const struct tf_plan *p, struct tf_buf *out)
+{
+	const struct tf_target *t = &p->target;
+
+	tf_buf_addf(out,
+		    "# Meson cross file for target %s, written by tfbuild.\n"
+		    "# Use: meson setup ${meson_args} BUILDDIR. Do not edit.\n"
+		    "[binaries]\n",
+		    t->name);
+	meson_compiler(p, out, "c", t->cc);
+	meson_compiler(p, out, "cpp", t->cxx);
+	meson_tool(out, "ar", t->ar);
+	meson_tool(out, "strip", t->strip);
+	meson_tool(out, "ranlib", t->ranlib);
+	meson_tool(out, "nm", t->nm);
+	tf_buf_addstr(out, "pkgconfig = ");
+	meson_quote(out, p->pkg_config);
+	tf_buf_addstr(out, "\npkg-config = ");
+	meson_quote(out, p->pkg_config);
+	tf_buf_addstr(out, "\n\n[built-in options]\n");
+	meson_flags(out, "c_args", p->cflags);
+	meson_flags(out, "cpp_args", p->cflags);
+	meson_flags(out, "c_link_args", p->ldflags);
+	meson_flags(out, "cpp_link_args", p->ldflags);
+	tf_buf_addstr(out, "\n[properties]\npkg_config_libdir = []\n"
+			   "needs_exe_wrapper = true\n\n[host_machine]\n"
+			   "system = 'darwin'\ncpu_family = 'aarch64'\n"
+			   "cpu = 'arm64'\nendian = 'little'\n");
+}
+
 static void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 {
 	const struct tf_target *t = &p->target;
 	struct tf_strvec emu = TF_STRVEC_INIT, libdir = TF_STRVEC_INIT;
 	const char *s;
+
+	if (t->macos) {
+		meson_macos(p, out);
+		return;
+	}
 
 	tf_buf_addf(out,
 		    "# Meson %s file for target %s, written by tfbuild.\n"
@@ -569,6 +684,8 @@ int tf_toolfiles_list(struct tf_plan *p, int write)
 		python_script(p, &b);
 		ret = write_one(p, p->target_python, &b, 0755, write);
 	}
+	if (!ret && p->target.macos)
+		tf_macos_list(p, write);
 	if (!ret && write && p->target.native && p->baseline_emulator)
 		ret = write_baseline(p, &b);
 	tf_buf_release(&b);

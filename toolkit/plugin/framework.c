@@ -19,6 +19,7 @@
 #include "dl/dl.h"
 #include "audit/audit.h"
 #include "base/base.h"
+#include "macho/macho.h"
 #include "metadata/metadata.h"
 #include "fwbuild.h"
 #include "wheel/wheel.h"
@@ -462,8 +463,41 @@ static void add_record(struct tf_framework *fw, struct tf_strvec *used,
 }
 
 /*
+ * 1 if the file at path is Mach-O (a macOS plugin) and a slice of it
+ * exports GetPjrtApi ("_GetPjrtApi"); 0 if not, -1 (said) if LLVM
+ * cannot read what has Mach-O's magic.
+ */
+static int macho_exports_pjrt(const char *path, const char *shown,
+			      const char *context)
+{
+	unsigned char head[8];
+	struct tf_macho *m = NULL;
+	struct tf_buf why = TF_BUF_INIT;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head));
+	size_t i, j;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || !tf_macho_magic(head, (size_t)n))
+		return 0;
+	if (tf_macho_read(path, &m, &why)) {
+		ret = error("%s: %s: %s", context, shown, why.buf);
+		goto out;
+	}
+	for (i = 0; i < m->nr_slices && !ret; i++)
+		for (j = 0; j < m->slices[i].nr_exports && !ret; j++)
+			ret = !strcmp(m->slices[i].exports[j], "_GetPjrtApi");
+out:
+	tf_macho_free(m);
+	tf_buf_release(&why);
+	return ret;
+}
+
+/*
  * A PJRT plugin links nothing of JAX's: JAX dlopens it and calls
- * GetPjrtApi. The one file of the wheel exporting it is the plugin.
+ * GetPjrtApi. The one file of the wheel exporting it is the plugin
+ * (ELF, or Mach-O for macOS).
  */
 static int find_pjrt_library(struct tf_framework *fw,
 			     const struct tf_wheel_file *files, size_t nr,
@@ -475,11 +509,18 @@ static int find_pjrt_library(struct tf_framework *fw,
 	int ret = 0;
 
 	for (i = 0; i < nr && !ret; i++) {
+		int macho = 0;
+
 		r = tf_elf_read(files[i].src, files[i].dst, &info);
 		if (r == TF_ELF_READ_ERROR)
 			ret = -1;
-		if (r != TF_ELF_READ_OK ||
-		    !in_sorted(&info.exports, "GetPjrtApi"))
+		if (r == TF_ELF_READ_NOT_ELF)
+			macho = macho_exports_pjrt(files[i].src, files[i].dst,
+						   context);
+		if (macho < 0)
+			ret = -1;
+		if (macho <= 0 && (r != TF_ELF_READ_OK ||
+				   !in_sorted(&info.exports, "GetPjrtApi")))
 			continue;
 		if (fw->library)
 			ret = error("%s: framework %s: both %s and %s export "

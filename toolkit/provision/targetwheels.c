@@ -45,7 +45,8 @@ int tf_provision_compat_target(const struct tf_plan *p,
 	int major = p->py_major, minor = p->py_minor;
 
 	t->arch = p->target.name;
-	t->glibc_minor = target_glibc(p);
+	t->glibc_minor = p->target.macos ? 0 : target_glibc(p);
+	t->macos_major = p->target.macos ? p->recipe->macos_version >> 16 : 0;
 	if (major < 0 && p->target.python_include && *p->target.python_include)
 		tf_pytag_header_version(p->target.python_include, &major,
 					&minor);
@@ -61,7 +62,7 @@ int tf_provision_compat_target(const struct tf_plan *p,
 			major = -1;
 		free(v);
 	}
-	if (major < 0 || !t->glibc_minor)
+	if (major < 0 || (!t->glibc_minor && !t->macos_major))
 		return error("target %s: cannot tell its %s, for its wheels "
 			     "from the package index",
 			     p->target.name,

@@ -273,6 +273,8 @@ struct tf_recipe {
 	struct tf_str *targets;
 	size_t nr_targets;
 	long long source_date_epoch;
+	struct tf_str macos_minimum;   /* `macos-minimum`: "12.0" when unset */
+	unsigned macos_version;        /* it as 16.8.8 bits (0x0c0000) */
 	struct tf_sandbox_def sandbox; /* `sandbox`: every step's and test's */
 	struct tf_kv *vars;
 	size_t nr_vars;

@@ -2,6 +2,7 @@
 #include "recipe_internal.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -657,6 +658,39 @@ static int parse_epoch(struct loader *l, yaml_node_t *v, void *obj,
 			   &((struct tf_recipe *)obj)->source_date_epoch);
 }
 
+/*
+ * `macos-minimum`: the oldest macOS the macos-arm64 target's binaries
+ * load on, "M.m" with M from 11 (below it zig has no headers, and
+ * Apple silicon starts at macOS 11).
+ */
+static int parse_macos_minimum(struct loader *l, yaml_node_t *v, void *obj,
+			       const char *where)
+{
+	struct tf_recipe *r = obj;
+	unsigned major, minor;
+	const char *s;
+	int n = 0;
+
+	(void)where;
+	if (tf_load_str(l, "macos-minimum", v, &r->macos_minimum))
+		return -1;
+	s = r->macos_minimum.s;
+	if (strspn(s, "0123456789.") != strlen(s) || *s == '.' ||
+	    sscanf(s, "%3u.%3u%n", &major, &minor, &n) != 2 || s[n] ||
+	    s[n - 1] == '.')
+		return tf_load_bad(
+			l, v,
+			"'macos-minimum' is '%s', not a macOS version MAJOR.MINOR (\"12.0\")",
+			s);
+	if (major < 11 || major > 99 || minor > 99)
+		return tf_load_bad(
+			l, v,
+			"'macos-minimum' is '%s': the macos-arm64 target needs macOS 11.0 or later (the first on Apple silicon)",
+			s);
+	r->macos_version = major << 16 | minor << 8;
+	return 0;
+}
+
 static int parse_variables(struct loader *l, yaml_node_t *v, void *obj,
 			   const char *where)
 {
@@ -783,6 +817,7 @@ static const struct field top_fields[] = {
 	{ "version", 1, parse_tf_recipe_version },
 	{ "targets", 0, parse_targets },
 	{ "source-date-epoch", 0, parse_epoch },
+	{ "macos-minimum", 0, parse_macos_minimum },
 	{ "variables", 0, parse_variables },
 	{ "sources", 0, parse_sources },
 	{ "steps", 0, parse_steps },
@@ -802,6 +837,9 @@ static const struct field top_fields[] = {
 int tf_load_top(struct loader *l, yaml_node_t *root)
 {
 	l->r->source_date_epoch = DEFAULT_EPOCH;
+	/* TensorFlow 2.21's macOS arm64 wheel's own minimum. */
+	l->r->macos_minimum.s = "12.0";
+	l->r->macos_version = 12u << 16;
 	if (tf_load_map(l, root, top_fields, l->r, "recipe"))
 		return -1;
 	default_shells(l->r);
