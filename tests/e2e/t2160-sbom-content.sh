@@ -46,9 +46,13 @@ expect_success 'greet and m1-plugin build in two checkouts' '
 
 expect_success 'every wheel has its SBOM in RECORD, valid for cyclonedx-python-lib' '
 	for w in out1/*.whl; do
-		unzip -p "$w" "*.dist-info/RECORD" | grep -q "\.dist-info/sboms/tfbuild\.cdx\.json,sha256=" &&
-		check_sbom "$w" out || { cat out; exit 1; }
-	done
+		unzip -p "$w" "*.dist-info/RECORD" | grep -q "\.dist-info/sboms/tfbuild\.cdx\.json,sha256=" || exit 1
+	done &&
+	mkdir -p sboms && check_sboms sboms out1/*.whl &&
+	for f in sboms/sbom.*; do
+		! test -s "$f" || { cat "$f"; exit 1; }
+	done &&
+	ls sboms/sbom.* | wc -l >n && echo 6 | compare - n
 '
 
 w=$(ls out1/greet-*_x86_64*.whl 2>/dev/null)
