@@ -19,7 +19,9 @@
 #     with; on this machine without a GPU JAX's first use prints the
 #     plugin's one line (no CUDA device: CUDA's reason), JAX
 #     lists only the CPU and computes on it; the package's own functions
-#     load libm1_cuda.so and libcudart from site-packages.
+#     load libm1_cuda.so and libcudart from site-packages;
+#   - bench/gpu/prepare.sh --wheels with the wheel and its closure, and
+#     run.sh installing them with --no-index: no GPU, said, exit 2.
 # The download cache (the pinned wheels, about 1.1 GB with tensorflow's)
 # and the target site are the JAX tests' (tests/lib/jax.sh), so a rerun
 # fetches nothing; the toolchain for cuobjdump is tests/lib/cuda.sh's.
@@ -184,6 +186,37 @@ print(p.cuda_devices()[1])
 	compare expect.err err &&
 	printf "%s\n" "[CpuDevice(id=0)]" "True True True True" >expect &&
 	compare expect actual
+'
+
+# bench/gpu with the wheel (issue 38, item 5): what a lent GPU machine
+# gets, prepared here from the wheel, jax 0.10.2's pinned closure and the
+# index's nvidia-cuda-runtime; run.sh installs them into a fresh venv
+# with --no-index and runs jax_check.py and the bench with the installed
+# wheel's libraries. Here, without a GPU, both say so and it exits 2.
+expect_success 'bench/gpu: the wheel installed with --no-index into a fresh venv, and no GPU said' '
+	mkdir -p wh &&
+	cp "$whl" "$(jax_wheels "$jax_req/jax-0.10.2.txt" x86_64)"/*.whl \
+		"$(cuda_wheels "$SRC_ROOT/tests/requirements/cuda-toolchain.txt")"/nvidia_cuda_runtime-13.5.37-*x86_64.whl wh/ &&
+	sh "$SRC_ROOT/bench/gpu/prepare.sh" --wheels wh "$cuda" gpu >out 2>&1 &&
+	(cd gpu/wheels && sha256sum -c --quiet SHA256SUMS) &&
+	ls gpu/wheels | grep -c "\.whl$" >actual && echo 8 >expect && compare expect actual &&
+	if (cd / && "$TRASH/venv/bin/python" -c "
+import jax_cuda_m1_plugin as p, sys
+sys.exit(p.cuda_devices()[0] > 0)"); then
+		why=$(cd / && "$TRASH/venv/bin/python" -c "
+import jax_cuda_m1_plugin as p
+print(p.cuda_devices()[1])") &&
+		expect_code 2 env PYTHON="$PYTHON" sh gpu/run.sh gpu >out 2>err &&
+		grep -qx "jax_cuda_m1_plugin: no CUDA device: $why: the m1 platform is not registered" err &&
+		grep -qx "no CUDA device: $why" out &&
+		grep -q "^jax_cuda_m1_plugin  *1\.0\.0$" out &&
+		grep -q "^nvidia-cuda-runtime  *13\.5\.37$" out &&
+		grep -qx "== the bench, with the installed wheel'"'"'s libm1_cuda.so" out &&
+		tail -n 1 out | grep -Eqx "no CUDA device: [^:]+"
+	else
+		echo "# this machine has a CUDA device: run.sh must pass" &&
+		env PYTHON="$PYTHON" sh gpu/run.sh gpu
+	fi
 '
 
 expect_success 'outside its jaxlib window the package registers nothing, and says why' '
