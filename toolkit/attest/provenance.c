@@ -396,11 +396,13 @@ static json_t *step_outputs(struct tf_plan **plans, size_t nr)
 	for (i = 0; i < nr; i++)
 		for (j = 0; j < plans[i]->recipe->nr_steps; j++) {
 			const struct tf_plan_step *ps = &plans[i]->steps[j];
-			json_t *a = json_pack("{s:s}", "origin",
-					      origin_name(ps->origin));
+			json_t *a;
 
+			/* A step with no output (a test skipped): nothing. */
 			if (!*ps->output)
 				continue;
+			a = json_pack("{s:s}", "origin",
+				      origin_name(ps->origin));
 			if (*ps->cache_key)
 				json_object_set_new(a, "cacheKey",
 						    json_string(ps->cache_key));
