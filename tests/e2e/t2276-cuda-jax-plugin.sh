@@ -8,7 +8,8 @@
 # ${target_site}, and the step shows it ran that nvcc.
 #   - a second run runs nothing; a second checkout at another path gives
 #     the same bytes (nvcc's output included), with no path of the build
-#     machine or the cache in them;
+#     machine or the cache in them, and none of nvcc's tmpxft_<pid> names
+#     (they made the bytes follow the order make -j started its jobs in);
 #   - the wheel: the two libraries, GetPjrtApi the plugin's only export,
 #     libcudart not vendored, the RUNPATHs, Requires-Dist (jaxlib, jax
 #     and the nvidia-cuda-runtime window);
@@ -91,7 +92,8 @@ expect_success 'another checkout at another path: byte-identical wheel' '
 	grep -q "^tfbuild: 3 of 3 steps ran$" err &&
 	cmp "$whl" "elsewhere/$whl" &&
 	unzip -p "$whl" >all &&
-	! grep -a -e "$TRASH" -e "$TF_SYSROOT_CACHE" -e "$jax_cache" all
+	! grep -a -e "$TRASH" -e "$TF_SYSROOT_CACHE" -e "$jax_cache" all &&
+	! grep -a tmpxft_ all
 '
 
 # runpath FILE: its DT_RUNPATH, or nothing.
