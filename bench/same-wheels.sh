@@ -26,7 +26,8 @@
 # Then the same for each template of `tfbuild new` (`same: template
 # NAME`), each side writing the project with its own binary:
 # SAME_WHEELS_TEMPLATES="c-library ..." names some, "none" none;
-# SAME_WHEELS_RECIPES=none leaves the recipes out.
+# SAME_WHEELS_RECIPES="jax-m1 ..." names some recipes (by the name of
+# their recipes/NAME.yaml), "none" leaves them out.
 #
 # What the recipes fetch is prepared once and shared by both runs, as
 # `make demo` and the t13 tests prepare it: recipes/mirror.sh makes the
@@ -144,27 +145,40 @@ run() {
 
 # compare RECIPE [LABEL]: print its line (LABEL: how it is named, by
 # default recipes/RECIPE.yaml); 0 if every output file is the same.
+# When the two sides wrote different files (a target added, say), the
+# files both wrote are still compared, and said to be the same or not.
 compare() {
 	label=${2:-recipes/$1.yaml}
 	a=$tmp/run-old/out/$1 b=$tmp/run-new/out/$1
 	(cd "$a" && ls -A) >"$tmp/list-old" && (cd "$b" && ls -A) >"$tmp/list-new" ||
 		return 1
+	lists=same
 	if ! cmp -s "$tmp/list-old" "$tmp/list-new"; then
+		lists=different
 		echo "DIFFERENT: $label: not the same files (- OLD, + NEW)"
 		diff "$tmp/list-old" "$tmp/list-new" | sed -n 's/^[<>]/  &/p'
-		return 1
 	fi
 	n=0 differ=""
 	while IFS= read -r f; do
 		n=$((n + 1))
 		cmp -s "$a/$f" "$b/$f" || differ="$differ$f
 "
-	done <"$tmp/list-old"
-	if [ -z "$differ" ]; then
+	done <<EOF_COMMON
+$(comm -12 "$tmp/list-old" "$tmp/list-new")
+EOF_COMMON
+	if [ -z "$differ" ] && [ $lists = same ]; then
 		echo "same: $label ($n files)"
 		return 0
 	fi
-	echo "DIFFERENT: $label: $(printf '%s' "$differ" | tr '\n' ' ')"
+	if [ -z "$differ" ]; then
+		echo "  the $n files both wrote are the same"
+		return 1
+	fi
+	if [ $lists = same ]; then
+		echo "DIFFERENT: $label: $(printf '%s' "$differ" | tr '\n' ' ')"
+	else
+		echo "  of the files both wrote, these differ: $(printf '%s' "$differ" | tr '\n' ' ')"
+	fi
 	whl=$(printf '%s' "$differ" | grep '\.whl$' | head -n 1)
 	if [ -n "$whl" ]; then
 		"$tmp/tfbuild-new" diff "$a/$whl" "$b/$whl" 2>&1 | sed 's/^/  /'
@@ -179,6 +193,7 @@ status=0
 for recipe in "$new"/recipes/*.yaml; do
 	[ "${SAME_WHEELS_RECIPES-all}" != none ] || break
 	r=$(basename "$recipe" .yaml)
+	case " ${SAME_WHEELS_RECIPES:-$r} " in *" $r "*) ;; *) continue ;; esac
 	failed=""
 	for side in old new; do
 		if [ $side = old ]; then dir=$old; else dir=$new; fi
