@@ -158,19 +158,15 @@ compare() {
 		echo "DIFFERENT: $label: not the same files (- OLD, + NEW)"
 		diff "$tmp/list-old" "$tmp/list-new" | sed -n 's/^[<>]/  &/p'
 	fi
+	comm -12 "$tmp/list-old" "$tmp/list-new" >"$tmp/list-both"
 	n=0 differ=""
 	while IFS= read -r f; do
 		n=$((n + 1))
 		cmp -s "$a/$f" "$b/$f" || differ="$differ$f
 "
-	done <<EOF_COMMON
-$(comm -12 "$tmp/list-old" "$tmp/list-new")
-EOF_COMMON
-	if [ -z "$differ" ] && [ $lists = same ]; then
-		echo "same: $label ($n files)"
-		return 0
-	fi
+	done <"$tmp/list-both"
 	if [ -z "$differ" ]; then
+		[ $lists = different ] || { echo "same: $label ($n files)"; return 0; }
 		echo "  the $n files both wrote are the same"
 		return 1
 	fi
