@@ -801,6 +801,70 @@ static int map_file(struct reader *r, struct tf_elf_code *c)
 	return 0;
 }
 
+/* The names tf_elf_code_read() looks up ahead: what isa_dispatch.c and
+   isa_guard.c ask every file for. */
+static const char *const known[TF_ELF_NR_KNOWN] = {
+	"__cpu_model", "__cpu_indicator_init", "getauxval", "__getauxval",
+	"__aarch64_have_lse_atomics",
+};
+
+/* 1 if the symbol table's name s is name: the same, or name@VERSION. */
+static int sym_name_is(const char *s, const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(s, name, len) && (!s[len] || s[len] == '@');
+}
+
+/* sym as the answer for a name: the first match, then a defined one over
+   an undefined one. */
+static void take_sym(const GElf_Sym *sym, struct tf_elf_sym *out,
+		     unsigned char *found)
+{
+	if (*found && (out->defined || sym->st_shndx == SHN_UNDEF))
+		return;
+	out->value = sym->st_value;
+	out->size = sym->st_size;
+	out->type = GELF_ST_TYPE(sym->st_info);
+	out->defined = sym->st_shndx != SHN_UNDEF;
+	*found = 1;
+}
+
+/* Look the nr names up in .symtab and .dynsym, in one pass: out[k] and
+   found[k] for names[k]. */
+static void look_up(const struct tf_elf_code *c, const char *const *names,
+		    size_t nr, struct tf_elf_sym *out, unsigned char *found)
+{
+	Elf_Scn *scn = NULL;
+	const char *s;
+	size_t i, k, n;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = d->d_size / sh.sh_entsize;
+		for (i = 1; i < n && i < INT_MAX; i++) {
+			/* Names need not be in symbol order (a linker may
+			   merge their tails), and each fault maps the
+			   64 KB around it: 256 names are 16 MB at most. */
+			if (!(i & 0xff))
+				tf_elf_code_drop(c, NULL, 0);
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    !(s = elf_strptr(c->elf, sh.sh_link,
+					     sym.st_name)))
+				continue;
+			for (k = 0; k < nr; k++)
+				if (sym_name_is(s, names[k]))
+					take_sym(&sym, &out[k], &found[k]);
+		}
+	}
+}
+
 enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 					 struct tf_elf_code *out)
 {
@@ -831,6 +895,7 @@ enum tf_elf_read_result tf_elf_code_read(const char *path, const char *shown,
 		tf_elf_code_release(out);
 		return TF_ELF_READ_ERROR;
 	}
+	look_up(out, known, TF_ELF_NR_KNOWN, out->known, out->known_found);
 	/* The symbol tables were read through: let them go till asked. */
 	tf_elf_code_drop(out, NULL, 0);
 	return TF_ELF_READ_OK;
@@ -907,42 +972,17 @@ const struct tf_elf_func *tf_elf_code_func(const struct tf_elf_code *c,
 int tf_elf_code_symbol(const struct tf_elf_code *c, const char *name,
 		       struct tf_elf_sym *out)
 {
-	size_t len = strlen(name), i, n;
-	Elf_Scn *scn = NULL;
-	const char *s;
-	Elf_Data *d;
-	GElf_Shdr sh;
-	GElf_Sym sym;
-	int found = 0;
+	unsigned char found = 0;
+	size_t k;
 
 	if (!c->elf)
 		return 0;
-	while ((scn = elf_nextscn(c->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		n = d->d_size / sh.sh_entsize;
-		for (i = 1; i < n && i < INT_MAX; i++) {
-			/* Names need not be in symbol order (a linker may
-			   merge their tails), and each fault maps the
-			   64 KB around it: 256 names are 16 MB at most. */
-			if (!(i & 0xff))
-				tf_elf_code_drop(c, NULL, 0);
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    !(s = elf_strptr(c->elf, sh.sh_link,
-					     sym.st_name)) ||
-			    strncmp(s, name, len) || (s[len] && s[len] != '@'))
-				continue;
-			if (found &&
-			    (out->defined || sym.st_shndx == SHN_UNDEF))
-				continue;
-			out->value = sym.st_value;
-			out->size = sym.st_size;
-			out->type = GELF_ST_TYPE(sym.st_info);
-			out->defined = sym.st_shndx != SHN_UNDEF;
-			found = 1;
+	for (k = 0; k < TF_ELF_NR_KNOWN; k++)
+		if (!strcmp(name, known[k])) {
+			if (c->known_found[k])
+				*out = c->known[k];
+			return c->known_found[k];
 		}
-	}
+	look_up(c, &name, 1, out, &found);
 	return found;
 }

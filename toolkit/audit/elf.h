@@ -299,6 +299,16 @@ struct tf_elf_func {
 	int ifunc;        /* STT_GNU_IFUNC: addr is its resolver */
 };
 
+/* A symbol of any type, found by name (tf_elf_code_symbol()). */
+struct tf_elf_sym {
+	unsigned long long value, size; /* st_value, st_size */
+	int type;                       /* STT_OBJECT, STT_FUNC, ... */
+	int defined;                    /* 0: undefined (imported) */
+};
+
+/* How many names tf_elf_code_read() looks up ahead (elf.c's known[]). */
+#define TF_ELF_NR_KNOWN 5
+
 /*
  * A loadable ELF file's code: its SHF_EXECINSTR sections (SHT_PROGBITS)
  * and function symbols from .symtab, else .dynsym, sorted by address.
@@ -320,12 +330,14 @@ struct tf_elf_code {
 	int droppable; /* 1: libelf converted nothing in place (a
 			  little-endian file), so dropped pages read back
 			  the same */
+	/* The names the ISA audit asks tf_elf_code_symbol() for, found in
+	   one pass when the file is read: a file of two million symbols
+	   costs one read of their names, not one per name asked. */
+	struct tf_elf_sym known[TF_ELF_NR_KNOWN];
+	unsigned char known_found[TF_ELF_NR_KNOWN]; /* 1: known[i] is set */
 };
 
-#define TF_ELF_CODE_INIT                                        \
-	{                                                       \
-		0, 0, 0, NULL, 0, NULL, 0, NULL, -1, NULL, 0, 0 \
-	}
+#define TF_ELF_CODE_INIT { .fd = -1 }
 
 /*
  * Map path's executable sections and function symbols into out (which
@@ -345,13 +357,6 @@ void tf_elf_code_release(struct tf_elf_code *c);
  */
 void tf_elf_code_drop(const struct tf_elf_code *c, const void *from,
 		      size_t len);
-
-/* A symbol of any type, found by name (tf_elf_code_symbol()). */
-struct tf_elf_sym {
-	unsigned long long value, size; /* st_value, st_size */
-	int type;                       /* STT_OBJECT, STT_FUNC, ... */
-	int defined;                    /* 0: undefined (imported) */
-};
 
 /*
  * Look name up in .symtab and .dynsym ("getauxval" also matches

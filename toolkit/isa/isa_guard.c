@@ -184,6 +184,11 @@ static unsigned long long guarded(const struct tf_isa_guards *g,
 	return f == flag ? fallback_end(g, to) : 0;
 }
 
+/* The search below reads all the code at once: every DROP_STEP bytes it
+   gives the pages it read back, as the scan does (isa.c), or a 145 MB
+   .bolt.org.text would stay resident until the scan's next drop. */
+#define DROP_STEP (1ull << 20)
+
 /* 1 if some code stores a byte to flag: ADRP Xn of its page, then within
    16 words STRB Wt, [Xn, #its offset] (libgcc's init_have_lse_atomics).
    The answer for the last flag asked about is kept: a stripped file's
@@ -191,7 +196,7 @@ static unsigned long long guarded(const struct tf_isa_guards *g,
 static int flag_written(struct tf_isa_guards *g, unsigned long long flag)
 {
 	const struct tf_elf_code_section *sec;
-	unsigned long long a, b, page, offset;
+	unsigned long long a, b, page, offset, read = 0;
 	unsigned n, k;
 	size_t i;
 
@@ -203,6 +208,8 @@ static int flag_written(struct tf_isa_guards *g, unsigned long long flag)
 	for (i = 0; i < g->code->nr_sections && !g->written; i++) {
 		sec = &g->code->sections[i];
 		for (a = sec->addr; a + 4 <= sec->addr + sec->size; a += 4) {
+			if ((read += 4) % DROP_STEP == 0)
+				tf_elf_code_drop(g->code, NULL, 0);
 			if (!a64_byte_access(a64_word(sec, a), 0, &n, &offset))
 				continue;
 			for (k = 1; k <= 16 && a >= sec->addr + 4 * k; k++) {
@@ -319,6 +326,11 @@ static void find_helpers(struct tf_isa_guards *g)
 		return;
 	g->helpers_known = 1;
 	for (i = 0; i < g->code->nr_funcs; i++) {
+		/* Their names are read in address order, not the order of
+		   .strtab: each fault maps the 64 KB around it, and 800,000
+		   names would keep a 70 MB .strtab resident. */
+		if (!(i & 0xff))
+			tf_elf_code_drop(g->code, NULL, 0);
 		fn = &g->code->funcs[i];
 		if (fn->name[0] != '_' || !tf_isa_lse_helper_name(fn->name))
 			continue;
