@@ -31,6 +31,7 @@ for a in x86_64 aarch64; do
 		"tool/bin/run=echo tool for $a:x" >/dev/null || exit 1
 done
 "$PYTHON" "$TESTS_DIR/lib/mkwheel.py" idx hdr 0.1 py3-none-any 'hdr/hdr.h=#define HDR 1' >/dev/null || exit 1
+"$PYTHON" "$TESTS_DIR/lib/mkwheel.py" idx aux 0.1 py3-none-any 'aux/aux.txt=aux' >/dev/null || exit 1
 pypi() { exec "$TOOLS/pypi-server" run -i 127.0.0.1 -p "$PORT" --backend simple-dir idx; }
 start_server pypi.log simple/ pypi || exit 1
 export PIP_INDEX_URL=http://127.0.0.1:$PORT/simple/
@@ -86,6 +87,15 @@ expect_success 'both targets run the build machine'"$SQ"'s tool from one ${host_
 	test ! -e "$(cat build/hw/x86_64/stage/s/site)/w" &&
 	"$TFBUILD" recipe --target all hw.yaml >log 2>&1 &&
 	grep -q "^tfbuild: 0 of 2 steps ran, 2 up to date$" log
+'
+
+expect_success 'a new host pin reruns the steps of every target; explain says why' '
+	recipe "[\"tool==1.0\", \"aux==0.1\"]" &&
+	"$TFBUILD" lock hw.yaml >out 2>err &&
+	grep -qx "host-$arch aux==0.1: pinned aux-0.1-py3-none-any.whl (sha256 [0-9a-f]*)" out &&
+	"$TFBUILD" explain --target all hw.yaml >out 2>err &&
+	grep -q "^x86_64 s: will run (.*host-wheels changed" out &&
+	grep -q "^aarch64 s: will run (.*host-wheels changed" out
 '
 
 expect_success 'a requirement that is not exact is refused at its place, by lock too' '
