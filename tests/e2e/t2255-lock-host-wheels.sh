@@ -6,7 +6,8 @@
 # step. A real pypiserver on 127.0.0.1 serves a stand-in tool for x86_64
 # and for aarch64: both targets' steps run the build machine's. Refused
 # at FILE:LINE:COL: a requirement that is not exact, a mapping, one
-# listed twice, one without a pin; `explain` writes nothing.
+# listed twice, one without a pin; `explain` writes nothing, and names
+# host-wheels when a host pin changes.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 TOOLS=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}
