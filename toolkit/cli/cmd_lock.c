@@ -110,8 +110,8 @@ static int chosen(const struct tf_session *s, const char *target)
 }
 
 /*
- * Pin (or keep) wheel w, for target (a target's name, or "host-ARCH")
- * whose wheels t accepts (filled on first use by get_compat), into pins.
+ * Pin (or keep) wheel w into pins, for target (a target's name, or
+ * "host-ARCH" for a host wheel), whose wheels t accepts.
  */
 static int lock_one(const struct tf_args *a, struct tf_index_opts *io,
 		    const struct tf_index_pins *old, struct tf_index_pins *pins,
