@@ -60,6 +60,7 @@ expect_success 'lock pins the host wheel once, for the build machine, beside the
 	recipe "[\"tool==1.0\"]" &&
 	"$TFBUILD" lock hw.yaml >out 2>err &&
 	grep -x "host-$arch tool==1.0: pinned tool-1.0-py3-none-manylinux_2_17_$arch.whl (sha256 [0-9a-f]*)" out &&
+	grep -qx "tfbuild: target host-$arch: wheel ${SQ}tool==1.0${SQ}: downloading with pip" err &&
 	test "$(grep -c "tool==1.0" out)" = 1 &&
 	grep -q "^$arch hdr==0.1: pinned" out && grep -q "^$other hdr==0.1: pinned" out &&
 	test "$(grep -c "\"target\": \"host-$arch\"" hw.lock.json)" = 1 &&
