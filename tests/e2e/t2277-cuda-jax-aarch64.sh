@@ -13,7 +13,8 @@
 #     vendored, RUNPATH $ORIGIN/../nvidia/cu13/lib, which reaches the
 #     libcudart.so.13 of nvidia-cuda-runtime's aarch64 wheel once both
 #     are installed into one site-packages; its SBOM records nvcc and nvvm
-#     as the build machine's tools (host-wheel:, tfbuild:use build-tool);
+#     as the build machine's tools (host-wheel:, tfbuild:use build-tool),
+#     the run's provenance once (host-wheel:REQUIREMENT);
 #   - `tfbuild verify` passes it and prints its GPU architectures;
 #   - under qemu-aarch64, Debian's arm64 CPython 3.11 (tfbuild's own target
 #     root, as t2061) with jax 0.10.2's arm64 closure (hash-pinned) and
@@ -142,6 +143,16 @@ for c in json.load(open(sys.argv[1]))[\"components\"]:
 	target-wheel:nvidia_cuda_crt-13.5.37-py3-none-manylinux2014_aarch64.manylinux_2_17_aarch64.whl excluded build
 	target-wheel:nvidia_cuda_runtime-13.5.37-py3-none-manylinux2014_aarch64.manylinux_2_17_aarch64.whl required build run
 	EOF
+	compare expect actual
+'
+
+expect_success 'the provenance: the host wheels once for the run, each target'"'"'s wheels per target' '
+	grep -o "\"name\": *\"[a-z-]*wheel:[^\"]*nvidia[^\"]*\"" wheels/jax-cuda-m1.intoto.json |
+		sed "s/^\"name\": *//" | sort >actual &&
+	printf "\"%s\"\n" host-wheel:nvidia-cuda-nvcc==13.5.37 host-wheel:nvidia-nvvm==13.5.37 \
+		target-wheel:aarch64:nvidia-cuda-crt==13.5.37 target-wheel:aarch64:nvidia-cuda-runtime==13.5.37 \
+		target-wheel:x86_64:nvidia-cuda-crt==13.5.37 target-wheel:x86_64:nvidia-cuda-runtime==13.5.37 |
+		sort >expect &&
 	compare expect actual
 '
 
