@@ -4,8 +4,10 @@
 # CUDA as a JAX PJRT plugin, built by `tfbuild recipe` from a clean copy
 # of the checkout (recipes/, backend/, gpu/) with /usr/local/cuda hidden
 # (a private mount namespace, as t2273): nvcc, cicc and the CUDA headers
-# come from the index's wheels through the recipe's lock, unpacked into
-# ${target_site}, and the step shows it ran that nvcc.
+# come from the index's wheels through the recipe's lock, nvcc and nvvm
+# unpacked into ${host_site} (`host-wheels`), the runtime and its
+# headers into ${target_site}, and the step shows it ran that nvcc.
+# (The aarch64 wheel of the same recipe: t2277.)
 #   - a second run runs nothing; a second checkout at another path gives
 #     the same bytes (nvcc's output included), with no path of the build
 #     machine or the cache in them, and none of nvcc's tmpxft_<pid> names
@@ -73,7 +75,8 @@ expect_success 'the wheel builds with the index nvcc from the lock, /usr/local/c
 	ls wheels/jax_cuda_m1_plugin-1.0.0-py3-none-manylinux_*_x86_64.whl &&
 	log=$(ls build/jax-cuda-m1/x86_64/logs/pjrt*.log) &&
 	grep "/nvidia/cu13/bin/nvcc " "$log" | head -n 1 >nvcc &&
-	grep -q "$TF_SYSROOT_CACHE/target-sites/x86_64-[0-9a-f]*/nvidia/cu13/bin/nvcc" nvcc &&
+	grep -q "$TF_SYSROOT_CACHE/target-sites/host-x86_64-[0-9a-f]*/nvidia/cu13/bin/nvcc -ccbin " nvcc &&
+	grep -q -- "-I$TF_SYSROOT_CACHE/target-sites/x86_64-[0-9a-f]*/nvidia/cu13/include " "$log" &&
 	! grep -q /usr/local/cuda "$log"
 '
 echo "# the first build took $(($(date +%s) - start)) s"

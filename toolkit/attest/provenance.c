@@ -280,6 +280,27 @@ static void add_wheels(json_t *deps, const struct tf_plan *p)
 	tf_buf_release(&uri);
 }
 
+/*
+ * The build machine's wheels (`host-wheels`), once for the run however
+ * many targets share them: host-wheel:REQUIREMENT, file, digest.
+ */
+static void add_host_wheels(json_t *deps, struct tf_plan **plans, size_t nr)
+{
+	struct tf_buf name = TF_BUF_INIT, uri = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; nr && i < plans[0]->host_pins.nr; i++) {
+		const struct tf_index_pin *w = &plans[0]->host_pins.v[i];
+
+		tf_buf_setf(&name, "host-wheel:%s", w->requirement);
+		tf_buf_setf(&uri, "file:%s", w->file);
+		add_dep(deps, name.buf, uri.buf, digest("sha256", w->sha256),
+			NULL);
+	}
+	tf_buf_release(&name);
+	tf_buf_release(&uri);
+}
+
 static json_t *dependencies(struct tf_plan **plans, size_t nr)
 {
 	const struct tf_recipe *r = plans[0]->recipe;
@@ -307,6 +328,7 @@ static json_t *dependencies(struct tf_plan **plans, size_t nr)
 		add_packages(deps, plans[i]);
 		add_wheels(deps, plans[i]);
 	}
+	add_host_wheels(deps, plans, nr);
 	tf_buf_release(&name);
 	tf_buf_release(&uri);
 	return deps;

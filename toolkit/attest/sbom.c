@@ -473,6 +473,44 @@ static void add_target_wheels(struct sbom *s, const struct tf_plan *p,
 }
 
 /*
+ * The build machine's wheels from the package index (`host-wheels`):
+ * tools that ran to build it (nvcc), never part of it, so scope
+ * `excluded` and tfbuild:use `build-tool`.
+ */
+static void add_host_wheels(struct sbom *s, const struct tf_plan *p)
+{
+	struct tf_buf ref = TF_BUF_INIT, purl = TF_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < p->host_pins.nr; i++) {
+		const struct tf_index_pin *w = &p->host_pins.v[i];
+		const char *eq = strstr(w->requirement, "==");
+		char *name;
+		json_t *c;
+
+		if (!eq)
+			continue;
+		name = tf_strndup(w->requirement,
+				  (size_t)(eq - w->requirement));
+		tf_buf_setf(&ref, "host-wheel:%s", w->file);
+		tf_buf_setf(&purl, "pkg:pypi/");
+		tf_pyname_normalize(name, &purl);
+		tf_buf_addch(&purl, '@');
+		purl_escape(&purl, eq + 2, strlen(eq + 2));
+		c = component("application", ref.buf, name, eq + 2);
+		json_object_set_new(c, "purl", json_string(purl.buf));
+		json_object_set_new(c, "hashes", sha256_hashes(w->sha256));
+		json_object_set_new(c, "scope", json_string("excluded"));
+		property(c, "tfbuild:file", w->file);
+		property(c, "tfbuild:use", "build-tool");
+		add(s, c);
+		free(name);
+	}
+	tf_buf_release(&ref);
+	tf_buf_release(&purl);
+}
+
+/*
  * The target's C compiler, from its identity: "PATH MACHINE VERSION
  * LINE", e.g. "/usr/bin/gcc x86_64-linux-gnu gcc (Debian 12.2.0-14)
  * 12.2.0". The version is the line's last word.
@@ -647,6 +685,7 @@ int tf_sbom_write(const struct tf_sbom_in *in, const char *path)
 		if (!ret && in->framework_record)
 			ret = add_framework(&s, in);
 		add_target_wheels(&s, in->plan, in);
+		add_host_wheels(&s, in->plan);
 		add_toolchain(&s, in->plan);
 	}
 	if (!ret) {

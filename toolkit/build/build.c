@@ -177,6 +177,13 @@ static void step_inputs_rel(struct sched *s, struct task *t,
 	if (p->wheel_pins.nr)
 		tf_stamp_add(st, "target-wheels", b.buf, b.len);
 	tf_buf_reset(&b);
+	/* The build machine's (`host-wheels`) likewise. */
+	for (j = 0; j < p->host_pins.nr; j++)
+		tf_buf_addf(&b, "%s %s\n", p->host_pins.v[j].file,
+			    p->host_pins.v[j].sha256);
+	if (p->host_pins.nr)
+		tf_stamp_add(st, "host-wheels", b.buf, b.len);
+	tf_buf_reset(&b);
 	/* $JOBS changes how fast, not what: it does not count. */
 	for (j = 0; j < ps->env.nr; j++)
 		if (strncmp(ps->env.v[j], "JOBS=", 5))

@@ -209,6 +209,8 @@ void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,
 		tf_strvec_push(out, p->emulator_root);
 	if (p->site)
 		tf_strvec_push(out, p->site);
+	if (p->host_site)
+		tf_strvec_push(out, p->host_site);
 	for (i = 0; i < sizeof(tools) / sizeof(*tools); i++)
 		if (tools[i] && *tools[i] == '/')
 			tool_place(tools[i], &b, out);

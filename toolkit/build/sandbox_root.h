@@ -86,7 +86,8 @@ void tf_sandbox_system(struct tf_strvec *a, const char *etc,
  * recipe's directory and the one above (`path:` sources, tools beside
  * it), what the cache holds but its downloads, store, temporaries and
  * prepared /etc (target roots, launchers' caches), the sysroot, the emulator's root, the
- * target wheels' site (${target_site}), and the prefixes of the
+ * target wheels' site (${target_site}), the host wheels' (${host_site}),
+ * and the prefixes of the
  * target's tools (the directory above a bin/). Unfiltered.
  */
 void tf_sandbox_places(const struct tf_plan *p, const char *cache_dir,

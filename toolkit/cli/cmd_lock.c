@@ -20,7 +20,9 @@ const char tf_usage_lock[] =
 	"wheel of each NAME==VERSION that fits the target (its manylinux\n"
 	"platform, CPython and ABI), tfbuild hashes it and writes its file\n"
 	"name and sha256 to the lock file beside the recipe\n"
-	"(RECIPE.lock.json). Pins already there are kept unless the\n"
+	"(RECIPE.lock.json). The host-wheels are pinned once, for the\n"
+	"build machine (its platform and Python), as the target host-ARCH.\n"
+	"Pins already there are kept unless the\n"
 	"requirement changed or --upgrade is given; a pin whose requirement\n"
 	"left the recipe is dropped, but one an entry with ${...} may\n"
 	"expand to stays: one lock holds a pin for each --set NAME=VALUE.\n"
@@ -78,10 +80,13 @@ static int template_matches(const char *w, const char *req)
 static int still_wanted(const struct tf_recipe *r, const char *target,
 			const char *req, int templates)
 {
-	size_t i;
+	int host = !strncmp(target, "host-", 5);
+	const struct tf_target_wheel *list =
+		host ? r->host_wheels : r->target_wheels;
+	size_t i, nr = host ? r->nr_host_wheels : r->nr_target_wheels;
 
-	for (i = 0; i < r->nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &r->target_wheels[i];
+	for (i = 0; i < nr; i++) {
+		const struct tf_target_wheel *w = &list[i];
 
 		if (w->target && strcmp(w->target, target))
 			continue;
@@ -97,53 +102,79 @@ static int chosen(const struct tf_session *s, const char *target)
 	size_t i;
 
 	for (i = 0; i < s->nr_plans; i++)
-		if (!strcmp(s->plans[i].target.name, target))
+		if (!strcmp(s->plans[i].target.name, target) ||
+		    (s->plans[i].host_target &&
+		     !strcmp(s->plans[i].host_target, target)))
 			return 1;
 	return 0;
 }
 
-/* Pin (or keep) every target wheel of plan p into pins. */
+/*
+ * Pin (or keep) wheel w into pins, for target (a target's name, or
+ * "host-ARCH" for a host wheel), whose wheels t accepts.
+ */
+static int lock_one(const struct tf_args *a, struct tf_index_opts *io,
+		    const struct tf_index_pins *old, struct tf_index_pins *pins,
+		    const char *target, const struct tf_target_wheel *w,
+		    const struct tf_compat_target *t)
+{
+	struct tf_index_pin *have, pin = { 0 };
+	struct tf_buf path = TF_BUF_INIT;
+	int ret;
+
+	have = tf_index_pins_find(old, target, w->req.s);
+	if (have && !a->upgrade) {
+		tf_index_pins_set(pins, have->target, have->requirement,
+				  have->file, have->sha256);
+		printf("%s %s: kept %s\n", target, w->req.s, have->file);
+		return 0;
+	}
+	pin.target = (char *)target;
+	pin.requirement = (char *)w->req.s;
+	ret = tf_index_get(io, t, w->name, w->version, &pin, &path);
+	if (!ret) {
+		tf_index_pins_set(pins, target, w->req.s, pin.file, pin.sha256);
+		printf("%s %s: pinned %s (sha256 %s)\n", target, w->req.s,
+		       pin.file, pin.sha256);
+	}
+	free(pin.file);
+	free(pin.sha256);
+	tf_buf_release(&path);
+	return ret;
+}
+
+/*
+ * Pin (or keep) every target wheel of plan p into pins, then its host
+ * wheels: once a run, in done, for the build machine's platform.
+ */
 static int lock_plan(struct tf_session *s, const struct tf_args *a,
 		     struct tf_plan *p, const struct tf_index_pins *old,
-		     struct tf_index_pins *pins)
+		     struct tf_index_pins *pins, struct tf_strvec *done)
 {
 	struct tf_index_opts io = { .index_url = a->index_url,
 				    .fetch = &s->fetch };
-	struct tf_compat_target t = { 0 };
-	struct tf_buf path = TF_BUF_INIT;
+	struct tf_compat_target t = { 0 }, h = { 0 };
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; !ret && i < s->recipe.nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &p->target_wheels[i];
-		struct tf_index_pin *have, pin = { 0 };
-
 		if (!tf_plan_wants_wheel(p, i))
 			continue;
-		have = tf_index_pins_find(old, p->target.name, w->req.s);
-		if (have && !a->upgrade) {
-			tf_index_pins_set(pins, have->target, have->requirement,
-					  have->file, have->sha256);
-			printf("%s %s: kept %s\n", p->target.name, w->req.s,
-			       have->file);
-			continue;
-		}
 		if (!t.arch && tf_provision_compat_target(p, &t))
 			return -1;
-		pin.target = (char *)p->target.name;
-		pin.requirement = (char *)w->req.s;
-		tf_buf_reset(&path);
-		ret = tf_index_get(&io, &t, w->name, w->version, &pin, &path);
-		if (!ret) {
-			tf_index_pins_set(pins, p->target.name, w->req.s,
-					  pin.file, pin.sha256);
-			printf("%s %s: pinned %s (sha256 %s)\n", p->target.name,
-			       w->req.s, pin.file, pin.sha256);
-		}
-		free(pin.file);
-		free(pin.sha256);
+		ret = lock_one(a, &io, old, pins, p->target.name,
+			       &p->target_wheels[i], &t);
 	}
-	tf_buf_release(&path);
+	for (i = 0; !ret && i < s->recipe.nr_host_wheels; i++) {
+		const struct tf_target_wheel *w = &p->host_wheels[i];
+
+		if (tf_strvec_has(done, w->req.s))
+			continue;
+		tf_strvec_push(done, w->req.s);
+		if (!h.arch && tf_provision_compat_host(p, &h))
+			return -1;
+		ret = lock_one(a, &io, old, pins, p->host_target, w, &h);
+	}
 	return ret;
 }
 
@@ -153,6 +184,7 @@ int cmd_lock(struct tf_args *a)
 	struct tf_index_pins old = TF_INDEX_PINS_INIT,
 			     pins = TF_INDEX_PINS_INIT;
 	struct tf_buf path = TF_BUF_INIT;
+	struct tf_strvec done = TF_STRVEC_INIT;
 	size_t i;
 	int ret;
 
@@ -177,7 +209,7 @@ int cmd_lock(struct tf_args *a)
 					  old.v[i].requirement, old.v[i].file,
 					  old.v[i].sha256);
 	for (i = 0; !ret && i < s.nr_plans; i++)
-		if (lock_plan(&s, a, &s.plans[i], &old, &pins))
+		if (lock_plan(&s, a, &s.plans[i], &old, &pins, &done))
 			ret = TF_EXIT_FETCH;
 	if (!ret && tf_index_pins_write(path.buf, &pins))
 		ret = TF_EXIT_FAILURE;
@@ -198,6 +230,7 @@ int cmd_lock(struct tf_args *a)
 	fflush(stdout);
 	tf_index_pins_release(&old);
 	tf_index_pins_release(&pins);
+	tf_strvec_release(&done);
 	tf_buf_release(&path);
 	tf_session_release(&s);
 	return ret;

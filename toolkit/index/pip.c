@@ -281,7 +281,12 @@ int tf_index_get(const struct tf_index_opts *o,
 	size_t start = path->len;
 	int ret = -1, hit = 0;
 
-	tf_buf_setf(&label, "target %s: wheel '%s'", t->arch, pin->requirement);
+	/* A host wheel's pin names the build machine: "host-x86_64". */
+	tf_buf_setf(&label, "target %s: wheel '%s'",
+		    pin->target && !strncmp(pin->target, "host-", 5)
+			    ? pin->target
+			    : t->arch,
+		    pin->requirement);
 	pin_where(o, pin, label.buf, &where);
 	/* The pin's own name first: the bytes are checked once got. */
 	if (pin->file &&

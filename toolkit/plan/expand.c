@@ -85,6 +85,7 @@ static const char *const builtins[] = {
 	"ext_suffix",
 	"target_root",
 	"target_site",
+	"host_site",
 	"variant",
 	"variant_cflags",
 	NULL,

@@ -156,6 +156,7 @@ static void plan_init(struct tf_plan *p, const struct tf_recipe *r,
 	p->package_files = (struct tf_strvec)TF_STRVEC_INIT;
 	p->emulator_loaders = (struct tf_strvec)TF_STRVEC_INIT;
 	p->wheel_pins = (struct tf_index_pins)TF_INDEX_PINS_INIT;
+	p->host_pins = (struct tf_index_pins)TF_INDEX_PINS_INIT;
 	p->package_roots = (struct tf_strvec)TF_STRVEC_INIT;
 	p->writes = (struct tf_strvec)TF_STRVEC_INIT;
 	p->host_links = (struct tf_strvec)TF_STRVEC_INIT;
@@ -362,6 +363,7 @@ void tf_plan_release(struct tf_plan *p)
 	}
 	free(p->sources);
 	free(p->target_wheels);
+	free(p->host_wheels);
 	free(p->steps);
 	free(p->wheels);
 	tf_vars_release(&p->vars);
@@ -377,6 +379,7 @@ void tf_plan_release(struct tf_plan *p)
 	tf_buf_release(&p->host_manifest);
 	tf_strvec_release(&p->emulator_loaders);
 	tf_index_pins_release(&p->wheel_pins);
+	tf_index_pins_release(&p->host_pins);
 	tf_target_release(&p->target);
 	tf_launcher_free(p->launcher);
 	tf_strvec_release(&p->store);

@@ -261,6 +261,14 @@ struct tf_plan {
 					    `target-wheels`, in recipe order */
 	const char *site; /* store: ${target_site}, where they are unpacked;
 			     NULL without target wheels */
+	struct tf_target_wheel *host_wheels; /* owned: the recipe's
+						`host-wheels`, expanded */
+	struct tf_index_pins host_pins;      /* owned: their pins, in recipe
+					   order */
+	const char *host_target; /* store: "host-x86_64", their pins'
+				    target in the lock; NULL without them */
+	const char *host_site;   /* store: ${host_site}, where they are
+				    unpacked; NULL without host wheels */
 };
 
 /*

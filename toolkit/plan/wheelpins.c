@@ -4,6 +4,9 @@
  * requirement without one is a recipe error before anything runs, and
  * ${target_site}, a directory of tfbuild's cache keyed by the target and
  * the pinned digests. provision/targetwheels.c fetches and unpacks them.
+ * The build machine's (`host-wheels`) likewise: pinned in the same lock
+ * under the target "host-ARCH" (the build machine's architecture), so
+ * every target of a run shares them and their ${host_site}.
  */
 #include "internal.h"
 
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "env/env.h"
 #include "index/index.h"
 #include "plan.h"
 #include "vars.h"
@@ -50,8 +54,26 @@ int tf_plan_wants_wheel(const struct tf_plan *p, size_t i)
 	return !w->target || !strcmp(w->target, p->target.name);
 }
 
-/* ${target_site}: the cache's site of exactly these pins. */
-static const char *site_dir(struct tf_plan *p, const char *cache)
+/* One list of wheels as planned: the target's, or the build machine's. */
+struct wheelset {
+	const struct tf_target_wheel *list; /* the recipe's entries */
+	size_t nr;
+	struct tf_target_wheel **out; /* the plan's, expanded */
+	struct tf_index_pins *pins;   /* the plan's pins of them */
+	const char **site;            /* the plan's site of them */
+	const char *lock_target;      /* their pins' target in the lock */
+	const char *what;             /* "target wheel", for messages */
+	int host;                     /* 1: every entry is wanted */
+};
+
+static int wants(const struct tf_plan *p, const struct wheelset *ws, size_t i)
+{
+	return ws->host || tf_plan_wants_wheel(p, i);
+}
+
+/* ${target_site} or ${host_site}: the cache's site of exactly these pins. */
+static const char *site_dir(struct tf_plan *p, const struct wheelset *ws,
+			    const char *cache)
 {
 	struct tf_sha256 *h = tf_sha256_new();
 	unsigned char md[TF_SHA256_LEN];
@@ -59,44 +81,42 @@ static const char *site_dir(struct tf_plan *p, const char *cache)
 	const char *root = getenv("TF_SYSROOT_CACHE");
 	size_t i;
 
-	tf_sha256_update(h, p->target.name, strlen(p->target.name) + 1);
-	for (i = 0; i < p->wheel_pins.nr; i++) {
-		tf_sha256_update(h, p->wheel_pins.v[i].file,
-				 strlen(p->wheel_pins.v[i].file) + 1);
-		tf_sha256_update(h, p->wheel_pins.v[i].sha256,
-				 TF_SHA256_HEX_LEN);
+	tf_sha256_update(h, ws->lock_target, strlen(ws->lock_target) + 1);
+	for (i = 0; i < ws->pins->nr; i++) {
+		tf_sha256_update(h, ws->pins->v[i].file,
+				 strlen(ws->pins->v[i].file) + 1);
+		tf_sha256_update(h, ws->pins->v[i].sha256, TF_SHA256_HEX_LEN);
 	}
 	tf_sha256_final(h, md);
 	tf_sha256_hex(md, hex);
 	if (root && *root == '/')
 		return tf_plan_keepf(p, "%s/target-sites/%s-%.16s", root,
-				     p->target.name, hex);
+				     ws->lock_target, hex);
 	return tf_plan_keepf(p, "%s/target-sites/%s-%.16s", cache,
-			     p->target.name, hex);
+			     ws->lock_target, hex);
 }
 
 /*
- * p->target_wheels: the recipe's, an entry with ${...} expanded and
- * split as the recipe loader splits a literal one, its errors at its
- * place. The number of errors.
+ * *ws->out: the recipe's entries, one with ${...} expanded and split as
+ * the recipe loader splits a literal one, its errors at its place. The
+ * number of errors.
  */
-static int expand_wheels(struct tf_plan *p)
+static int expand_wheels(struct tf_plan *p, const struct wheelset *ws)
 {
-	const struct tf_recipe *r = p->recipe;
 	struct tf_buf name = TF_BUF_INIT, version = TF_BUF_INIT,
 		      why = TF_BUF_INIT;
+	struct tf_target_wheel *out;
 	size_t i, j;
 	int errors = 0;
 
-	p->target_wheels =
-		tf_calloc(r->nr_target_wheels + 1, sizeof(*p->target_wheels));
-	for (i = 0; i < r->nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &r->target_wheels[i];
-		struct tf_target_wheel *pw = &p->target_wheels[i];
+	out = *ws->out = tf_calloc(ws->nr + 1, sizeof(*out));
+	for (i = 0; i < ws->nr; i++) {
+		const struct tf_target_wheel *w = &ws->list[i];
+		struct tf_target_wheel *pw = &out[i];
 		const char *v;
 
 		*pw = *w;
-		if (w->name || !tf_plan_wants_wheel(p, i) ||
+		if (w->name || !wants(p, ws, i) ||
 		    !(v = tf_plan_expand(p, &w->req, &errors)))
 			continue;
 		tf_buf_reset(&name);
@@ -105,23 +125,22 @@ static int expand_wheels(struct tf_plan *p)
 		if (tf_target_wheel_split(v, &name, &version, &why)) {
 			errors++;
 			tf_error_at(&w->req.pos,
-				    "target wheel '%s' is '%s': %s (as "
+				    "%s '%s' is '%s': %s (as "
 				    "'tensorflow-cpu==2.21.0')",
-				    w->req.s, v, why.buf);
+				    ws->what, w->req.s, v, why.buf);
 			continue;
 		}
 		pw->req.s = v;
 		pw->name = tf_plan_keep(p, tf_buf_detach(&name));
 		pw->version = tf_plan_keep(p, tf_buf_detach(&version));
 		for (j = 0; j < i; j++)
-			if (p->target_wheels[j].name &&
-			    tf_plan_wants_wheel(p, j) &&
-			    !strcmp(p->target_wheels[j].req.s, v))
+			if (out[j].name && wants(p, ws, j) &&
+			    !strcmp(out[j].req.s, v))
 				break;
 		if (j < i) {
 			errors++;
 			tf_error_at(&w->req.pos,
-				    "target wheel '%s' is '%s', listed twice",
+				    "%s '%s' is '%s', listed twice", ws->what,
 				    w->req.s, v);
 		}
 	}
@@ -131,10 +150,10 @@ static int expand_wheels(struct tf_plan *p)
 	return errors;
 }
 
-/* The pins of p's target wheels from the lock file, and ${target_site}. */
+/* The pins of ws's wheels from the lock file, and their site. */
 static enum tf_plan_result read_pins(struct tf_plan *p,
 				     const struct tf_plan_opts *o,
-				     size_t wanted)
+				     const struct wheelset *ws, size_t wanted)
 {
 	const struct tf_recipe *r = p->recipe;
 	struct tf_index_pins all = TF_INDEX_PINS_INIT;
@@ -146,50 +165,92 @@ static enum tf_plan_result read_pins(struct tf_plan *p,
 	tf_plan_lock_shown(r, &shown);
 	if (tf_index_pins_read(path.buf, &all))
 		ret = TF_PLAN_RECIPE;
-	for (i = 0; !ret && i < r->nr_target_wheels; i++) {
-		const struct tf_target_wheel *w = &p->target_wheels[i];
+	for (i = 0; !ret && i < ws->nr; i++) {
+		const struct tf_target_wheel *w = &(*ws->out)[i];
 		const struct tf_index_pin *pin;
 
-		if (!tf_plan_wants_wheel(p, i))
+		if (!wants(p, ws, i))
 			continue;
-		pin = tf_index_pins_find(&all, p->target.name, w->req.s);
+		pin = tf_index_pins_find(&all, ws->lock_target, w->req.s);
 		if (pin)
-			tf_index_pins_set(&p->wheel_pins, pin->target,
+			tf_index_pins_set(ws->pins, pin->target,
 					  pin->requirement, pin->file,
 					  pin->sha256)
 				->nth = pin->nth;
 		else if (!o->unpinned)
 			tf_error_at(&w->req.pos,
-				    "target wheel '%s' has no pin for target "
-				    "%s in %s; run 'tfbuild lock %s'",
-				    w->req.s, p->target.name, shown.buf,
-				    r->path);
+				    "%s '%s' has no pin for %s %s in %s; run "
+				    "'tfbuild lock %s'",
+				    ws->what, w->req.s,
+				    ws->host ? "the build machine," : "target",
+				    ws->lock_target, shown.buf, r->path);
 	}
-	if (!ret && p->wheel_pins.nr < wanted && !o->unpinned)
+	if (!ret && ws->pins->nr < wanted && !o->unpinned)
 		ret = TF_PLAN_RECIPE;
-	if (!ret && o->cache_dir && p->wheel_pins.nr == wanted)
-		p->site = site_dir(p, o->cache_dir);
+	if (!ret && o->cache_dir && ws->pins->nr == wanted)
+		*ws->site = site_dir(p, ws, o->cache_dir);
 	tf_index_pins_release(&all);
 	tf_buf_release(&path);
 	tf_buf_release(&shown);
 	return ret;
 }
 
+static enum tf_plan_result plan_set(struct tf_plan *p,
+				    const struct tf_plan_opts *o,
+				    const struct wheelset *ws)
+{
+	size_t i, wanted = 0;
+
+	if (expand_wheels(p, ws))
+		return TF_PLAN_RECIPE;
+	for (i = 0; i < ws->nr; i++)
+		wanted += wants(p, ws, i);
+	return wanted ? read_pins(p, o, ws, wanted) : TF_PLAN_OK;
+}
+
+/* The build machine's wheels: pinned as "host-ARCH", their ${host_site}. */
+static enum tf_plan_result host_wheels(struct tf_plan *p,
+				       const struct tf_plan_opts *o)
+{
+	const struct tf_recipe *r = p->recipe;
+	const char *arch = tf_target_host();
+	struct wheelset ws = { r->host_wheels,  r->nr_host_wheels,
+			       &p->host_wheels, &p->host_pins,
+			       &p->host_site,   NULL,
+			       "host wheel",    1 };
+
+	if (!r->nr_host_wheels)
+		return TF_PLAN_OK;
+	if (!arch) {
+		tf_error_at(&r->host_wheels[0].req.pos,
+			    "host wheel '%s': the build machine is none of "
+			    "the architectures tfbuild builds on, so its "
+			    "wheels have no platform",
+			    r->host_wheels[0].req.s);
+		return TF_PLAN_RECIPE;
+	}
+	ws.lock_target = p->host_target = tf_plan_keepf(p, "host-%s", arch);
+	return plan_set(p, o, &ws);
+}
+
 enum tf_plan_result tf_plan_target_wheels(struct tf_plan *p,
 					  const struct tf_plan_opts *o)
 {
 	const struct tf_recipe *r = p->recipe;
-	enum tf_plan_result ret = TF_PLAN_OK;
-	size_t i, wanted = 0;
+	struct wheelset ws = { r->target_wheels,  r->nr_target_wheels,
+			       &p->target_wheels, &p->wheel_pins,
+			       &p->site,          p->target.name,
+			       "target wheel",    0 };
+	enum tf_plan_result ret = plan_set(p, o, &ws);
+	enum tf_plan_result host = host_wheels(p, o);
 
-	if (expand_wheels(p))
-		return TF_PLAN_RECIPE;
-	for (i = 0; i < r->nr_target_wheels; i++)
-		wanted += tf_plan_wants_wheel(p, i);
-	if (wanted)
-		ret = read_pins(p, o, wanted);
+	if (!ret)
+		ret = host;
 	/* The target's wheels from the package index, unpacked
 	 * (targetwheels.c); "" without them. */
 	tf_vars_set_path(&p->vars, "target_site", p->site ? p->site : "");
+	/* The build machine's, shared by every target of the run. */
+	tf_vars_set_path(&p->vars, "host_site",
+			 p->host_site ? p->host_site : "");
 	return ret;
 }

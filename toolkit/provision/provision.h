@@ -27,11 +27,13 @@ struct tf_provision {
 	struct tf_strvec wheel_paths; /* owned: the target wheels' cached
 					 files, in p->wheel_pins' order */
 	int fetched;                  /* 1 once they were fetched */
+	struct tf_strvec host_paths;  /* owned: the host wheels' cached
+					 files, in p->host_pins' order */
 };
 
-#define TF_PROVISION_INIT         \
-	{                         \
-		TF_STRVEC_INIT, 0 \
+#define TF_PROVISION_INIT                         \
+	{                                         \
+		TF_STRVEC_INIT, 0, TF_STRVEC_INIT \
 	}
 
 void tf_provision_release(struct tf_provision *pv);
@@ -65,8 +67,9 @@ enum tf_provision_result tf_provision_make(struct tf_plan *p,
 /*
  * Target wheels (targetwheels.c). Get every pinned target wheel into the
  * download cache (fo), pip only for a wheel not there yet; set
- * pv->wheel_paths. 0, or -1 after reporting (a wheel whose bytes differ
- * from the pin is refused). For `tfbuild fetch` too.
+ * pv->wheel_paths; the host wheels likewise, pv->host_paths. 0, or -1
+ * after reporting (a wheel whose bytes differ from the pin is refused).
+ * For `tfbuild fetch` too.
  */
 int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
 			      struct tf_provision *pv);
@@ -76,6 +79,13 @@ int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
  */
 int tf_provision_compat_target(const struct tf_plan *p,
 			       struct tf_compat_target *t);
+/*
+ * What the build machine accepts of a wheel (`host-wheels`): its
+ * architecture, glibc (/usr/include/features.h) and the build Python's
+ * version (python3 in the fixed PATH). 0, or -1 after reporting.
+ */
+int tf_provision_compat_host(const struct tf_plan *p,
+			     struct tf_compat_target *t);
 
 /* The parts of tf_provision_make (hostdir.c, writeout.c). 0 or -1. */
 int tf_provision_host_tools(const struct tf_plan *p);

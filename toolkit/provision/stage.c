@@ -12,6 +12,7 @@
 void tf_provision_release(struct tf_provision *pv)
 {
 	tf_strvec_release(&pv->wheel_paths);
+	tf_strvec_release(&pv->host_paths);
 	pv->fetched = 0;
 }
 

@@ -57,8 +57,8 @@ int tf_sysroot_make(const struct tf_plan *p);
  */
 int tf_emuroot_make(const struct tf_plan *p);
 /*
- * targetwheels.c: unpack the fetched wheels (pv) into p->site unless it
- * is there. 0 or -1.
+ * targetwheels.c: unpack the fetched wheels (pv) into p->site, and the
+ * host wheels into p->host_site, each unless it is there. 0 or -1.
  */
 int tf_provision_site(const struct tf_plan *p, const struct tf_provision *pv);
 

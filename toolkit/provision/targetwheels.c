@@ -1,7 +1,8 @@
 /*
  * Provisioning a target's wheels from the package index (plan/wheelpins.c
  * reads their pins): each wheel got into the download cache (pip only on
- * a miss), then unpacked into ${target_site}.
+ * a miss), then unpacked into ${target_site}; the build machine's
+ * (`host-wheels`) likewise into ${host_site}.
  */
 #include "sysroot.h"
 
@@ -19,14 +20,17 @@
 #include "plan/plan.h"
 #include "recipe/recipe.h"
 
-/* glibc's minor version in the target's features.h; 0 if unknown. */
+/*
+ * glibc's minor version in the target's features.h (p NULL: the build
+ * machine's); 0 if unknown.
+ */
 static unsigned target_glibc(const struct tf_plan *p)
 {
 	struct tf_buf path = TF_BUF_INIT, text = TF_BUF_INIT;
 	const char *s;
 	unsigned minor = 0;
 
-	if (p->target.native)
+	if (!p || p->target.native)
 		tf_buf_setf(&path, "/usr/include/features.h");
 	else
 		tf_buf_setf(&path, "/usr/%s/include/features.h",
@@ -72,58 +76,111 @@ int tf_provision_compat_target(const struct tf_plan *p,
 	return 0;
 }
 
+int tf_provision_compat_host(const struct tf_plan *p,
+			     struct tf_compat_target *t)
+{
+	char *v = tf_probe_first_line((const char *const[]){
+		"python3", "-c",
+		"import sys; print('%d %d' % sys.version_info[:2])", NULL });
+
+	t->arch = tf_target_host();
+	t->glibc_minor = target_glibc(NULL);
+	t->macos_major = 0;
+	if (!v || sscanf(v, "%d %d", &t->py_major, &t->py_minor) != 2)
+		t->py_major = -1;
+	free(v);
+	if (!t->arch || t->py_major < 0 || !t->glibc_minor)
+		return error("%s: the build machine: cannot tell its %s, for "
+			     "its wheels from the package index (host-wheels)",
+			     p->recipe->path,
+			     !t->arch          ? "architecture"
+			     : t->py_major < 0 ? "Python version"
+					       : "glibc version");
+	return 0;
+}
+
+/* Get the wheels of pins (requirements of list) for t, into paths. */
+static int fetch_pins(const struct tf_index_opts *io,
+		      const struct tf_compat_target *t,
+		      const struct tf_index_pins *pins,
+		      const struct tf_target_wheel *list, size_t nr,
+		      struct tf_strvec *paths)
+{
+	struct tf_buf path = TF_BUF_INIT;
+	size_t i, j;
+	int ret = 0;
+
+	tf_strvec_release(paths);
+	for (i = 0; !ret && i < pins->nr; i++) {
+		struct tf_index_pin *pin = &pins->v[i];
+
+		for (j = 0; j < nr && strcmp(list[j].req.s, pin->requirement);
+		     j++)
+			;
+		if (j == nr)
+			BUG("pin '%s' of no wheel", pin->requirement);
+		tf_buf_reset(&path);
+		ret = tf_index_get(io, t, list[j].name, list[j].version, pin,
+				   &path);
+		if (!ret)
+			tf_strvec_push(paths, path.buf);
+	}
+	tf_buf_release(&path);
+	return ret;
+}
+
 int tf_provision_wheels_fetch(struct tf_plan *p, const struct tf_fetch_opts *fo,
 			      struct tf_provision *pv)
 {
 	struct tf_index_opts io = { .fetch = fo };
 	struct tf_compat_target t;
-	struct tf_buf path = TF_BUF_INIT, shown = TF_BUF_INIT;
-	size_t i, j;
+	struct tf_buf shown = TF_BUF_INIT;
 	int ret = 0;
 
-	if (!p->wheel_pins.nr || pv->fetched)
+	if ((!p->wheel_pins.nr && !p->host_pins.nr) || pv->fetched)
 		return 0;
-	if (tf_provision_compat_target(p, &t))
-		return -1;
 	tf_plan_lock_shown(p->recipe, &shown);
 	io.lock = shown.buf;
-	tf_strvec_release(&pv->wheel_paths);
-	for (i = 0; !ret && i < p->wheel_pins.nr; i++) {
-		struct tf_index_pin *pin = &p->wheel_pins.v[i];
-
-		for (j = 0; j < p->recipe->nr_target_wheels &&
-			    strcmp(p->target_wheels[j].req.s, pin->requirement);
-		     j++)
-			;
-		tf_buf_reset(&path);
-		ret = tf_index_get(&io, &t, p->target_wheels[j].name,
-				   p->target_wheels[j].version, pin, &path);
-		if (!ret)
-			tf_strvec_push(&pv->wheel_paths, path.buf);
-	}
+	if (p->wheel_pins.nr)
+		ret = tf_provision_compat_target(p, &t) ||
+		      fetch_pins(&io, &t, &p->wheel_pins, p->target_wheels,
+				 p->recipe->nr_target_wheels, &pv->wheel_paths);
+	if (!ret && p->host_pins.nr)
+		ret = tf_provision_compat_host(p, &t) ||
+		      fetch_pins(&io, &t, &p->host_pins, p->host_wheels,
+				 p->recipe->nr_host_wheels, &pv->host_paths);
 	pv->fetched = !ret;
-	tf_buf_release(&path);
 	tf_buf_release(&shown);
-	return ret;
+	return ret ? -1 : 0;
 }
 
-int tf_provision_site(const struct tf_plan *p, const struct tf_provision *pv)
+/* Unpack the wheels of pins (their cached files paths) into site. */
+static int make_site(const char *site, const struct tf_index_pins *pins,
+		     const struct tf_strvec *paths)
 {
 	struct tf_index_wheel *w;
 	size_t i;
 	int ret;
 
-	if (!p->site)
-		return 0;
-	if (pv->wheel_paths.nr != p->wheel_pins.nr)
-		BUG("target wheels unpacked before they were fetched");
-	w = tf_calloc(p->wheel_pins.nr + 1, sizeof(*w));
-	for (i = 0; i < p->wheel_pins.nr; i++) {
-		w[i].path = pv->wheel_paths.v[i];
-		w[i].file = p->wheel_pins.v[i].file;
-		w[i].sha256 = p->wheel_pins.v[i].sha256;
+	if (paths->nr != pins->nr)
+		BUG("wheels unpacked before they were fetched");
+	w = tf_calloc(pins->nr + 1, sizeof(*w));
+	for (i = 0; i < pins->nr; i++) {
+		w[i].path = paths->v[i];
+		w[i].file = pins->v[i].file;
+		w[i].sha256 = pins->v[i].sha256;
 	}
-	ret = tf_index_site_make(p->site, w, p->wheel_pins.nr);
+	ret = tf_index_site_make(site, w, pins->nr);
 	free(w);
 	return ret;
+}
+
+int tf_provision_site(const struct tf_plan *p, const struct tf_provision *pv)
+{
+	if (p->site && make_site(p->site, &p->wheel_pins, &pv->wheel_paths))
+		return -1;
+	if (p->host_site &&
+	    make_site(p->host_site, &p->host_pins, &pv->host_paths))
+		return -1;
+	return 0;
 }

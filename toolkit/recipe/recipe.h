@@ -295,6 +295,9 @@ struct tf_recipe {
 	size_t nr_target_packages;
 	struct tf_target_wheel *target_wheels; /* arena: `target-wheels` */
 	size_t nr_target_wheels;
+	struct tf_target_wheel *host_wheels; /* arena: `host-wheels` (target
+						always NULL) */
+	size_t nr_host_wheels;
 	struct tf_str *host_tools; /* host programs a cross step may run, beyond
 				     the default allow-list */
 	size_t nr_host_tools;

@@ -812,6 +812,7 @@ static const struct field top_fields[] = {
 	{ "target-packages", 0, parse_target_packages },
 	{ "host-tools", 0, parse_host_tools },
 	{ "target-wheels", 0, tf_load_target_wheels },
+	{ "host-wheels", 0, tf_load_host_wheels },
 	{ "schema", 1, parse_schema },
 	{ "name", 1, parse_tf_recipe_name },
 	{ "version", 1, parse_tf_recipe_version },

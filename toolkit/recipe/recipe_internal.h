@@ -13,7 +13,8 @@
  *   recipe_fields.c     the tables of the top level, sources and steps
  *   recipe_wheel.c      the tables of wheels (metadata: recipe_meta.c)
  *   recipe_toolchain.c  `toolchains` and toolchain files
- *   recipe_twheels.c    `target-wheels`: wheels from the package index
+ *   recipe_twheels.c    `target-wheels`, `host-wheels`: wheels from the
+ *                       package index
  *   recipe_variants.c   `variants`: builds per target, copied per target
  *   recipe_resolve.c    names resolved, tests as steps, no cycle
  *   recipe_pos.c        positions, and messages at them
@@ -162,6 +163,8 @@ int tf_load_wheels(struct loader *l, yaml_node_t *v, void *obj,
 /* recipe_toolchain.c: `toolchains`, appended to l->r's. */
 int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
 			  const char *where);
+int tf_load_host_wheels(struct loader *l, yaml_node_t *v, void *obj,
+			const char *where);
 int tf_load_toolchains(struct loader *l, yaml_node_t *v, void *obj,
 		       const char *where);
 /* recipe_variants.c: `variants`, `variant-priorities`, `variant-providers`. */

@@ -4,6 +4,8 @@
  * NAME==VERSION, for every target (a list) or per target (a mapping of
  * target to list); the pins are in the lock file, read by the plan.
  * An entry with ${...} is split and checked by the plan, expanded.
+ * `host-wheels`: a list of the same entries, the build machine's tools
+ * (pinned for its platform), unpacked into ${host_site}.
  */
 #include "recipe_internal.h"
 
@@ -38,11 +40,19 @@ int tf_target_wheel_split(const char *req, struct tf_buf *name,
 	return ret;
 }
 
-/* Append the entries of list node v, for target (NULL: every target). */
+/*
+ * Append the entries of list node v, for target (NULL: every target),
+ * to *list (*nr entries): the recipe's target wheels, or with what
+ * "host wheel", its host wheels.
+ */
 static int add_list(struct loader *l, yaml_node_t *v, const char *target,
-		    const char *key)
+		    const char *key, const char *what)
 {
 	struct tf_recipe *r = l->r;
+	int host = !strcmp(what, "host wheel");
+	struct tf_target_wheel **list =
+		host ? &r->host_wheels : &r->target_wheels;
+	size_t *count = host ? &r->nr_host_wheels : &r->nr_target_wheels;
 	struct tf_str *reqs;
 	struct tf_target_wheel *all;
 	struct tf_buf name = TF_BUF_INIT, version = TF_BUF_INIT,
@@ -52,13 +62,12 @@ static int add_list(struct loader *l, yaml_node_t *v, const char *target,
 
 	if (tf_load_str_list(l, key, v, &reqs, &nr))
 		return -1;
-	all = tf_arena_alloc(r, (r->nr_target_wheels + nr + 1) * sizeof(*all));
-	if (r->nr_target_wheels)
-		memcpy(all, r->target_wheels,
-		       r->nr_target_wheels * sizeof(*all));
-	r->target_wheels = all;
+	all = tf_arena_alloc(r, (*count + nr + 1) * sizeof(*all));
+	if (*count)
+		memcpy(all, *list, *count * sizeof(*all));
+	*list = all;
 	for (i = 0; i < nr; i++) {
-		struct tf_target_wheel *w = &all[r->nr_target_wheels];
+		struct tf_target_wheel *w = &all[*count];
 
 		tf_buf_reset(&name);
 		tf_buf_reset(&version);
@@ -68,20 +77,20 @@ static int add_list(struct loader *l, yaml_node_t *v, const char *target,
 		    tf_target_wheel_split(reqs[i].s, &name, &version, &why)) {
 			l->errors++;
 			ret = tf_error_at(&reqs[i].pos,
-					  "target wheel '%s': %s (as "
+					  "%s '%s': %s (as "
 					  "'tensorflow-cpu==2.21.0')",
-					  reqs[i].s, why.buf);
+					  what, reqs[i].s, why.buf);
 			continue;
 		}
-		for (j = 0; j < r->nr_target_wheels; j++)
+		for (j = 0; j < *count; j++)
 			if (!strcmp(all[j].req.s, reqs[i].s) &&
 			    (!all[j].target || !target ||
 			     !strcmp(all[j].target, target)))
 				break;
-		if (j < r->nr_target_wheels) {
+		if (j < *count) {
 			l->errors++;
 			ret = tf_error_at(&reqs[i].pos,
-					  "target wheel '%s' is listed twice",
+					  "%s '%s' is listed twice", what,
 					  reqs[i].s);
 			continue;
 		}
@@ -89,7 +98,7 @@ static int add_list(struct loader *l, yaml_node_t *v, const char *target,
 		w->target = target;
 		w->name = name.len ? tf_arena_strdup(r, name.buf) : NULL;
 		w->version = name.len ? tf_arena_strdup(r, version.buf) : NULL;
-		r->nr_target_wheels++;
+		(*count)++;
 	}
 	tf_buf_release(&name);
 	tf_buf_release(&version);
@@ -106,7 +115,7 @@ int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
 	(void)obj;
 	(void)where;
 	if (v->type == YAML_SEQUENCE_NODE)
-		return add_list(l, v, NULL, "target-wheels");
+		return add_list(l, v, NULL, "target-wheels", "target wheel");
 	if (v->type != YAML_MAPPING_NODE)
 		return tf_load_bad(l, v,
 				   "'target-wheels' must be a list of "
@@ -121,8 +130,21 @@ int tf_load_target_wheels(struct loader *l, yaml_node_t *v, void *obj,
 			ret = -1;
 			continue;
 		}
-		if (add_list(l, node(l, p->value), t.s, t.s))
+		if (add_list(l, node(l, p->value), t.s, t.s, "target wheel"))
 			ret = -1;
 	}
 	return ret;
+}
+
+int tf_load_host_wheels(struct loader *l, yaml_node_t *v, void *obj,
+			const char *where)
+{
+	(void)obj;
+	(void)where;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return tf_load_bad(l, v,
+				   "'host-wheels' must be a list of "
+				   "NAME==VERSION, not %s",
+				   kind_name(v));
+	return add_list(l, v, NULL, "host-wheels", "host wheel");
 }
