@@ -93,20 +93,46 @@ static void head(const struct tf_plan *p, struct tf_buf *out, const char *what,
 			   "export ZIG_GLOBAL_CACHE_DIR ZIG_LOCAL_CACHE_DIR\n");
 }
 
-/* cc and c++: the glibc in -target; a failed run removes its output. */
+/*
+ * cc and c++: the glibc in -target; no debug information unless asked
+ * (-g0 first, so a caller's -g wins), as gcc does and zig does not;
+ * standard input read as C (C++) when no -x says, since zig hands a
+ * language it cannot tell to clang with a triple clang refuses (Meson
+ * asks `cc -E -dM -`); a failed run removes its output.
+ */
 static void compiler(const struct tf_plan *p, struct tf_buf *out,
 		     const char *what, const char *driver, const char *cache)
 {
+	const char *id = p->target.identity ? p->target.identity : "",
+		   *version = strrchr(id, ' ');
+
 	head(p, out, what, cache);
-	tf_buf_addstr(out, "out= prev=\n"
+	tf_buf_addstr(out, "out= prev= stdin= lang= ldv=\n"
 			   "for a do\n"
 			   "\tcase $prev in -o) out=$a ;; esac\n"
-			   "\tcase $a in -o?*) out=${a#-o} ;; esac\n"
+			   "\tcase $a in\n"
+			   "\t-o?*) out=${a#-o} ;;\n"
+			   "\t-) stdin=1 ;;\n"
+			   "\t-x*) lang=1 ;;\n"
+			   "\t-Wl,--version) ldv=1 ;;\n"
+			   "\tesac\n"
 			   "\tprev=$a\n"
 			   "done\n");
+	/* Meson knows a linker by its --version line, and not zig's own
+	 * ("zig ld"): it answers as LLD, whose GNU options it takes. */
+	tf_buf_addf(out,
+		    "if [ -n \"$ldv\" ]; then\n"
+		    "\techo 'LLD %s (zig ld, compatible with GNU linkers)'\n"
+		    "\texit 0\nfi\n",
+		    version && version[1] ? version + 1 : "0");
+	tf_buf_addf(out,
+		    "if [ -n \"$stdin\" ] && [ -z \"$lang\" ]; then\n"
+		    "\tset -- -x %s \"$@\"\n"
+		    "fi\n",
+		    strcmp(driver, "c++") ? "c" : "c++");
 	quote(out, p->target.zig ? p->target.zig : "zig");
 	tf_buf_addf(out,
-		    " %s -target %s.2.%u \"$@\" && exit 0\n"
+		    " %s -target %s.2.%u -g0 \"$@\" && exit 0\n"
 		    "rc=$?\n"
 		    "# zig leaves a 0-byte output behind a failure.\n"
 		    "if [ -n \"$out\" ]; then rm -f -- \"$out\"; fi\n"
