@@ -12,7 +12,10 @@
 #     refuses for that machine: the key is what makes the tag;
 #   - the library runs natively (ctypes from the build Python), the
 #     extension imports and runs in Debian's python3, and the aarch64
-#     library runs under qemu-aarch64 from the installed wheel;
+#     library, installed from its wheel, loads under qemu-aarch64 with
+#     its symbols bound, and runs its threads there where a probe shows
+#     qemu-aarch64 can run a thread on this machine at all (qemu 7.2
+#     hangs in pthread_create under some kernels);
 #   - a second run runs nothing; another build tree writes the same
 #     bytes; CMake and Meson projects (Threads, dependency('threads'))
 #     build through the toolchain and cross files to manylinux_2_17;
