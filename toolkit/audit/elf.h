@@ -180,12 +180,16 @@ struct tf_elf_rules {
 					 again (the wheel's post-pack check
 					 still sees every ELF entry) */
 	size_t nr_not_elf;
+	unsigned glibc_pin; /* X of the toolchain's glibc 2.X (zig's): a
+			       computed tag is manylinux_2_X, and a file
+			       needing a newer policy is refused; 0: the
+			       lowest policy the files fit */
 };
 
 #define TF_ELF_RULES_INIT                                                      \
 	{                                                                      \
 		NULL, TF_PLATFORM_INIT, NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, \
-			NULL, 0, 0, NULL, 0                                    \
+			NULL, 0, 0, NULL, 0, 0                                 \
 	}
 
 /*

@@ -803,6 +803,32 @@ const char *tf_elf_need_tag(const struct tf_elf_rules *rules,
 	return p != oldest ? need->why.buf : "no file needs a newer policy";
 }
 
+/*
+ * A toolchain's glibc pins the computed tag to its policy: what the
+ * headers and stubs were, not older; a file needing more is refused.
+ */
+static int pin_need(const struct tf_elf_rules *rules, struct tf_elf_need *need)
+{
+	struct tf_buf msg = TF_BUF_INIT;
+
+	if (!rules->glibc_pin)
+		return 0;
+	if (need->minor > rules->glibc_pin) {
+		add_context(&msg, rules->context);
+		tf_buf_addf(
+			&msg,
+			"%s, which manylinux_2_%u allows and glibc 2.%u does not: the target's toolchain links against glibc 2.%u (its 'glibc'); build that file with the target's $CC",
+			need->why.buf, need->minor, rules->glibc_pin,
+			rules->glibc_pin);
+		return print_line(&msg);
+	}
+	need->minor = rules->glibc_pin;
+	tf_buf_setf(&need->why,
+		    "the target's toolchain links against glibc 2.%u",
+		    rules->glibc_pin);
+	return 0;
+}
+
 static void computed_tag(const struct tf_elf_rules *rules,
 			 const struct tf_elf_need *need, struct tf_buf *out)
 {
@@ -847,6 +873,8 @@ int tf_elf_verify_wheel(const struct tf_wheel_file *files, size_t nr_files,
 	}
 	if (!ret)
 		ret = check_export_files(&r, files, nr_files, elf);
+	if (!ret && compute)
+		ret = pin_need(&r, &need);
 	if (!ret && compute)
 		computed_tag(&r, &need, platform_out);
 	tf_elf_info_release(&info);

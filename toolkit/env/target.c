@@ -326,6 +326,31 @@ static int macos_setup(struct tf_target *t, int check,
 	return 0;
 }
 
+/*
+ * A Linux target linked against an older glibc by zig (toolchains.T.glibc):
+ * plan/ziglinux.c points cc, cxx, ar and ranlib at launchers; the
+ * target's binutils (strip, nm, readelf) read what zig makes.
+ */
+static int zig_glibc_setup(struct tf_target *t, int check)
+{
+	char *version;
+
+	t->zig = find_zig();
+	if (!check)
+		return 0;
+	if (!t->zig)
+		return error(
+			"target '%s': zig not found ($TFBUILD_ZIG, ${TFBUILD_TOOLS:-/opt/tfbuild-tools}/zig, the steps' PATH), which its toolchain's 'glibc' needs; install it with 'make deps' (ci/zig.txt) or name it in TFBUILD_ZIG",
+			t->name);
+	version = tf_probe_first_line(
+		(const char *const[]){ t->zig, "version", NULL });
+	free(t->identity);
+	t->identity = tf_xstrfmt("%s %s.2.%u zig %s", t->zig, t->triplet,
+				 t->glibc_minor, version ? version : "?");
+	free(version);
+	return 0;
+}
+
 int tf_target_setup(const char *name, struct tf_target *t, int check,
 		    const struct tf_toolchain *over)
 {
@@ -356,12 +381,13 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 	t->emulator_prefix =
 		t->native ? tf_strdup("") : tf_xstrfmt("/usr/%s", t->triplet);
 	apply_overrides(t, over);
+	t->glibc_minor = over ? over->glibc_minor : 0;
 	if (!check) {
 		t->python_include = tf_strdup("");
 		t->identity = tf_strdup("");
-		return 0;
+		return t->glibc_minor ? zig_glibc_setup(t, 0) : 0;
 	}
-	if (!in_path(t->cc))
+	if (!t->glibc_minor && !in_path(t->cc))
 		return error(
 			"target '%s': compiler '%s' not found; install Debian's %s",
 			name, t->cc, t->native ? "gcc" : targets[i].cross_pkg);
@@ -377,9 +403,14 @@ int tf_target_setup(const char *name, struct tf_target *t, int check,
 		return error(
 			"target '%s': cannot ask python3 for its include directory",
 			name);
-	if (!t->native && !(over && over->python_include) &&
+	/* zig searches no /usr/include, where Debian's pyconfig.h finds
+	 * the architecture's: a native target with a glibc is given it as
+	 * a cross target is. */
+	if ((!t->native || t->glibc_minor) && !(over && over->python_include) &&
 	    cross_pyconfig(t, i))
 		return -1;
+	if (t->glibc_minor)
+		return zig_glibc_setup(t, 1);
 	t->identity = compiler_identity(t->cc);
 	return 0;
 }

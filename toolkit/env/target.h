@@ -40,7 +40,10 @@ struct tf_target {
 	int native;     /* 1 if the target is the host's architecture */
 	int macos;      /* 1 for macos-arm64: zig's launchers (plan/zigtools.c),
 			   no emulator, no Debian packages */
-	char *zig;      /* owned: macos-arm64's zig, full path, or NULL:
+	unsigned glibc_minor; /* X of toolchains.T.glibc "2.X": zig links
+				 the Linux target against glibc 2.X's symbols
+				 (plan/ziglinux.c); 0: the build machine's */
+	char *zig;            /* owned: macos-arm64's zig, full path, or NULL:
 			   $TFBUILD_ZIG, else make deps' (ci/zig.txt) in
 			   ${TFBUILD_TOOLS:-/opt/tfbuild-tools}/zig, else
 			   zig in the steps' PATH */
@@ -60,6 +63,7 @@ struct tf_toolchain {
 	const char *sysroot; /* passed as --sysroot; the emulator's -L */
 	const char *python_include;
 	const char *emulator; /* command that runs target programs */
+	unsigned glibc_minor; /* toolchains.T.glibc's X, or 0 */
 };
 
 /* The host's target name ("x86_64", "aarch64"), or NULL if unsupported. */

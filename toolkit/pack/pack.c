@@ -283,6 +283,7 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	} else {
 		tf_platform_compute(&rules.platform,
 				    tf_arch_from_name(p->target.name));
+		rules.glibc_pin = p->target.glibc_minor;
 	}
 	if (!ret)
 		ret = tf_elf_verify_wheel(res->files, res->nr_files, &rules,

@@ -15,6 +15,7 @@
 #include "base/base.h"
 #include "hosttools.h"
 #include "launcher.h"
+#include "ziglinux.h"
 #include "zigtools.h"
 #include "recipe/recipe.h"
 #include "toolfiles.h"
@@ -104,6 +105,7 @@ static int setup_target(struct tf_plan *p, const char *target, int check)
 		.sysroot = d->sysroot.s,
 		.python_include = d->python_include.s,
 		.emulator = d->emulator.s,
+		.glibc_minor = d->glibc_minor,
 	};
 	return tf_target_setup(target, &p->target, check, &over);
 }
@@ -201,6 +203,8 @@ static enum tf_plan_result plan_toolchain(struct tf_plan *p, const char *target,
 			       target);
 	p->stamps = tf_plan_keepf(p, "%s/stamps", p->dir);
 	if (p->target.macos && tf_macos_plan(p, o))
+		return TF_PLAN_RECIPE;
+	if (p->target.glibc_minor && tf_ziglinux_plan(p, o))
 		return TF_PLAN_RECIPE;
 	/* A cross target's Python include directory: the host's headers
 	 * with the target's pyconfig.h, made by provisioning. */

@@ -13,6 +13,7 @@
 
 #include "base/base.h"
 #include "launcher.h"
+#include "ziglinux.h"
 #include "zigtools.h"
 #include "internal.h"
 #include "plan.h"
@@ -50,8 +51,9 @@ void tf_toolfiles_plan(struct tf_plan *p)
 				p->sysroot, p->target.triplet, p->sysroot,
 				p->sysroot));
 		p->pkg_config_sysroot = p->sysroot;
-	} else if (p->target.macos) {
-		/* No package of the build machine's is macOS's. */
+	} else if (p->target.macos || p->target.glibc_minor) {
+		/* No package of the build machine's is macOS's, nor linked
+		 * against zig's older glibc. */
 		p->pkg_config_libdir = "";
 		p->pkg_config_sysroot = "";
 	} else if (p->target.native) {
@@ -195,6 +197,32 @@ static void cmake_tool(struct tf_buf *out, const char *var, const char *name,
 
 static void cmake_macos(const struct tf_plan *p, struct tf_buf *out);
 
+/*
+ * Look for libraries, headers and packages in the target's roots only;
+ * programs (generators, code formatters) are the build machine's. With
+ * a glibc (zig's), no root: every Debian library links Debian's glibc.
+ */
+static void cmake_find_root(const struct tf_plan *p, struct tf_buf *out)
+{
+	const struct tf_target *t = &p->target;
+	struct tf_buf b = TF_BUF_INIT;
+
+	if (t->native && !t->glibc_minor)
+		return;
+	if (t->glibc_minor)
+		tf_buf_addf(&b, "%s/zig", p->tools_dir);
+	else if (p->sysroot)
+		tf_buf_addf(&b, "%s;/usr/%s", p->sysroot, t->triplet);
+	else
+		tf_buf_addf(&b, "/usr/%s", t->triplet);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH", b.buf, NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PROGRAM", "NEVER", NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_LIBRARY", "ONLY", NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_INCLUDE", "ONLY", NULL);
+	cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PACKAGE", "ONLY", NULL);
+	tf_buf_release(&b);
+}
+
 /* The files' contents, for tests and stamps; appended to out. */
 static void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 {
@@ -249,23 +277,7 @@ static void tf_toolfiles_cmake(const struct tf_plan *p, struct tf_buf *out)
 		tf_strvec_join(&emu, ";", &b);
 		cmake_set(out, "CMAKE_CROSSCOMPILING_EMULATOR", b.buf, NULL);
 	}
-	/* Look for libraries, headers and packages in the target's roots only;
-	 * programs (generators, code formatters) are the build machine's. */
-	tf_buf_reset(&b);
-	if (p->sysroot)
-		tf_buf_addf(&b, "%s;", p->sysroot);
-	tf_buf_addf(&b, "/usr/%s", t->triplet);
-	if (!t->native) {
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH", b.buf, NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PROGRAM", "NEVER",
-			  NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_LIBRARY", "ONLY",
-			  NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_INCLUDE", "ONLY",
-			  NULL);
-		cmake_set(out, "CMAKE_FIND_ROOT_PATH_MODE_PACKAGE", "ONLY",
-			  NULL);
-	}
+	cmake_find_root(p, out);
 	cmake_set(out, "PKG_CONFIG_EXECUTABLE", p->pkg_config, "FILEPATH");
 	tf_buf_addstr(out, "set(ENV{PKG_CONFIG_LIBDIR} ");
 	cmake_quote(out, p->pkg_config_libdir);
@@ -686,6 +698,8 @@ int tf_toolfiles_list(struct tf_plan *p, int write)
 	}
 	if (!ret && p->target.macos)
 		tf_macos_list(p, write);
+	if (!ret && p->target.glibc_minor)
+		tf_ziglinux_list(p, write);
 	if (!ret && write && p->target.native && p->baseline_emulator)
 		ret = write_baseline(p, &b);
 	tf_buf_release(&b);

@@ -49,7 +49,10 @@ int tf_provision_compat_target(const struct tf_plan *p,
 	int major = p->py_major, minor = p->py_minor;
 
 	t->arch = p->target.name;
-	t->glibc_minor = p->target.macos ? 0 : target_glibc(p);
+	/* An older glibc's target (zig's) takes only wheels that fit it. */
+	t->glibc_minor = p->target.macos         ? 0
+			 : p->target.glibc_minor ? p->target.glibc_minor
+						 : target_glibc(p);
 	t->macos_major = p->target.macos ? p->recipe->macos_version >> 16 : 0;
 	if (major < 0 && p->target.python_include && *p->target.python_include)
 		tf_pytag_header_version(p->target.python_include, &major,

@@ -258,6 +258,10 @@ struct tf_toolchain_def {
 	struct tf_str python_include;
 	struct tf_str emulator; /* command that runs target programs */
 	struct tf_str launcher; /* compiler launcher (launcher.h), checked */
+	struct tf_str glibc;    /* "2.17": link against that glibc's symbols
+				   through zig (docs/cross.md#older-glibc),
+				   checked; NULL: the build machine's */
+	unsigned glibc_minor;   /* 17 for glibc "2.17"; 0 when unset */
 	struct tf_pos pos;
 };
 

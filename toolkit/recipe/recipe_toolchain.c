@@ -1,7 +1,10 @@
 /* Toolchain overrides: a recipe's `toolchains` and toolchain files. */
 #include "recipe_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "env/env.h"
@@ -38,6 +41,62 @@ static int parse_tf_toolchain_def_launcher(struct loader *l, yaml_node_t *v,
 	return ret;
 }
 
+/* The build machine's glibc minor (2.X), from confstr; 0 if unknown. */
+static unsigned build_glibc_minor(void)
+{
+	char v[64];
+	size_t n = confstr(_CS_GNU_LIBC_VERSION, v, sizeof(v));
+	unsigned major, minor;
+
+	if (!n || n > sizeof(v) ||
+	    sscanf(v, "glibc %u.%u", &major, &minor) != 2 || major != 2)
+		return 0;
+	return minor;
+}
+
+/*
+ * `glibc`: "2.X", the glibc whose symbols zig links the target against,
+ * from 2.17 (manylinux2014, the oldest policy for aarch64; zig's
+ * default for Linux) to the build machine's (whose loader runs the
+ * tests). Not for macos-arm64, which has no glibc.
+ */
+static int parse_tf_toolchain_def_glibc(struct loader *l, yaml_node_t *v,
+					void *obj, const char *where)
+{
+	struct tf_toolchain_def *t = obj;
+	unsigned major, minor, build = build_glibc_minor();
+	const char *s;
+	int n = 0;
+
+	(void)where;
+	if (tf_load_str(l, "glibc", v, &t->glibc))
+		return -1;
+	s = t->glibc.s;
+	if (t->target.s && !strcmp(t->target.s, "macos-arm64"))
+		return tf_load_bad(
+			l, v,
+			"'glibc' is for the Linux targets: macos-arm64 has no glibc (its minimum is 'macos-minimum')");
+	if (strspn(s, "0123456789.") != strlen(s) || *s == '.' ||
+	    sscanf(s, "%3u.%3u%n", &major, &minor, &n) != 2 || s[n] ||
+	    s[n - 1] == '.' || major != 2)
+		return tf_load_bad(
+			l, v,
+			"'glibc' is '%s', not a glibc version 2.X (\"2.17\")",
+			s);
+	if (minor < 17)
+		return tf_load_bad(
+			l, v,
+			"'glibc' is '%s': zig links against glibc 2.17 or later (manylinux_2_17, the oldest policy for aarch64)",
+			s);
+	if (build && minor > build)
+		return tf_load_bad(
+			l, v,
+			"'glibc' is '%s': newer than this build machine's glibc 2.%u, whose loader runs the target's tests",
+			s, build);
+	t->glibc_minor = minor;
+	return 0;
+}
+
 static const struct field toolchain_fields[] = {
 	{ "cc", 0, parse_tf_toolchain_def_cc },
 	{ "ar", 0, parse_tf_toolchain_def_ar },
@@ -48,6 +107,7 @@ static const struct field toolchain_fields[] = {
 	{ "python-include", 0, parse_tf_toolchain_def_python_include },
 	{ "emulator", 0, parse_tf_toolchain_def_emulator },
 	{ "launcher", 0, parse_tf_toolchain_def_launcher },
+	{ "glibc", 0, parse_tf_toolchain_def_glibc },
 	{ NULL, 0, NULL },
 };
 
