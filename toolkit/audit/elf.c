@@ -804,8 +804,8 @@ static int map_file(struct reader *r, struct tf_elf_code *c)
 /* The names tf_elf_code_read() looks up ahead: what isa_dispatch.c and
    isa_guard.c ask every file for. */
 static const char *const known[TF_ELF_NR_KNOWN] = {
-	"__cpu_model", "__cpu_indicator_init", "getauxval", "__getauxval",
-	"__aarch64_have_lse_atomics",
+	"__cpu_model", "__cpu_indicator_init",       "getauxval",
+	"__getauxval", "__aarch64_have_lse_atomics",
 };
 
 /* 1 if the symbol table's name s is name: the same, or name@VERSION. */
@@ -855,8 +855,7 @@ static void look_up(const struct tf_elf_code *c, const char *const *names,
 			if (!(i & 0xff))
 				tf_elf_code_drop(c, NULL, 0);
 			if (!gelf_getsym(d, (int)i, &sym) ||
-			    !(s = elf_strptr(c->elf, sh.sh_link,
-					     sym.st_name)))
+			    !(s = elf_strptr(c->elf, sh.sh_link, sym.st_name)))
 				continue;
 			for (k = 0; k < nr; k++)
 				if (sym_name_is(s, names[k]))

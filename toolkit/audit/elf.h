@@ -341,7 +341,10 @@ struct tf_elf_code {
 	unsigned char known_found[TF_ELF_NR_KNOWN]; /* 1: known[i] is set */
 };
 
-#define TF_ELF_CODE_INIT { .fd = -1 }
+#define TF_ELF_CODE_INIT \
+	{                \
+		.fd = -1 \
+	}
 
 /*
  * Map path's executable sections and function symbols into out (which
