@@ -10,7 +10,8 @@
 #     build machine in them;
 #   - the wheel holds tensorflow-plugins/libtf_m1.dylib (TensorFlow's
 #     loader takes *.dylib on macOS) exporting its entry points and
-#     counters only, and a tf_m1 package that names that file;
+#     counters only, with NEON kernels (fadd.4s, fmaxnm.4s), and a tf_m1
+#     package that names that file;
 #   - llvm-otool-14 lists the minimum macOS, install name, rpath and
 #     dylibs that `tfbuild verify -v` prints: @rpath/ loads of
 #     TensorFlow's two dylibs through @loader_path/../tensorflow, which
@@ -74,7 +75,9 @@ expect_success 'the wheel: the dylib, its exports, a package naming it' '
 	printf "%s\n" _SE_InitPlugin _TF_InitKernel ___dso_handle \
 		__mh_dylib_header _m1_tf_isa _m1_tf_kernel_calls | LC_ALL=C sort >want &&
 	compare want exports &&
-	grep -q "\"libtf_m1.dylib\")" x/tf_m1/__init__.py
+	grep -q "\"libtf_m1.dylib\")" x/tf_m1/__init__.py &&
+	llvm-objdump-14 --macho -d "x/$lib" >dis &&
+	grep -q "fadd\.4s" dis && grep -q "fmaxnm\.4s" dis
 '
 
 # What verify -v prints of the dylib, and what llvm-otool-14 reads.
