@@ -24,13 +24,16 @@
 #     and refuses it against the x86_64 one;
 #   - the framework check refuses a plugin whose undefined symbol
 #     TensorFlow's dylibs do not define (linked with -undefined
-#     dynamic_lookup, so only the check can catch it);
+#     dynamic_lookup, so only the check can catch it), and one whose
+#     symbol the dylib it is bound to lacks (a site of zig-built
+#     stand-ins under TensorFlow's install names);
 #   - twine check --strict passes; pip, for macosx_12_0_arm64 and
 #     CPython 3.11, resolves the plugin (from a local folder) with
 #     TensorFlow 2.21.0 from the index, the very macOS wheel the lock
 #     pins.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TESTS_DIR/lib/tf.sh"
+. "$TESTS_DIR/lib/macho.sh"
 
 tools=${TOOLS_BIN:-/opt/tfbuild-tools/venv/bin}
 name=tf_m1-0.1.0-py3-none-macosx_12_0_arm64.whl
@@ -167,6 +170,32 @@ expect_success 'the framework check refuses a symbol TensorFlow'"'"'s dylibs do 
 	expect_code 6 tf_build bad bad/build bad/wheels 2>err &&
 	grep -q "^tfbuild: wheel .tf_m1.: $lib: undefined symbol ._TF_NoSuchApi. is looked up in every image at load time (flat namespace or -undefined dynamic_lookup), and neither the framework.s dylibs (tensorflow 2.21.0) nor another file of the wheel defines it$" err &&
 	! ls bad/wheels/*.whl
+'
+
+# A site of zig-built stand-ins under TensorFlow's install names, whose
+# libtensorflow_cc.2.dylib exports TF_Version alone: the real one
+# re-exports libtensorflow_framework's C API, so the linker bound most
+# of the plugin's TensorFlow symbols to it (by ordinal), and this one
+# lacks them.
+expect_success 'the framework check refuses a symbol the dylib it is bound to lacks' '
+	mkdir -p fake/tensorflow &&
+	ln -s "$site/tensorflow/include" fake/tensorflow/include &&
+	ln -s "$site/tensorflow-2.21.0.dist-info" fake/ &&
+	echo "void TF_NewStatus(void) {}" >framework.c &&
+	echo "void TF_Version(void) {}" >cc.c &&
+	for l in framework cc; do
+		zig_cc -target aarch64-macos.12.0 -shared -s \
+			-Wl,-install_name,@rpath/libtensorflow_$l.2.dylib \
+			-o fake/tensorflow/libtensorflow_$l.2.dylib $l.c || exit 1
+	done &&
+	tf_checkout other &&
+	sed -i "s|site-packages: \${target_site}|site-packages: $TRASH/fake|" \
+		other/recipes/tf-m1.yaml &&
+	grep -q "site-packages: $TRASH/fake" other/recipes/tf-m1.yaml &&
+	tf_targets=macos-arm64 &&
+	expect_code 6 tf_build other other/build other/wheels 2>err &&
+	grep -q "^tfbuild: wheel .tf_m1.: $lib: undefined symbol ._TF_AllocateOutput. is bound to @rpath/libtensorflow_cc\.2\.dylib, which does not define it (tensorflow 2\.21\.0.s [^ ]*/fake/tensorflow/libtensorflow_cc\.2\.dylib): built against other framework headers?$" err &&
+	! ls other/wheels/*.whl
 '
 
 expect_success 'twine check --strict passes the wheel' '
