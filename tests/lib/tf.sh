@@ -15,6 +15,7 @@
 #                         (--target $tf_targets where a test sets it: one
 #                         that reads one target's wheel builds that one)
 #   tf_wheel OUT TARGET   print the path of TARGET's wheel in OUT
+#                         (x86_64, aarch64 or macos-arm64)
 #   tf_built_site BUILD TARGET
 #                         print the ${target_site} the build compiled
 #                         against (read from the step's log)
@@ -50,11 +51,14 @@ tf_checkout() { # dir
 
 tf_build() { # checkout build out [options]
 	c=$1 b=$2 o=$3 && shift 3 &&
+	# zig's cache for macos-arm64: the suite's (tests/lib/macho.sh)
+	ZIG_GLOBAL_CACHE_DIR=$TEST_CACHE/zig \
 	"$TFBUILD" recipe --target "${tf_targets:-all}" -j 2 --cache "$tf_cache/tfbuild" \
 		--build-dir "$b" --out "$o" "$@" "$c/recipes/tf-m1.yaml"
 }
 
 tf_wheel() { # out target
+	case $2 in macos-arm64) set -- "$1" arm64 ;; esac &&
 	set -- "$1"/tf_m1-0.1.0-py3-none-*_"$2".whl &&
 	test $# = 1 && test -f "$1" && echo "$1"
 }

@@ -9,6 +9,7 @@
  * code). The reading is macho/'s (LLVM's object library).
  */
 #include "macos.h"
+#include "libs.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -263,6 +264,30 @@ int tf_macos_resolve_loader(const char *shown, const char *rest,
 	return ret;
 }
 
+int tf_macos_provided(const struct tf_macos_rules *r, const char *load)
+{
+	const struct tf_lib *lib;
+
+	if (*load != '@' || !r->nr_libs)
+		return 0;
+	lib = tf_libs_find(r->libs, r->nr_libs, tf_path_basename(load));
+	return lib &&
+	       (lib->kind == TF_LIB_FRAMEWORK || lib->kind == TF_LIB_EXTERNAL ||
+		lib->kind == TF_LIB_PROVIDED);
+}
+
+/* 1 if s loads a library another distribution provides (its record). */
+static int loads_provided(const struct tf_macos_rules *r,
+			  const struct tf_macho_slice *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dylibs; i++)
+		if (tf_macos_provided(r, s->dylibs[i].name))
+			return 1;
+	return 0;
+}
+
 static void check_rpath(struct checker *c, const struct tf_macho_slice *s,
 			const char *rpath)
 {
@@ -275,7 +300,7 @@ static void check_rpath(struct checker *c, const struct tf_macho_slice *s,
 	if (tf_macos_resolve_loader(c->shown, rpath + 12, &to) < 0)
 		say(c, 1, "%s slice: rpath '%s' leads above the wheel's root",
 		    s->arch, rpath);
-	else if (!wheel_has_dir(c->r, to.buf))
+	else if (!wheel_has_dir(c->r, to.buf) && !loads_provided(c->r, s))
 		say(c, 1,
 		    "%s slice: rpath '%s' leads to '%s/', which this wheel "
 		    "does not have (another distribution must install it)",

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 struct tf_buf;
+struct tf_lib;
 
 /* The architectures of macOS wheel tags, as bits. */
 #define TF_MACOS_ARM64 1u
@@ -29,6 +30,11 @@ struct tf_macos_rules {
 	const char *const *wheel_files; /* every path in the wheel: where an
 					   @loader_path rpath leads */
 	size_t nr_wheel_files;
+	const struct tf_lib *libs; /* the libraries record (libs.h): a dylib
+				      it says another distribution provides
+				      (the framework's) is expected outside
+				      the wheel, and so is the rpath to it */
+	size_t nr_libs;
 };
 
 #define TF_MACOS_RULES_INIT                              \
@@ -63,6 +69,13 @@ struct tf_macos_wheel;
 int tf_macos_verify_file(const char *path, const char *shown,
 			 const struct tf_macos_rules *r,
 			 struct tf_macos_wheel *w);
+
+/*
+ * 1 if load ("@rpath/libtensorflow_framework.2.dylib") is a library r's
+ * libraries record says another distribution provides at run time
+ * (framework, external or provided), by its file name.
+ */
+int tf_macos_provided(const struct tf_macos_rules *r, const char *load);
 
 /*
  * The wheel's Mach-O files together (macos_wheel.c): tf_macos_verify_file

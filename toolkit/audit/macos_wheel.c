@@ -232,6 +232,10 @@ static void check_file(struct tf_macos_wheel *w, const struct tf_macos_rules *r,
 		if (*name != '@')
 			continue;
 		if (resolve(r, f, name, &to) < 0) {
+			/* The framework's, as the record says: verify -v
+			   names who provides it. */
+			if (tf_macos_provided(r, name))
+				continue;
 			say(r, f, 1,
 			    "'%s' is no file of this wheel through its "
 			    "rpaths: another distribution must provide it",

@@ -58,10 +58,16 @@ char *dup(StringRef s)
 	return p;
 }
 
+// Room for element nr of an array grown one element at a time: doubled
+// when nr is 0 or a power of two, so a dylib's 400,000 exports (TensorFlow's
+// libtensorflow_cc) are not copied once each.
 template <typename T> T *grow(T *array, size_t nr)
 {
-	T *p = static_cast<T *>(realloc(array, (nr + 1) * sizeof(T)));
+	T *p = array;
 
+	if (!(nr & (nr - 1)))
+		p = static_cast<T *>(
+			realloc(array, (nr ? 2 * nr : 1) * sizeof(T)));
 	if (!p)
 		abort();
 	memset(&p[nr], 0, sizeof(T));

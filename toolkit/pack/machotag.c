@@ -111,7 +111,8 @@ out:
 /* Every Mach-O file of the wheel against tag, as verify does it. */
 static int audit(const char *context, const char *tag,
 		 const struct tf_wheel_file *files, size_t nr,
-		 const unsigned char *macho)
+		 const unsigned char *macho, const struct tf_lib *libs,
+		 size_t nr_libs)
 {
 	struct tf_macos_rules rules = TF_MACOS_RULES_INIT;
 	struct tf_macos_wheel *w = NULL;
@@ -134,6 +135,8 @@ static int audit(const char *context, const char *tag,
 	rules.tag = tag;
 	rules.wheel_files = dsts;
 	rules.nr_wheel_files = nr;
+	rules.libs = libs;
+	rules.nr_libs = nr_libs;
 	w = tf_macos_wheel_new();
 	for (i = 0; i < nr; i++)
 		if (macho[i] && tf_macos_verify_file(files[i].src, files[i].dst,
@@ -151,7 +154,8 @@ out:
 int tf_pack_macos_platform(const char *context, const char *tag,
 			   const struct tf_wheel_file *files, size_t nr,
 			   const struct tf_elf_export *exports,
-			   size_t nr_exports, struct tf_buf *platform)
+			   size_t nr_exports, const struct tf_lib *libs,
+			   size_t nr_libs, struct tf_buf *platform)
 {
 	unsigned char *is_macho = tf_calloc(nr + 1, 1);
 	unsigned char head[8];
@@ -202,7 +206,7 @@ int tf_pack_macos_platform(const char *context, const char *tag,
 	tag = platform->buf;
 out:
 	if (!ret && tag)
-		ret = audit(context, tag, files, nr, is_macho);
+		ret = audit(context, tag, files, nr, is_macho, libs, nr_libs);
 	free(is_macho);
 	return ret;
 }

@@ -16,6 +16,7 @@
 
 struct tf_buf;
 struct tf_elf_export;
+struct tf_lib;
 struct tf_wheel_file;
 
 /*
@@ -25,12 +26,15 @@ struct tf_wheel_file;
  * cannot read, or one without an arm64 slice; then audits every
  * Mach-O file against the tag (given or derived), and each of the
  * recipe's `exports` (symbols as C spells them: "GetPjrtApi") is in
- * its file's arm64 exports ("_GetPjrtApi"). Returns 0, or -1 after
- * saying why.
+ * its file's arm64 exports ("_GetPjrtApi"). libs[0..nr_libs) are the
+ * wheel's library decisions (libs.h): the dylibs they say another
+ * distribution provides (the framework's) are expected outside the
+ * wheel. Returns 0, or -1 after saying why.
  */
 int tf_pack_macos_platform(const char *context, const char *tag,
 			   const struct tf_wheel_file *files, size_t nr,
 			   const struct tf_elf_export *exports,
-			   size_t nr_exports, struct tf_buf *platform);
+			   size_t nr_exports, const struct tf_lib *libs,
+			   size_t nr_libs, struct tf_buf *platform);
 
 #endif

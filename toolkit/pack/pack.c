@@ -267,9 +267,10 @@ static int check_elf(const struct tf_plan *p, const struct tf_plan_wheel *pw,
 	rules.abi3_minor = tf_abi3_minor(pw->spec.python_tag, pw->spec.abi_tag);
 	if (p->target.macos) {
 		/* Its Mach-O files are verified with the packed wheel. */
-		ret = tf_pack_macos_platform(
-			context.buf, pw->spec.platform_tag, res->files,
-			res->nr_files, pw->exports, def->nr_exports, platform);
+		ret = tf_pack_macos_platform(context.buf, pw->spec.platform_tag,
+					     res->files, res->nr_files,
+					     pw->exports, def->nr_exports,
+					     res->libs, res->nr_libs, platform);
 		goto out;
 	} else if (pw->spec.platform_tag) {
 		if (tf_platform_parse(pw->spec.platform_tag, &rules.platform,

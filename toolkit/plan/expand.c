@@ -83,6 +83,7 @@ static const char *const builtins[] = {
 	"target_python",
 	"python_tag",
 	"ext_suffix",
+	"shlib_suffix",
 	"target_root",
 	"target_site",
 	"host_site",
@@ -182,6 +183,9 @@ static int set_vars(struct tf_plan *p, const struct tf_plan_opts *o)
 	tf_vars_set(v, "target_python", p->target_python);
 	tf_vars_set(v, "python_tag", python_tag(p));
 	tf_vars_set(v, "ext_suffix", ext_suffix(p));
+	/* What a shared library's name ends with: dlopen's loaders (TensorFlow
+	 * lists a plugin folder by it) take .so on Linux, .dylib on macOS. */
+	tf_vars_set(v, "shlib_suffix", t->macos ? ".dylib" : ".so");
 	/* Where the target's packages are: their unpacked root for a cross
 	 * target, "" natively (the build machine's own /). */
 	tf_vars_set_path(v, "target_root", p->sysroot ? p->sysroot : "");

@@ -22,6 +22,7 @@
 #include "macho/macho.h"
 #include "metadata/metadata.h"
 #include "fwbuild.h"
+#include "fwmacho.h"
 #include "wheel/wheel.h"
 
 /*
@@ -29,14 +30,6 @@
  * the demangler of the toolchain that compiled the backend, in process,
  * rather than a c++filt child per symbol.
  */
-
-struct tf_framework_lib {
-	char *soname; /* DT_SONAME, else the file's name */
-	char *path;   /* resolved */
-	unsigned machine;
-	struct tf_strvec exports;           /* sorted, unique */
-	char digest[TF_SHA256_HEX_LEN + 1]; /* of the exports, one a line */
-};
 
 /* ------------------------------------------------------------------ demangle */
 
@@ -79,7 +72,11 @@ static void find_lib_files(struct tf_framework *fw)
 	    tf_list_dir(dir.buf, &names) < 0)
 		goto out;
 	for (i = 0; i < names.nr; i++) {
-		if (!strstr(names.v[i], ".so"))
+		size_t n = strlen(names.v[i]);
+
+		/* libtensorflow_framework.so.2, or .2.dylib on macOS */
+		if (!strstr(names.v[i], ".so") &&
+		    (n < 6 || strcmp(names.v[i] + n - 6, ".dylib")))
 			continue;
 		tf_buf_reset(&path);
 		tf_path_join(&path, dir.buf, names.v[i]);
@@ -134,6 +131,7 @@ void tf_framework_release(struct tf_framework *fw)
 
 	for (i = 0; i < fw->nr_libs; i++) {
 		free(fw->libs[i].soname);
+		free(fw->libs[i].install_name);
 		free(fw->libs[i].path);
 		tf_strvec_release(&fw->libs[i].exports);
 	}
@@ -212,31 +210,60 @@ static int has_cxx11_symbols(const struct tf_strvec *exports)
 	return 0;
 }
 
-/* Read the library at path into the providers (a duplicate is skipped). */
-static int read_provider(struct tf_framework *fw, const char *path)
+/* A new provider slot for path, or NULL when path is one already. */
+static struct tf_framework_lib *new_lib(struct tf_framework *fw,
+					const char *path)
 {
-	struct tf_elf_info info = TF_ELF_INFO_INIT;
 	struct tf_framework_lib *lib;
 	size_t i;
-	enum tf_elf_read_result r = tf_elf_read(path, path, &info);
 
-	if (r != TF_ELF_READ_OK) {
-		tf_elf_info_release(&info);
-		return r == TF_ELF_READ_ERROR ? -1
-					      : 0; /* not ELF: not a library */
-	}
 	for (i = 0; i < fw->nr_libs; i++)
 		if (!strcmp(fw->libs[i].path, path))
-			goto out;
+			return NULL;
 	if (fw->nr_libs == fw->alloc_libs) {
 		fw->alloc_libs = fw->alloc_libs ? 2 * fw->alloc_libs : 8;
 		fw->libs = tf_realloc(fw->libs,
 				      fw->alloc_libs * sizeof(*fw->libs));
 	}
 	lib = &fw->libs[fw->nr_libs++];
+	memset(lib, 0, sizeof(*lib));
+	lib->path = tf_strdup(path);
+	return lib;
+}
+
+/* A Mach-O library (macOS's site) into the providers; not one: 0. */
+static int read_macho_provider(struct tf_framework *fw, const char *path)
+{
+	struct tf_framework_lib *lib;
+
+	if (!tf_fwmacho_is_macho(path) || !(lib = new_lib(fw, path)))
+		return 0;
+	if (tf_fwmacho_read_provider(path, lib) < 0)
+		return -1;
+	digest_exports(lib);
+	if (fw->cxx11_abi < 1)
+		fw->cxx11_abi = has_cxx11_symbols(&lib->exports);
+	return 0;
+}
+
+/* Read the library at path into the providers (a duplicate is skipped). */
+static int read_provider(struct tf_framework *fw, const char *path)
+{
+	struct tf_elf_info info = TF_ELF_INFO_INIT;
+	struct tf_framework_lib *lib;
+	enum tf_elf_read_result r = tf_elf_read(path, path, &info);
+
+	if (r != TF_ELF_READ_OK) {
+		tf_elf_info_release(&info);
+		if (r == TF_ELF_READ_ERROR)
+			return -1;
+		return read_macho_provider(fw, path);
+	}
+	lib = new_lib(fw, path);
+	if (!lib)
+		goto out;
 	lib->soname =
 		tf_strdup(info.soname ? info.soname : tf_path_basename(path));
-	lib->path = tf_strdup(path);
 	lib->machine = info.machine;
 	lib->exports = info.exports;
 	info.exports = (struct tf_strvec)TF_STRVEC_INIT;
@@ -580,6 +607,9 @@ int tf_framework_audit(struct tf_framework *fw,
 	      tf_strcmp_ptr);
 	for (i = 0; i < nr && !ret; i++)
 		ret = check_file(fw, &elfs[i], &wheel_exports, context, &used);
+	/* A macOS wheel's Mach-O files, against the site's dylibs. */
+	if (!ret)
+		ret = tf_fwmacho_audit(fw, files, nr_files, context, &used);
 	if (!ret && !used.nr)
 		ret = error(
 			"%s: no file of the wheel needs a library of framework "

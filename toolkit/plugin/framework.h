@@ -46,7 +46,9 @@ int tf_framework_provides(struct tf_framework *fw, const char *soname);
 
 /*
  * Check the ELF files among files (src on disk, dst in the wheel)
- * against the framework: architecture, and every undefined symbol.
+ * against the framework: architecture, and every undefined symbol;
+ * for a macOS wheel its Mach-O files, against the site's dylibs
+ * (fwmacho.h).
  * When record is not NULL, append the record's JSON; when used is not
  * NULL, append the sonames of the framework's libraries the files need
  * (sorted, unique). Returns 0, or -1 after printing the first defect.

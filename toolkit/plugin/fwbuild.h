@@ -14,7 +14,17 @@
 /* The record's path inside .dist-info, beside libs.h's libraries.json. */
 #define TF_FRAMEWORK_RECORD "tfbuild/framework.json"
 
-struct tf_framework_lib;
+/* One of the framework's shared libraries (ELF, or Mach-O for macOS). */
+struct tf_framework_lib {
+	char *soname; /* DT_SONAME, a Mach-O install name's file name, else
+			 the file's name */
+	char *install_name; /* Mach-O: LC_ID_DYLIB's ("@rpath/NAME"); NULL
+			       for ELF */
+	char *path;         /* resolved */
+	unsigned machine;   /* ELF's e_machine; EM_AARCH64 for an arm64 slice */
+	struct tf_strvec exports;           /* sorted, unique */
+	char digest[TF_SHA256_HEX_LEN + 1]; /* of the exports, one a line */
+};
 
 struct tf_framework {
 	char *name;           /* owned; as the metadata writes it: "torch" */

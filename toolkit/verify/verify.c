@@ -587,6 +587,8 @@ static int macos_rules(struct verifier *v)
 	v->macos.context = v->path;
 	v->macos.wheel_files = v->entries;
 	v->macos.nr_wheel_files = v->nr_rows;
+	v->macos.libs = v->libs.v;
+	v->macos.nr_libs = v->libs.nr;
 	if (v->macos.macos)
 		v->macho = tf_macos_wheel_new();
 	tf_buf_release(&why);

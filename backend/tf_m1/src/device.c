@@ -16,6 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
@@ -158,7 +161,16 @@ static TF_Bool device_memory_usage(const SP_Device *device, int64_t *free_b,
 {
 	long page = sysconf(_SC_PAGESIZE);
 	long pages = sysconf(_SC_PHYS_PAGES);
+#if defined(__APPLE__)
+	/* macOS's sysconf counts no free pages; its kernel's counter does. */
+	unsigned int n = 0;
+	size_t len = sizeof(n);
+	long avail = sysctlbyname("vm.page_free_count", &n, &len, NULL, 0)
+			     ? -1
+			     : (long)n;
+#else
 	long avail = sysconf(_SC_AVPHYS_PAGES);
+#endif
 
 	/* TensorFlow asks before creating the device: it is host memory. */
 	(void)device;
