@@ -428,33 +428,50 @@ static void externals_of(const struct tf_sbom_in *in, const char *name,
 }
 
 /*
+ * A pinned wheel from the index as a component: "KIND:FILE" its
+ * bom-ref, its purl and sha256; *name (owned by the caller) the
+ * requirement's name. NULL for a requirement without "==".
+ */
+static json_t *pin_component(const struct tf_index_pin *w, const char *kind,
+			     const char *type, char **name)
+{
+	const char *eq = strstr(w->requirement, "==");
+	struct tf_buf ref = TF_BUF_INIT, purl = TF_BUF_INIT;
+	json_t *c;
+
+	if (!eq)
+		return NULL;
+	*name = tf_strndup(w->requirement, (size_t)(eq - w->requirement));
+	tf_buf_setf(&ref, "%s:%s", kind, w->file);
+	tf_buf_setf(&purl, "pkg:pypi/");
+	tf_pyname_normalize(*name, &purl);
+	tf_buf_addch(&purl, '@');
+	purl_escape(&purl, eq + 2, strlen(eq + 2));
+	c = component(type, ref.buf, *name, eq + 2);
+	json_object_set_new(c, "purl", json_string(purl.buf));
+	json_object_set_new(c, "hashes", sha256_hashes(w->sha256));
+	tf_buf_release(&ref);
+	tf_buf_release(&purl);
+	return c;
+}
+
+/*
  * The target's wheels from the package index, used to build it; one that
  * provides external libraries is required at run time too.
  */
 static void add_target_wheels(struct sbom *s, const struct tf_plan *p,
 			      const struct tf_sbom_in *in)
 {
-	struct tf_buf ref = TF_BUF_INIT, purl = TF_BUF_INIT, ext = TF_BUF_INIT;
+	struct tf_buf ext = TF_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < p->wheel_pins.nr; i++) {
 		const struct tf_index_pin *w = &p->wheel_pins.v[i];
-		const char *eq = strstr(w->requirement, "==");
 		char *name;
-		json_t *c;
+		json_t *c = pin_component(w, "target-wheel", "library", &name);
 
-		if (!eq)
+		if (!c)
 			continue;
-		name = tf_strndup(w->requirement,
-				  (size_t)(eq - w->requirement));
-		tf_buf_setf(&ref, "target-wheel:%s", w->file);
-		tf_buf_setf(&purl, "pkg:pypi/");
-		tf_pyname_normalize(name, &purl);
-		tf_buf_addch(&purl, '@');
-		purl_escape(&purl, eq + 2, strlen(eq + 2));
-		c = component("library", ref.buf, name, eq + 2);
-		json_object_set_new(c, "purl", json_string(purl.buf));
-		json_object_set_new(c, "hashes", sha256_hashes(w->sha256));
 		tf_buf_reset(&ext);
 		externals_of(in, name, &ext);
 		json_object_set_new(
@@ -467,8 +484,6 @@ static void add_target_wheels(struct sbom *s, const struct tf_plan *p,
 		add(s, c);
 		free(name);
 	}
-	tf_buf_release(&ref);
-	tf_buf_release(&purl);
 	tf_buf_release(&ext);
 }
 
@@ -479,35 +494,22 @@ static void add_target_wheels(struct sbom *s, const struct tf_plan *p,
  */
 static void add_host_wheels(struct sbom *s, const struct tf_plan *p)
 {
-	struct tf_buf ref = TF_BUF_INIT, purl = TF_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < p->host_pins.nr; i++) {
 		const struct tf_index_pin *w = &p->host_pins.v[i];
-		const char *eq = strstr(w->requirement, "==");
 		char *name;
-		json_t *c;
+		json_t *c =
+			pin_component(w, "host-wheel", "application", &name);
 
-		if (!eq)
+		if (!c)
 			continue;
-		name = tf_strndup(w->requirement,
-				  (size_t)(eq - w->requirement));
-		tf_buf_setf(&ref, "host-wheel:%s", w->file);
-		tf_buf_setf(&purl, "pkg:pypi/");
-		tf_pyname_normalize(name, &purl);
-		tf_buf_addch(&purl, '@');
-		purl_escape(&purl, eq + 2, strlen(eq + 2));
-		c = component("application", ref.buf, name, eq + 2);
-		json_object_set_new(c, "purl", json_string(purl.buf));
-		json_object_set_new(c, "hashes", sha256_hashes(w->sha256));
 		json_object_set_new(c, "scope", json_string("excluded"));
 		property(c, "tfbuild:file", w->file);
 		property(c, "tfbuild:use", "build-tool");
 		add(s, c);
 		free(name);
 	}
-	tf_buf_release(&ref);
-	tf_buf_release(&purl);
 }
 
 /*

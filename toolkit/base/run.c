@@ -39,6 +39,17 @@ void tf_run_pin_tz(void)
 		tz_pinned = 1;
 }
 
+void tf_run_quote_word(struct tf_buf *out, const char *s)
+{
+	tf_buf_addch(out, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			tf_buf_addstr(out, "'\\''");
+		else
+			tf_buf_addch(out, *s);
+	tf_buf_addch(out, '\'');
+}
+
 void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out)
 {
 	size_t i;
@@ -52,14 +63,7 @@ void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out)
 			tf_buf_addstr(out, a);
 			continue;
 		}
-		tf_buf_addch(out, '\'');
-		for (; *a; a++) {
-			if (*a == '\'')
-				tf_buf_addstr(out, "'\\''");
-			else
-				tf_buf_addch(out, *a);
-		}
-		tf_buf_addch(out, '\'');
+		tf_run_quote_word(out, a);
 	}
 }
 

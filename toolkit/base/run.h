@@ -81,6 +81,9 @@ void tf_run_release(struct tf_run *r);
 
 /* Describe a status from tf_run_capture: "exit status 2", "signal 11 (...)". */
 void tf_run_describe_status(int status, struct tf_buf *out);
+/* s as one shell word in single quotes ('\'' for a quote), appended to
+   out: for the scripts tfbuild writes. */
+void tf_run_quote_word(struct tf_buf *out, const char *s);
 /* Shell-quote argv into out, for -v and error messages. */
 void tf_run_quote_argv(const struct tf_strvec *argv, struct tf_buf *out);
 

@@ -183,18 +183,6 @@ int tf_launcher_plan(struct tf_plan *p, const char *cli,
 	return 0;
 }
 
-/* A shell word in single quotes. */
-static void sh_quote(struct tf_buf *out, const char *s)
-{
-	tf_buf_addch(out, '\'');
-	for (; *s; s++)
-		if (*s == '\'')
-			tf_buf_addstr(out, "'\\''");
-		else
-			tf_buf_addch(out, *s);
-	tf_buf_addch(out, '\'');
-}
-
 static int write_wrapper(struct tf_plan *p, const struct tf_launcher *l,
 			 const char *compiler)
 {
@@ -207,9 +195,9 @@ static int write_wrapper(struct tf_plan *p, const struct tf_launcher *l,
 	tf_buf_addf(&text,
 		    "#!/bin/sh\n# %s through %s, written by tfbuild.\nexec ",
 		    tf_path_basename(compiler), l->name);
-	sh_quote(&text, l->path);
+	tf_run_quote_word(&text, l->path);
 	tf_buf_addch(&text, ' ');
-	sh_quote(&text, real);
+	tf_run_quote_word(&text, real);
 	tf_buf_addstr(&text, " \"$@\"\n");
 	tf_path_join(&path, l->dir, tf_path_basename(compiler));
 	tf_plan_write_later(p, path.buf, text.buf, text.len, 0755);

@@ -526,19 +526,6 @@ static void tf_toolfiles_meson(const struct tf_plan *p, struct tf_buf *out)
 	tf_strvec_release(&libdir);
 }
 
-/* A shell word in single quotes. */
-static void sh_quote(struct tf_buf *out, const char *s)
-{
-	tf_buf_addch(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			tf_buf_addstr(out, "'\\''");
-		else
-			tf_buf_addch(out, *s);
-	}
-	tf_buf_addch(out, '\'');
-}
-
 /*
  * pkg-config that sees only the target's .pc files, whatever the caller's
  * environment says (CMake and Meson may run it with their own).
@@ -552,12 +539,12 @@ static void pkg_config_script(const struct tf_plan *p, struct tf_buf *out)
 		"#!/bin/sh\n# pkg-config for target %s, written by tfbuild.\n"
 		"PKG_CONFIG_LIBDIR=",
 		p->target.name);
-	sh_quote(out, p->pkg_config_libdir);
+	tf_run_quote_word(out, p->pkg_config_libdir);
 	tf_buf_addstr(out, "\nPKG_CONFIG_SYSROOT_DIR=");
-	sh_quote(out, p->pkg_config_sysroot);
+	tf_run_quote_word(out, p->pkg_config_sysroot);
 	tf_buf_addstr(out, "\nexport PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR\n"
 			   "unset PKG_CONFIG_PATH\nexec ");
-	sh_quote(out, real);
+	tf_run_quote_word(out, real);
 	tf_buf_addstr(out, " \"$@\"\n");
 	free(real);
 }
@@ -583,10 +570,10 @@ static void python_script(const struct tf_plan *p, struct tf_buf *out)
 	tf_buf_addstr(out, "exec");
 	for (i = 0; i < emu.nr; i++) {
 		tf_buf_addch(out, ' ');
-		sh_quote(out, emu.v[i]);
+		tf_run_quote_word(out, emu.v[i]);
 	}
 	tf_buf_addch(out, ' ');
-	sh_quote(out, p->target_python_exe);
+	tf_run_quote_word(out, p->target_python_exe);
 	tf_buf_addstr(out, " \"$@\"\n");
 	tf_strvec_release(&emu);
 }
@@ -648,10 +635,10 @@ static int write_baseline(struct tf_plan *p, struct tf_buf *b)
 		p->target.name);
 	for (i = 0; i < emu.nr; i++) {
 		tf_buf_addch(b, ' ');
-		sh_quote(b, emu.v[i]);
+		tf_run_quote_word(b, emu.v[i]);
 	}
 	tf_buf_addch(b, ' ');
-	sh_quote(b, p->target_python);
+	tf_run_quote_word(b, p->target_python);
 	tf_buf_addstr(b, " \"$@\"\n");
 	tf_plan_write_later(p, p->baseline_python, b->buf, b->len, 0755);
 	ret = 0;

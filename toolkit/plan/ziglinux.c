@@ -4,6 +4,7 @@
  * macos-arm64's are (zigtools.c), with -target ARCH-linux-gnu.2.X.
  */
 #include "ziglinux.h"
+#include "zigtools.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,18 +14,6 @@
 #include "internal.h"
 #include "plan.h"
 #include "recipe/recipe.h"
-
-/* A shell word in single quotes. */
-static void quote(struct tf_buf *out, const char *s)
-{
-	tf_buf_addch(out, '\'');
-	for (; *s; s++)
-		if (*s == '\'')
-			tf_buf_addstr(out, "'\\''");
-		else
-			tf_buf_addch(out, *s);
-	tf_buf_addch(out, '\'');
-}
 
 /* What cannot mix with zig's glibc, at its place. */
 static int refuse(const struct tf_plan *p)
@@ -54,17 +43,11 @@ int tf_ziglinux_plan(struct tf_plan *p, const struct tf_plan_opts *o)
 {
 	struct tf_target *t = &p->target;
 	const char *dir = tf_plan_keepf(p, "%s/toolchain/zig", p->dir);
-	const char *cache = getenv("ZIG_GLOBAL_CACHE_DIR");
 	int ret = refuse(p);
 
-	/* The same cache as macos-arm64's: compiler-rt and the glibc
-	 * stubs zig builds once are kept across trees. */
-	if (cache && *cache == '/')
-		p->zig_cache = tf_plan_keepf(p, "%s", cache);
-	else if (o->cache_dir)
-		p->zig_cache = tf_plan_keepf(p, "%s/zig", o->cache_dir);
-	else
-		p->zig_cache = tf_plan_keepf(p, "%s/zig-cache", p->dir);
+	/* The same cache as macos-arm64's: the glibc stubs zig builds
+	 * once are kept across trees. */
+	tf_zig_cache_pick(p, o);
 	free(t->cc);
 	free(t->cxx);
 	free(t->ar);
@@ -88,7 +71,7 @@ static void head(const struct tf_plan *p, struct tf_buf *out, const char *what,
 		    "zig; written by tfbuild.\n# Regenerated from the recipe; "
 		    "do not edit.\nZIG_GLOBAL_CACHE_DIR=",
 		    what, p->target.name, p->target.glibc_minor);
-	quote(out, cache);
+	tf_run_quote_word(out, cache);
 	tf_buf_addstr(out, "\nZIG_LOCAL_CACHE_DIR=$ZIG_GLOBAL_CACHE_DIR\n"
 			   "export ZIG_GLOBAL_CACHE_DIR ZIG_LOCAL_CACHE_DIR\n");
 }
@@ -130,7 +113,7 @@ static void compiler(const struct tf_plan *p, struct tf_buf *out,
 		    "\tset -- -x %s \"$@\"\n"
 		    "fi\n",
 		    strcmp(driver, "c++") ? "c" : "c++");
-	quote(out, p->target.zig ? p->target.zig : "zig");
+	tf_run_quote_word(out, p->target.zig ? p->target.zig : "zig");
 	tf_buf_addf(out,
 		    " %s -target %s.2.%u -g0 \"$@\" && exit 0\n"
 		    "rc=$?\n"
@@ -146,19 +129,8 @@ static void archiver(const struct tf_plan *p, struct tf_buf *out,
 {
 	head(p, out, what, cache);
 	tf_buf_addstr(out, "exec ");
-	quote(out, p->target.zig ? p->target.zig : "zig");
+	tf_run_quote_word(out, p->target.zig ? p->target.zig : "zig");
 	tf_buf_addf(out, " %s \"$@\"\n", sub);
-}
-
-static void one(struct tf_plan *p, const char *path, struct tf_buf *stamped,
-		struct tf_buf *real, int write)
-{
-	tf_buf_addf(&p->toolfiles, "== zig/%s\n", tf_path_basename(path));
-	tf_buf_add(&p->toolfiles, stamped->buf, stamped->len);
-	if (write)
-		tf_plan_write_later(p, path, real->buf, real->len, 0755);
-	tf_buf_reset(stamped);
-	tf_buf_reset(real);
 }
 
 void tf_ziglinux_list(struct tf_plan *p, int write)
@@ -169,16 +141,16 @@ void tf_ziglinux_list(struct tf_plan *p, int write)
 
 	compiler(p, &s, "C compiler", "cc", none);
 	compiler(p, &r, "C compiler", "cc", p->zig_cache);
-	one(p, t->cc, &s, &r, write);
+	tf_zig_add_tool(p, t->cc, &s, &r, write);
 	compiler(p, &s, "C++ compiler", "c++", none);
 	compiler(p, &r, "C++ compiler", "c++", p->zig_cache);
-	one(p, t->cxx, &s, &r, write);
+	tf_zig_add_tool(p, t->cxx, &s, &r, write);
 	archiver(p, &s, "archiver", "ar", none);
 	archiver(p, &r, "archiver", "ar", p->zig_cache);
-	one(p, t->ar, &s, &r, write);
+	tf_zig_add_tool(p, t->ar, &s, &r, write);
 	archiver(p, &s, "ranlib", "ranlib", none);
 	archiver(p, &r, "ranlib", "ranlib", p->zig_cache);
-	one(p, t->ranlib, &s, &r, write);
+	tf_zig_add_tool(p, t->ranlib, &s, &r, write);
 	tf_buf_release(&s);
 	tf_buf_release(&r);
 }

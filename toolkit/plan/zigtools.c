@@ -15,18 +15,6 @@
 #include "plan.h"
 #include "recipe/recipe.h"
 
-/* A shell word in single quotes. */
-static void sh_quote(struct tf_buf *out, const char *s)
-{
-	tf_buf_addch(out, '\'');
-	for (; *s; s++)
-		if (*s == '\'')
-			tf_buf_addstr(out, "'\\''");
-		else
-			tf_buf_addch(out, *s);
-	tf_buf_addch(out, '\'');
-}
-
 /* What a toolchain entry may not set for this target, at its place. */
 static int refuse_toolchain(const struct tf_plan *p)
 {
@@ -49,11 +37,24 @@ static int refuse_toolchain(const struct tf_plan *p)
 	return ret;
 }
 
+void tf_zig_cache_pick(struct tf_plan *p, const struct tf_plan_opts *o)
+{
+	const char *cache = getenv("ZIG_GLOBAL_CACHE_DIR");
+
+	/* The caller's zig cache (the suite shares one), else tfbuild's:
+	 * what zig builds once (compiler-rt, libc++) is kept across trees. */
+	if (cache && *cache == '/')
+		p->zig_cache = tf_plan_keepf(p, "%s", cache);
+	else if (o->cache_dir)
+		p->zig_cache = tf_plan_keepf(p, "%s/zig", o->cache_dir);
+	else
+		p->zig_cache = tf_plan_keepf(p, "%s/zig-cache", p->dir);
+}
+
 int tf_macos_plan(struct tf_plan *p, const struct tf_plan_opts *o)
 {
 	struct tf_target *t = &p->target;
 	const char *dir = tf_plan_keepf(p, "%s/toolchain/zig", p->dir);
-	const char *cache = getenv("ZIG_GLOBAL_CACHE_DIR");
 	char *nm = tf_run_which("llvm-nm-14"),
 	     *objdump = tf_run_which("llvm-objdump-14");
 	int ret = refuse_toolchain(p);
@@ -63,14 +64,7 @@ int tf_macos_plan(struct tf_plan *p, const struct tf_plan_opts *o)
 			&p->recipe->target_packages[0].pos,
 			"target '%s' takes no target packages: Debian has none for macOS; build what it needs in a step, or take it from target-wheels",
 			t->name);
-	/* The caller's zig cache (the suite shares one), else tfbuild's:
-	 * what zig builds once (compiler-rt, libc++) is kept across trees. */
-	if (cache && *cache == '/')
-		p->zig_cache = tf_plan_keepf(p, "%s", cache);
-	else if (o->cache_dir)
-		p->zig_cache = tf_plan_keepf(p, "%s/zig", o->cache_dir);
-	else
-		p->zig_cache = tf_plan_keepf(p, "%s/zig-cache", p->dir);
+	tf_zig_cache_pick(p, o);
 	free(t->cc);
 	free(t->cxx);
 	free(t->ar);
@@ -102,7 +96,7 @@ static void head(const struct tf_plan *p, struct tf_buf *out, const char *what,
 		"written by tfbuild.\n# Regenerated from the recipe; do not "
 		"edit.\nZIG_GLOBAL_CACHE_DIR=",
 		what, p->target.name, p->recipe->macos_minimum.s);
-	sh_quote(out, cache);
+	tf_run_quote_word(out, cache);
 	tf_buf_addstr(out, "\nZIG_LOCAL_CACHE_DIR=$ZIG_GLOBAL_CACHE_DIR\n"
 			   "export ZIG_GLOBAL_CACHE_DIR ZIG_LOCAL_CACHE_DIR\n");
 }
@@ -150,7 +144,7 @@ static void compiler(const struct tf_plan *p, struct tf_buf *out,
 			   "fi\n");
 	tf_buf_addf(out, "set -- -target aarch64-macos.%s \"$@\"\n",
 		    p->recipe->macos_minimum.s);
-	sh_quote(out, p->target.zig ? p->target.zig : "zig");
+	tf_run_quote_word(out, p->target.zig ? p->target.zig : "zig");
 	tf_buf_addf(out,
 		    " %s \"$@\" && exit 0\n"
 		    "rc=$?\n"
@@ -166,7 +160,7 @@ static void archiver(const struct tf_plan *p, struct tf_buf *out,
 {
 	head(p, out, what, cache);
 	tf_buf_addstr(out, "exec ");
-	sh_quote(out, p->target.zig ? p->target.zig : "zig");
+	tf_run_quote_word(out, p->target.zig ? p->target.zig : "zig");
 	tf_buf_addf(out, " %s \"$@\"\n", sub);
 }
 
@@ -186,8 +180,8 @@ static void strip(const struct tf_plan *p, struct tf_buf *out)
 		    p->target.name, p->target.name);
 }
 
-static void one(struct tf_plan *p, const char *path, struct tf_buf *stamped,
-		struct tf_buf *real, int write)
+void tf_zig_add_tool(struct tf_plan *p, const char *path,
+		     struct tf_buf *stamped, struct tf_buf *real, int write)
 {
 	tf_buf_addf(&p->toolfiles, "== zig/%s\n", tf_path_basename(path));
 	tf_buf_add(&p->toolfiles, stamped->buf, stamped->len);
@@ -205,19 +199,19 @@ void tf_macos_list(struct tf_plan *p, int write)
 
 	compiler(p, &s, "C compiler", "cc", none);
 	compiler(p, &r, "C compiler", "cc", p->zig_cache);
-	one(p, t->cc, &s, &r, write);
+	tf_zig_add_tool(p, t->cc, &s, &r, write);
 	compiler(p, &s, "C++ compiler", "c++", none);
 	compiler(p, &r, "C++ compiler", "c++", p->zig_cache);
-	one(p, t->cxx, &s, &r, write);
+	tf_zig_add_tool(p, t->cxx, &s, &r, write);
 	archiver(p, &s, "archiver", "ar", none);
 	archiver(p, &r, "archiver", "ar", p->zig_cache);
-	one(p, t->ar, &s, &r, write);
+	tf_zig_add_tool(p, t->ar, &s, &r, write);
 	archiver(p, &s, "ranlib", "ranlib", none);
 	archiver(p, &r, "ranlib", "ranlib", p->zig_cache);
-	one(p, t->ranlib, &s, &r, write);
+	tf_zig_add_tool(p, t->ranlib, &s, &r, write);
 	strip(p, &s);
 	strip(p, &r);
-	one(p, t->strip, &s, &r, write);
+	tf_zig_add_tool(p, t->strip, &s, &r, write);
 	tf_buf_release(&s);
 	tf_buf_release(&r);
 }

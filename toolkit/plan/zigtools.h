@@ -13,6 +13,7 @@
  * a 0-byte file).
  */
 
+struct tf_buf;
 struct tf_plan;
 struct tf_plan_opts;
 
@@ -31,5 +32,16 @@ int tf_macos_plan(struct tf_plan *p, const struct tf_plan_opts *o);
  * write set, to p->writes for provisioning.
  */
 void tf_macos_list(struct tf_plan *p, int write);
+
+/*
+ * What the zig launchers of every target share (ziglinux.c's too):
+ * p->zig_cache, the caller's $ZIG_GLOBAL_CACHE_DIR when absolute, else
+ * <cache>/zig, else <dir>/zig-cache; and one launcher added to
+ * p->toolfiles as stamped (the cache left out) and, with write, to
+ * p->writes as real. Both buffers are reset.
+ */
+void tf_zig_cache_pick(struct tf_plan *p, const struct tf_plan_opts *o);
+void tf_zig_add_tool(struct tf_plan *p, const char *path,
+		     struct tf_buf *stamped, struct tf_buf *real, int write);
 
 #endif
