@@ -17,6 +17,7 @@
 #include "macho/macho.h"
 #include "wheel/wheel.h"
 #include "fwbuild.h"
+#include "fwmacho.h"
 
 #define ENTRY_POINTS_CAP (1u << 20)
 #define DIST_INFO_CAP (1u << 20) /* METADATA's start, framework.json */
@@ -391,18 +392,6 @@ static char *jax_package(const char *dst)
 	return tf_strndup(dst, (size_t)(slash - dst) + 1);
 }
 
-/* 1 if the file at path starts as a Mach-O file does. */
-static int is_macho(const char *path)
-{
-	unsigned char head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head));
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 && tf_macho_magic(head, (size_t)n);
-}
-
 /* A Mach-O symbol as C names it: "_SE_InitPlugin" is SE_InitPlugin. */
 static void push_c_name(struct tf_strvec *sv, const char *name)
 {
@@ -426,7 +415,7 @@ static enum tf_elf_read_result read_library(const struct wheel_view *w,
 	struct tf_macho *m;
 	size_t i, j;
 
-	if (r != TF_ELF_READ_NOT_ELF || !is_macho(src))
+	if (r != TF_ELF_READ_NOT_ELF || !tf_fwmacho_is_macho(src))
 		return r;
 	if (tf_macho_read(src, &m, &why) < 0) {
 		error("%s: %s: %s", w->path, dst, why.buf);
