@@ -56,17 +56,7 @@ root=$(sed -n "s/^PKG_CONFIG_SYSROOT_DIR='\(.*\)'$/\1/p" \
 # jax for arm64, installed once per requirements file.
 asite=$jax_cache/aarch64-site-$(_jax_key "$jax_req/jax-0.10.2.txt")
 expect_success 'arm64 jax 0.10.2 from the index (hash-pinned), in a cached directory' '
-	if [ ! -d "$asite" ]; then
-		w=$(jax_wheels "$jax_req/jax-0.10.2.txt" aarch64) &&
-		rm -rf "$asite.tmp" &&
-		PIP_DISABLE_PIP_VERSION_CHECK=1 "$PYTHON" -m pip install -q \
-			--no-index --find-links "$w" --target "$asite.tmp" \
-			--only-binary=:all: --implementation cp --python-version 3.11 \
-			--platform manylinux_2_28_aarch64 --platform manylinux_2_27_aarch64 \
-			--platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 \
-			--require-hashes -r "$jax_req/jax-0.10.2.txt" &&
-		mv "$asite.tmp" "$asite"
-	fi &&
+	asite=$(jax_arm64_site "$jax_req/jax-0.10.2.txt") &&
 	file -L "$asite"/jaxlib/libjax_common.so | grep -q "ARM aarch64"
 '
 

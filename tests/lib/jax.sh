@@ -20,6 +20,9 @@
 #   jax_wheels REQ ARCH        the wheels of REQ for cp311 on ARCH
 #                              (x86_64 or aarch64), in a cached directory,
 #                              printed
+#   jax_arm64_site REQ         REQ installed for arm64 CPython 3.11 into a
+#                              cached directory (jax/aarch64-site-KEY),
+#                              printed; made once, under its lock
 #   jax_build CHECKOUT BUILD OUT [tfbuild options]
 #                              the jax_m1_plugin wheels, built by tfbuild
 #                              from CHECKOUT/recipes/jax-m1.yaml
@@ -55,6 +58,26 @@ _jax_wheels_fill() { # REQ ARCH DIR: under DIR's lock
 			--platform "manylinux2014_$2" \
 			-d "$3.tmp" -r "$1" >&2 &&
 		mv "$3.tmp" "$3"
+}
+
+jax_arm64_site() { # REQ
+	d=$jax_cache/aarch64-site-$(_jax_key "$1")
+	if [ ! -d "$d" ]; then
+		with_lock "$d.lock" _jax_arm64_site_fill "$1" "$d" || return 1
+	fi
+	echo "$d"
+}
+
+_jax_arm64_site_fill() { # REQ DIR: under DIR's lock
+	[ ! -d "$2" ] || return 0
+	w=$(jax_wheels "$1" aarch64) &&
+		rm -rf "$2.tmp" &&
+		_jax_pip install -q --no-index --find-links "$w" --target "$2.tmp" \
+			--only-binary=:all: --implementation cp --python-version 3.11 \
+			--platform manylinux_2_28_aarch64 --platform manylinux_2_27_aarch64 \
+			--platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 \
+			--require-hashes -r "$1" >&2 &&
+		mv "$2.tmp" "$2"
 }
 
 jax_build() { # CHECKOUT BUILD OUT [options]
