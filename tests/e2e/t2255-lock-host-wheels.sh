@@ -3,7 +3,7 @@
 # tools, pinned by `tfbuild lock` once for its platform (the target
 # host-ARCH in the lock, beside the targets' pins), unpacked into
 # ${host_site} and shared by every target of a run, read-only in the
-# step. A real pypiserver on 127.0.0.1 serves a stand-in tool for x86_64
+# step (with --sandbox=off the same step writes there). A real pypiserver on 127.0.0.1 serves a stand-in tool for x86_64
 # and for aarch64: both targets' steps run the build machine's. Refused
 # at FILE:LINE:COL: a requirement that is not exact, a mapping, one
 # listed twice, one without a pin; `explain` writes nothing, and names
@@ -89,6 +89,16 @@ expect_success 'both targets run the build machine'"$SQ"'s tool from one ${host_
 	test ! -e "$(cat build/hw/x86_64/stage/s/site)/w" &&
 	"$TFBUILD" recipe --target all hw.yaml >log 2>&1 &&
 	grep -q "^tfbuild: 0 of 2 steps ran, 2 up to date$" log
+'
+
+expect_success '--sandbox=off: the same step writes into ${host_site} (what the sandbox stops)' '
+	site=$(cat build/hw/x86_64/stage/s/site) &&
+	"$TFBUILD" recipe --sandbox=off --force --target x86_64 hw.yaml >log 2>&1 &&
+	echo writable | compare - build/hw/x86_64/stage/s/ro &&
+	test -e "$site/w" &&
+	rm -f "$site/w" &&
+	"$TFBUILD" recipe --force --target x86_64 hw.yaml >log 2>&1 &&
+	echo read-only | compare - build/hw/x86_64/stage/s/ro
 '
 
 expect_success 'a new host pin reruns the steps of every target; explain says why' '
