@@ -3,8 +3,9 @@
 # tools, pinned by `tfbuild lock` once for its platform (the target
 # host-ARCH in the lock, beside the targets' pins), unpacked into
 # ${host_site} and shared by every target of a run, read-only in the
-# step (with --sandbox=off the same step writes there). A real pypiserver on 127.0.0.1 serves a stand-in tool for x86_64
-# and for aarch64: both targets' steps run the build machine's. Refused
+# step (with --sandbox=off the same step writes there). A real
+# pypiserver on 127.0.0.1 serves a stand-in tool for x86_64 and for
+# aarch64: both targets' steps run the build machine's. Refused
 # at FILE:LINE:COL: a requirement that is not exact, a mapping, one
 # listed twice, one without a pin; `explain` writes nothing, and names
 # host-wheels when a host pin changes.
