@@ -4,7 +4,8 @@
 # refuses, naming the file and why, a dylib whose minimum macOS is above
 # the wheel's tag, a slice of the wrong architecture, a build path in a
 # load command, rpath or install name, and an arm64 slice with no code
-# signature; `verify -v` lists what llvm-otool-14 lists. The dylibs are
+# signature or one whose page hashes do not match its bytes; `verify
+# -v` lists what llvm-otool-14 lists. The dylibs are
 # built here by zig (tests/lib/macho.sh), never committed.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TESTS_DIR/lib/macho.sh"
@@ -142,6 +143,26 @@ expect_success 'an arm64 dylib without a code signature is refused' '
 	w=$(wheel uns macosx_13_0_arm64) &&
 	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
 	grep -qx "tfbuild: $w: uns/libuns.dylib: arm64 slice: no code signature (LC_CODE_SIGNATURE): macOS on Apple silicon refuses to load unsigned arm64 code (link with a linker that signs, or sign it ad hoc)" err
+'
+
+# The signature's page hashes are checked against the bytes: one byte
+# of __TEXT,__text flipped after linking (as a patch or a strip after
+# the linker would) is refused, naming the page; the file as the linker
+# signed it passes, so every page of zig's ad-hoc signature matched.
+expect_success 'a byte flipped under the code signature is refused, naming its page' '
+	cp libnew.dylib libflip.dylib &&
+	w=$(wheel flip macosx_13_0_arm64) &&
+	"$TFBUILD" verify "$w" >out 2>err && ! grep . err &&
+	off=$(llvm-otool-14 -l libflip.dylib |
+		sed -n "/sectname __text/,/offset/s/^ *offset //p") &&
+	test -n "$off" &&
+	"$PYTHON" -c "import sys; f = open(sys.argv[1], \"r+b\"); f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" libflip.dylib "$off" &&
+	! cmp -s libnew.dylib libflip.dylib &&
+	w=$(wheel flip macosx_13_0_arm64) &&
+	expect_code 6 "$TFBUILD" verify "$w" 2>err &&
+	grep -q "^tfbuild: $w: flip/libflip.dylib: arm64 slice: its code signature does not hold for its bytes: page [0-9]* (bytes [0-9]*-[0-9]*) does not match its hash: the bytes changed after signing (macOS kills a process when it maps such a page: sign it again after the last change)$" err &&
+	page=$(sed -n "s/.*: page \([0-9]*\) (bytes \([0-9]*\)-\([0-9]*\)).*/\1 \2 \3/p" err) &&
+	set -- $page && test "$2" -le "$off" && test "$off" -le "$3"
 '
 
 expect_success 'symbols bound by dynamic lookup are named in a warning' '

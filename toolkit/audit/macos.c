@@ -416,6 +416,12 @@ static void check_slice(struct checker *c, const struct tf_macho_slice *s)
 		       "arm64 code (link with a linker that signs, or sign "
 		       "it ad hoc)",
 		       s->arch);
+	if (s->code_signature && s->signature_problem)
+		refuse(c,
+		       "%s slice: its code signature does not hold for its "
+		       "bytes: %s (macOS kills a process when it maps such a "
+		       "page: sign it again after the last change)",
+		       s->arch, s->signature_problem);
 	check_binding(c, s);
 	if (c->w)
 		tf_macos_wheel_add(c->w, c->shown, arch, s);

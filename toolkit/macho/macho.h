@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TF_MACHO_ABI 1
+#define TF_MACHO_ABI 2
 
 /* How a dylib is loaded: LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB, ... */
 enum tf_macho_dylib_kind {
@@ -82,9 +82,13 @@ struct tf_macho_slice {
 	size_t nr_dylibs;
 	char **rpaths; /* owned; LC_RPATH in order */
 	size_t nr_rpaths;
-	char *dylinker;          /* owned; LC_LOAD_DYLINKER's path, or NULL */
-	int code_signature;      /* 1: an LC_CODE_SIGNATURE */
-	uint32_t signature_size; /* its bytes in __LINKEDIT */
+	char *dylinker;           /* owned; LC_LOAD_DYLINKER's path, or NULL */
+	int code_signature;       /* 1: an LC_CODE_SIGNATURE */
+	uint32_t signature_size;  /* its bytes in __LINKEDIT */
+	uint32_t signature_pages; /* code pages whose hashes were checked */
+	char *signature_problem;  /* owned; why the signature does not hold
+				     for these bytes (a page whose hash
+				     differs, ...), or NULL */
 	char **exports; /* owned; the exports trie's names, in its order */
 	size_t nr_exports;
 	struct tf_macho_undef *undefs; /* owned; undefined external symbols */

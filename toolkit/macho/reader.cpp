@@ -17,7 +17,14 @@
 #include <llvm/Object/Binary.h>
 #include <llvm/Object/MachO.h>
 #include <llvm/Object/MachOUniversal.h>
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/SHA1.h>
+#include <llvm/Support/SHA256.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -146,10 +153,14 @@ void add_rpath(tf_macho_slice *s, const MachOObjectFile &o,
 	s->rpaths[s->nr_rpaths++] = dup(lc_string(lc, r.path));
 }
 
-// One load command; the exports trie's place is kept in *trie.
+// Where the exports trie and the code signature lie in __LINKEDIT.
+struct linkedit {
+	MachO::linkedit_data_command trie, signature;
+};
+
+// One load command; the trie's and the signature's places go in *le.
 void load_command(tf_macho_slice *s, const MachOObjectFile &o,
-		  const MachOObjectFile::LoadCommandInfo &lc,
-		  MachO::linkedit_data_command *trie)
+		  const MachOObjectFile::LoadCommandInfo &lc, linkedit *le)
 {
 	switch (lc.C.cmd) {
 	case MachO::LC_LOAD_DYLIB:
@@ -189,10 +200,11 @@ void load_command(tf_macho_slice *s, const MachOObjectFile &o,
 		return set_version_min(s, o, lc);
 	case MachO::LC_CODE_SIGNATURE:
 		s->code_signature = 1;
-		s->signature_size = o.getLinkeditDataLoadCommand(lc).datasize;
+		le->signature = o.getLinkeditDataLoadCommand(lc);
+		s->signature_size = le->signature.datasize;
 		return;
 	case MachO::LC_DYLD_EXPORTS_TRIE:
-		*trie = o.getLinkeditDataLoadCommand(lc);
+		le->trie = o.getLinkeditDataLoadCommand(lc);
 		return;
 	}
 }
@@ -378,16 +390,171 @@ void read_header(tf_macho_slice *s, const MachOObjectFile &o)
 	s->twolevel = !!(s->flags & MachO::MH_TWOLEVEL);
 }
 
+// The code signature (LLVM's BinaryFormat/MachO.h gives its layout; its
+// blobs are big-endian): every CodeDirectory's page hashes, each over
+// 2^pageSize bytes of the slice from its start up to codeLimit, must be
+// those of the bytes, as the kernel checks each page it maps. What is
+// wrong is said in words; the special slots (requirements,
+// entitlements) hash blobs of the signature itself and are not checked.
+uint32_t be32(const uint8_t *p)
+{
+	return support::endian::read32be(p);
+}
+
+std::string page_hash(uint8_t type, ArrayRef<uint8_t> page)
+{
+	if (type == MachO::CS_HASHTYPE_SHA1) {
+		std::array<uint8_t, 20> h = SHA1::hash(page);
+		return std::string(h.begin(), h.end());
+	}
+	std::array<uint8_t, 32> h = SHA256::hash(page);
+	size_t n = type == MachO::CS_HASHTYPE_SHA256
+			   ? MachO::CS_SHA256_LEN
+			   : MachO::CS_SHA256_TRUNCATED_LEN;
+	return std::string(h.begin(), h.begin() + n);
+}
+
+size_t hash_size(uint8_t type)
+{
+	switch (type) {
+	case MachO::CS_HASHTYPE_SHA1:
+		return MachO::CS_SHA1_LEN;
+	case MachO::CS_HASHTYPE_SHA256:
+		return MachO::CS_SHA256_LEN;
+	case MachO::CS_HASHTYPE_SHA256_TRUNCATED:
+		return MachO::CS_SHA256_TRUNCATED_LEN;
+	}
+	return 0;
+}
+
+struct directory {
+	uint32_t length, hash_offset, slots;
+	uint64_t limit;
+	uint8_t hash_size, hash_type, page_shift;
+};
+
+// The fields of the CodeDirectory at cd (avail bytes), or a reason.
+std::string read_directory(const uint8_t *cd, size_t avail, directory *d)
+{
+	if (avail < 44 || be32(cd) != MachO::CSMAGIC_CODEDIRECTORY)
+		return "its CodeDirectory's magic is not 0xfade0c02";
+	d->length = be32(cd + 4);
+	d->hash_offset = be32(cd + 16);
+	d->slots = be32(cd + 28);
+	d->limit = be32(cd + 32);
+	d->hash_size = cd[36], d->hash_type = cd[37], d->page_shift = cd[39];
+	if (d->length < 44 || d->length > avail)
+		return "its CodeDirectory runs past the signature";
+	if (be32(cd + 8) >= MachO::CS_SUPPORTSCODELIMIT64 && d->length >= 64 &&
+	    support::endian::read64be(cd + 56))
+		d->limit = support::endian::read64be(cd + 56);
+	if (d->page_shift >= 32)
+		return "its CodeDirectory's page size is 2^" +
+		       std::to_string(d->page_shift);
+	if (d->hash_offset > d->length ||
+	    (uint64_t)d->slots * d->hash_size > d->length - d->hash_offset)
+		return "its CodeDirectory's hashes run past it";
+	return "";
+}
+
+// Check one CodeDirectory against the slice's bytes; "" when they hold.
+std::string check_directory(tf_macho_slice *s, StringRef file,
+			    const uint8_t *cd, size_t avail)
+{
+	directory d = {};
+	std::string why = read_directory(cd, avail, &d);
+	uint64_t page, slots, i;
+
+	if (!why.empty())
+		return why;
+	if (!hash_size(d.hash_type) || d.hash_size != hash_size(d.hash_type))
+		return "its CodeDirectory's hash type " +
+		       std::to_string(d.hash_type) + " (" +
+		       std::to_string(d.hash_size) +
+		       " bytes) is not SHA-1 or SHA-256";
+	if (d.limit > file.size())
+		return "its CodeDirectory covers " + std::to_string(d.limit) +
+		       " bytes, but the file has " +
+		       std::to_string(file.size());
+	page = d.page_shift ? (uint64_t)1 << d.page_shift : d.limit;
+	slots = page ? (d.limit + page - 1) / page : 0;
+	if (slots != d.slots)
+		return "its CodeDirectory has " + std::to_string(d.slots) +
+		       " page hashes for " + std::to_string(d.limit) +
+		       " bytes in pages of " + std::to_string(page);
+	const uint8_t *bytes = reinterpret_cast<const uint8_t *>(file.data());
+	for (i = 0; i < slots; i++) {
+		uint64_t at = i * page, n = std::min(page, d.limit - at);
+		std::string h = page_hash(d.hash_type,
+					  ArrayRef<uint8_t>(bytes + at, n));
+		if (memcmp(h.data(), cd + d.hash_offset + i * d.hash_size,
+			   d.hash_size))
+			return "page " + std::to_string(i) + " (bytes " +
+			       std::to_string(at) + "-" +
+			       std::to_string(at + n - 1) +
+			       ") does not match its hash: the bytes "
+			       "changed after signing";
+	}
+	s->signature_pages += (uint32_t)slots;
+	return "";
+}
+
+// The SuperBlob at the LC_CODE_SIGNATURE's place, each CodeDirectory.
+std::string signature_problem(tf_macho_slice *s, StringRef file,
+			      const MachO::linkedit_data_command &lc)
+{
+	uint32_t count, i, found = 0;
+
+	if (lc.dataoff > file.size() || lc.datasize > file.size() - lc.dataoff)
+		return "its LC_CODE_SIGNATURE lies outside the file";
+	const uint8_t *sig =
+		reinterpret_cast<const uint8_t *>(file.data()) + lc.dataoff;
+	if (lc.datasize < 12 || be32(sig) != MachO::CSMAGIC_EMBEDDED_SIGNATURE)
+		return "no embedded signature (magic 0xfade0cc0) where "
+		       "LC_CODE_SIGNATURE points";
+	count = be32(sig + 8);
+	if (count > (lc.datasize - 12) / 8)
+		return "its signature's index runs past it";
+	for (i = 0; i < count; i++) {
+		uint32_t type = be32(sig + 12 + 8 * i);
+		uint32_t off = be32(sig + 16 + 8 * i);
+
+		if (type != MachO::CSSLOT_CODEDIRECTORY &&
+		    (type < MachO::CSSLOT_ALTERNATE_CODEDIRECTORIES ||
+		     type >= MachO::CSSLOT_ALTERNATE_CODEDIRECTORY_LIMIT))
+			continue;
+		if (off >= lc.datasize)
+			return "its signature's CodeDirectory lies past it";
+		std::string why =
+			check_directory(s, file, sig + off, lc.datasize - off);
+		if (!why.empty())
+			return why;
+		found++;
+	}
+	return found ? "" : "its signature holds no CodeDirectory";
+}
+
+void check_signature(tf_macho_slice *s, const MachOObjectFile &o,
+		     const MachO::linkedit_data_command &lc)
+{
+	std::string why = signature_problem(s, o.getData(), lc);
+
+	if (!why.empty())
+		s->signature_problem = dup(why);
+}
+
 int read_slice(tf_macho_slice *s, MachOObjectFile &o, const reason &why)
 {
-	MachO::linkedit_data_command trie = {};
+	linkedit le = {};
 
 	read_header(s, o);
 	for (const MachOObjectFile::LoadCommandInfo &lc : o.load_commands()) {
-		load_command(s, o, lc, &trie);
+		load_command(s, o, lc, &le);
 		s->nr_load_commands++;
 	}
-	if (read_exports(s, o, trie, why) < 0 || read_undefs(s, o, why) < 0)
+	if (s->code_signature)
+		check_signature(s, o, le.signature);
+	if (read_exports(s, o, le.trie, why) < 0 || read_undefs(s, o, why) < 0)
 		return -1;
 	return read_text(s, o, why);
 }
@@ -411,6 +578,7 @@ void free_slice(tf_macho_slice *s)
 		free(s->undefs[i].name);
 	free(s->undefs);
 	free(s->text);
+	free(s->signature_problem);
 }
 
 int add_slice(tf_macho *m, MachOObjectFile &o, const reason &why)
